@@ -1,0 +1,252 @@
+//! What a citation is: a path, an optional 1-based inclusive line range, an optional quote and pin,
+//! and the span in the doc where it was written.
+
+use crate::doc::Span;
+
+/// 1-based, inclusive. Kept signed so that impossible ranges (`0`, `-3`, end before start) survive
+/// extraction and are reported as `invented-lines` instead of being lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineRange {
+    pub start: i64,
+    pub end: i64,
+}
+
+impl LineRange {
+    pub fn new(start: i64, end: i64) -> Self {
+        LineRange { start, end }
+    }
+
+    pub fn single(line: i64) -> Self {
+        LineRange::new(line, line)
+    }
+
+    pub fn len(&self) -> i64 {
+        self.end - self.start + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() <= 0
+    }
+
+    pub fn contains(&self, other: &LineRange) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
+impl std::fmt::Display for LineRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.start == self.end {
+            write!(f, "{}", self.start)
+        } else {
+            write!(f, "{}-{}", self.start, self.end)
+        }
+    }
+}
+
+/// How the line numbers were written, so that a fix rewrites them in the citation's own syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStyle {
+    /// `10-20` (bare, deepwiki-open, GitLab fragments after `#L`).
+    Plain,
+    /// `L10-L20` (GitHub fragments, `path:L10-L20`).
+    PrefixedBoth,
+    /// `L10-20` (GitLab, Copilot).
+    PrefixedFirst,
+    /// `lines-10:20` (Bitbucket).
+    Bitbucket,
+    /// `12:15:` in a Cursor fence info string.
+    Cursor,
+    /// Two JSON number fields; the span runs from the first written to the last.
+    JsonFields { start_first: bool },
+}
+
+impl LineStyle {
+    /// The text that replaces the line spec for `range`.
+    pub fn render(self, range: LineRange) -> String {
+        let (s, e) = (range.start, range.end);
+        match self {
+            LineStyle::Plain if s == e => format!("{s}"),
+            LineStyle::Plain => format!("{s}-{e}"),
+            LineStyle::PrefixedBoth if s == e => format!("L{s}"),
+            LineStyle::PrefixedBoth => format!("L{s}-L{e}"),
+            LineStyle::PrefixedFirst if s == e => format!("L{s}"),
+            LineStyle::PrefixedFirst => format!("L{s}-{e}"),
+            LineStyle::Bitbucket if s == e => format!("lines-{s}"),
+            LineStyle::Bitbucket => format!("lines-{s}:{e}"),
+            LineStyle::Cursor => format!("{s}:{e}"),
+            LineStyle::JsonFields { .. } => format!("{s}-{e}"),
+        }
+    }
+
+    /// The replacement for `written` (the doc text at the citation's line span) that cites `range`.
+    /// For JSON the span holds both fields and what lies between them, which is kept.
+    pub fn rewrite(self, written: &str, range: LineRange) -> String {
+        let LineStyle::JsonFields { start_first } = self else {
+            return self.render(range);
+        };
+        let num = |c: char| c.is_ascii_digit() || c == '-' || c == '"';
+        let head = written.len() - written.trim_start_matches(num).len();
+        let tail = written.len() - written.trim_end_matches(num).len();
+        if head + tail > written.len() {
+            return self.render(range);
+        }
+        let (first, last) = if start_first {
+            (range.start, range.end)
+        } else {
+            (range.end, range.start)
+        };
+        format!("{first}{}{last}", &written[head..written.len() - tail])
+    }
+}
+
+/// The syntax a citation was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Syntax {
+    /// `[t](src/a.rs#L10-L20)`, Copilot links.
+    MarkdownLink,
+    /// A forge URL with a revision: GitHub, GitLab, Bitbucket, Gitea/Forgejo.
+    Permalink,
+    /// `src/a.rs:10-20` in text or inline code.
+    Bare,
+    /// `[src/a.rs:10-20]()`: deepwiki-open.
+    EmptyLink,
+    /// A fence whose info string names the span (Cursor, `title="…"`, `lang path`).
+    FenceInfo,
+    /// `sources:` in front matter (file-level provenance).
+    FrontMatter,
+    /// `[n] path (52%)` under `Sources:`.
+    SourceList,
+    /// A citation object in a JSON answer.
+    Json,
+    /// `vscode://file/…:line`.
+    EditorLink,
+}
+
+/// A path as cited, after URL-decoding and normalisation against the repository root.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CitedPath {
+    /// A clean repo-relative POSIX path (`src/a.rs`).
+    Repo(String),
+    /// Never resolved or read: absolute, escapes the root, control characters.
+    Unsafe { raw: String, reason: String },
+    /// The citation names no path at all (an exporter bug, e.g. `blob/SHA/110-111`).
+    Missing,
+}
+
+/// A quote the citation claims is in its span: a fence body or a JSON `quote` field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    pub text: String,
+    pub span: Span,
+}
+
+/// Where a forge link points when it is not the audited repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Foreign {
+    pub repo_url: String,
+}
+
+/// One citation found in a doc.
+#[derive(Debug, Clone)]
+pub struct Citation {
+    pub syntax: Syntax,
+    /// The citation's own text in the doc (what the human report underlines).
+    pub span: Span,
+    /// The path as written, before normalisation (for messages).
+    pub raw_path: String,
+    pub path: CitedPath,
+    /// `None` cites the whole file.
+    pub lines: Option<LineRange>,
+    /// Where the line numbers are written in the doc, and how, so a fix can rewrite them.
+    pub lines_span: Option<(Span, LineStyle)>,
+    pub quote: Option<Quote>,
+    /// A revision written in the citation itself (a permalink's SHA, branch or tag).
+    pub pin: Option<String>,
+    /// Set when a forge link points into another repository.
+    pub foreign: Option<Foreign>,
+    /// The claim (sentence, list item, JSON claim) this citation supports, as an index into
+    /// [`crate::extract::Extracted::claims`].
+    pub claim: Option<usize>,
+    /// For JSON answers: the answer this citation belongs to (its `revision` and `retrieved` apply).
+    pub answer: Option<usize>,
+}
+
+impl Citation {
+    pub fn new(syntax: Syntax, span: Span, raw_path: &str, path: CitedPath) -> Citation {
+        Citation {
+            syntax,
+            span,
+            raw_path: raw_path.to_string(),
+            path,
+            lines: None,
+            lines_span: None,
+            quote: None,
+            pin: None,
+            foreign: None,
+            claim: None,
+            answer: None,
+        }
+    }
+
+    pub fn with_lines(mut self, lines: Option<LineRange>) -> Self {
+        self.lines = lines;
+        self
+    }
+
+    /// The repo-relative path, when the citation has a safe one.
+    pub fn repo_path(&self) -> Option<&str> {
+        match &self.path {
+            CitedPath::Repo(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// `src/a.rs:10-20` for messages.
+    pub fn label(&self) -> String {
+        let path = self.repo_path().unwrap_or(&self.raw_path);
+        match self.lines {
+            Some(r) => format!("{path}:{r}"),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// A literal written in inline code in a claim, checked by `unsupported-literal`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Literal {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A claim: the sentence, list item or JSON claim that holds citations. Its literals must be
+/// supported by at least one of its citations' spans.
+#[derive(Debug, Clone, Default)]
+pub struct Claim {
+    pub span: Span,
+    pub literals: Vec<Literal>,
+    pub citations: Vec<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn styles_render_in_their_own_syntax() {
+        let r = LineRange::new(3, 7);
+        assert_eq!(LineStyle::Plain.render(r), "3-7");
+        assert_eq!(LineStyle::PrefixedBoth.render(r), "L3-L7");
+        assert_eq!(LineStyle::PrefixedFirst.render(r), "L3-7");
+        assert_eq!(LineStyle::Bitbucket.render(r), "lines-3:7");
+        assert_eq!(LineStyle::PrefixedBoth.render(LineRange::single(4)), "L4");
+    }
+
+    #[test]
+    fn json_rewrites_keep_what_lies_between_the_fields() {
+        let style = LineStyle::JsonFields { start_first: true };
+        let r = LineRange::new(12, 14);
+        assert_eq!(style.rewrite("3,\n  \"endLine\": 5", r), "12,\n  \"endLine\": 14");
+        let style = LineStyle::JsonFields { start_first: false };
+        assert_eq!(style.rewrite("5, \"start_line\": 3", r), "14, \"start_line\": 12");
+    }
+}

@@ -1,0 +1,65 @@
+//! Discovery: the doc files to audit. Folders are walked honouring `.gitignore` (and skipping
+//! hidden files), keeping Markdown (`*.md`, `*.mdx`) and answer files (`*.json`, `*.jsonl`).
+//! Files named explicitly are always audited.
+
+use std::path::{Path, PathBuf};
+
+use crate::doc::DocKind;
+
+/// A doc file to read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DocFile {
+    pub path: PathBuf,
+    pub kind: DocKind,
+}
+
+/// A PATH argument that could not be walked.
+#[derive(Debug)]
+pub struct DiscoverError {
+    pub path: PathBuf,
+    pub error: String,
+}
+
+/// The docs under `paths`, sorted and without duplicates.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<DocFile>, DiscoverError> {
+    let mut out = Vec::new();
+    for root in paths {
+        let meta = std::fs::metadata(root).map_err(|e| DiscoverError {
+            path: root.clone(),
+            error: e.to_string(),
+        })?;
+        if meta.is_file() {
+            out.push(DocFile {
+                path: root.clone(),
+                kind: DocKind::from_path(root).unwrap_or(DocKind::Markdown),
+            });
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(root)
+            .require_git(false)
+            .follow_links(false)
+            .build();
+        for entry in walker {
+            let entry = entry.map_err(|e| DiscoverError {
+                path: root.clone(),
+                error: e.to_string(),
+            })?;
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            if let Some(kind) = DocKind::from_path(entry.path()) {
+                out.push(DocFile {
+                    path: clean(entry.path()),
+                    kind,
+                });
+            }
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}
+
+fn clean(path: &Path) -> PathBuf {
+    path.strip_prefix("./").unwrap_or(path).to_path_buf()
+}

@@ -1,0 +1,140 @@
+//! A doc under audit: its text, where it came from, and byte spans with their 1-based line/column.
+
+use std::path::PathBuf;
+
+/// A byte range `[start, end)` in a doc's text. Spans travel untouched from extraction to the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    pub fn len(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// This span moved by `offset` bytes (for spans found inside a sub-slice of the doc).
+    pub fn shifted(self, offset: usize) -> Self {
+        Span::new(self.start + offset, self.end + offset)
+    }
+}
+
+/// What kind of doc a file is, decided by its extension and, for JSON, by its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DocKind {
+    Markdown,
+    /// One answer object or an array of answers.
+    Json,
+    /// One answer per line.
+    JsonLines,
+}
+
+impl DocKind {
+    pub fn from_path(path: &std::path::Path) -> Option<DocKind> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "md" | "mdx" | "markdown" => Some(DocKind::Markdown),
+            "json" => Some(DocKind::Json),
+            "jsonl" | "ndjson" => Some(DocKind::JsonLines),
+            _ => None,
+        }
+    }
+}
+
+/// A doc file that was read and is about to be (or has been) extracted.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    /// The path as found on disk.
+    pub fs_path: PathBuf,
+    /// The name shown in reports: repo-relative when the doc is inside the audited repository.
+    pub name: String,
+    /// The doc's folder relative to the repository root, when the doc is inside it (Markdown links
+    /// resolve from here).
+    pub repo_dir: Option<String>,
+    pub kind: DocKind,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl Doc {
+    pub fn new(
+        fs_path: PathBuf,
+        name: String,
+        repo_dir: Option<String>,
+        kind: DocKind,
+        text: String,
+    ) -> Doc {
+        let lines = LineIndex::new(&text);
+        Doc {
+            fs_path,
+            name,
+            repo_dir,
+            kind,
+            text,
+            lines,
+        }
+    }
+}
+
+/// Byte offset → 1-based line and column (columns count characters, as editors do).
+#[derive(Debug, Clone, Default)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
+    }
+
+    /// 1-based (line, column) of a byte offset in `text` (the text this index was built from).
+    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let line = self.line(offset);
+        let start = self.starts[line - 1];
+        let col = text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(offset - start);
+        (line, col + 1)
+    }
+
+    /// Byte offset where 1-based `line` starts.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.checked_sub(1)?).copied()
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let text = "ab\nçd x\n";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), (1, 1));
+        assert_eq!(idx.line_col(text, 3), (2, 1));
+        // 'x' is after a two-byte character: column counts characters.
+        assert_eq!(idx.line_col(text, text.find('x').unwrap()), (2, 4));
+    }
+}

@@ -1,0 +1,302 @@
+//! AI answer files: a `.json` file with one answer or an array of answers, or `.jsonl` with one per
+//! line. Both seed schemas are read: `{summary, citations: [{path, startLine, endLine, quote}],
+//! refuse?}` and `{summary, claims: [{text, path, start_line, end_line}], open_questions}`, with an
+//! optional top-level `revision` pin and `retrieved` payload.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, Quote, Syntax};
+use crate::doc::{Doc, Span};
+use crate::rules::RuleId;
+
+use super::json_spans::{self, Node};
+use super::{resolve_path, Answer, Extracted, Retrieved};
+
+static BACKTICKS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("backtick pattern"));
+
+fn is_answer(node: &Node) -> bool {
+    node.get("citations").is_some() || node.get("claims").is_some()
+}
+
+/// Whether broken JSON text was meant to be an answer (so it is reported, not skipped).
+fn mentions_answer_keys(text: &str) -> bool {
+    text.contains("\"citations\"") || text.contains("\"claims\"")
+}
+
+fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Error) {
+    let line_start = doc
+        .lines
+        .line_start(doc.lines.line(base) + err.line().saturating_sub(1))
+        .unwrap_or(base);
+    let at = if err.line() <= 1 { base } else { line_start };
+    let at = (at + err.column().saturating_sub(1)).min(doc.text.len());
+    ext.problem(
+        RuleId::MalformedDoc,
+        Span::new(at, at),
+        format!("invalid JSON: {err}"),
+    );
+}
+
+/// Extract a `.json` doc.
+pub fn extract_json(doc: &Doc) -> Extracted {
+    let mut ext = Extracted::default();
+    let text = doc.text.as_str();
+    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        if mentions_answer_keys(text) {
+            malformed(&mut ext, doc, 0, &err);
+        } else {
+            ext.skipped = true;
+        }
+        return ext;
+    }
+    let Some(root) = json_spans::parse(text, 0) else {
+        ext.skipped = true;
+        return ext;
+    };
+    match root.as_array() {
+        Some(items) if items.iter().any(is_answer) => {
+            for item in items.iter().filter(|i| is_answer(i)) {
+                answer(&mut ext, item);
+            }
+        }
+        None if is_answer(&root) => answer(&mut ext, &root),
+        _ => ext.skipped = true,
+    }
+    ext
+}
+
+/// Extract a `.jsonl` doc: one answer per line; a broken line is reported and the others still run.
+pub fn extract_jsonl(doc: &Doc) -> Extracted {
+    let mut ext = Extracted::default();
+    let mut offset = 0;
+    let mut broken = Vec::new();
+    for line in doc.text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        if body.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<serde::de::IgnoredAny>(body) {
+            Err(err) => broken.push((start, err, mentions_answer_keys(body))),
+            Ok(_) => {
+                if let Some(node) = json_spans::parse(body, start).filter(is_answer) {
+                    answer(&mut ext, &node);
+                }
+            }
+        }
+    }
+    let any_answer = !ext.answers.is_empty();
+    for (start, err, looks) in broken {
+        if any_answer || looks {
+            malformed(&mut ext, doc, start, &err);
+        }
+    }
+    ext.skipped = ext.answers.is_empty() && ext.problems.is_empty();
+    ext
+}
+
+fn literals_in(node: Option<&Node>) -> Vec<Literal> {
+    let Some(node) = node else {
+        return Vec::new();
+    };
+    let Some(text) = node.as_str() else {
+        return Vec::new();
+    };
+    BACKTICKS
+        .captures_iter(text)
+        .map(|c| Literal {
+            text: c[1].to_string(),
+            span: node.span,
+        })
+        .collect()
+}
+
+fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
+    let items = node.get("retrieved")?.as_array()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|r| {
+                let path = r.get("path")?.as_str()?;
+                let start = r.get_any(&["start_line", "startLine", "start"])?.as_i64()?;
+                let end = r
+                    .get_any(&["end_line", "endLine", "end"])
+                    .and_then(Node::as_i64)
+                    .unwrap_or(start);
+                match resolve_path(path, None, false) {
+                    crate::citation::CitedPath::Repo(p) => Some(Retrieved {
+                        path: p,
+                        lines: LineRange::new(start, end),
+                    }),
+                    _ => None,
+                }
+            })
+            .collect(),
+    )
+}
+
+fn answer(ext: &mut Extracted, node: &Node) {
+    let index = ext.answers.len();
+    ext.answers.push(Answer {
+        span: node.span,
+        pin: node
+            .get_any(&["revision", "rev", "commit"])
+            .and_then(Node::as_str)
+            .map(str::to_string),
+        retrieved: retrieved(node),
+    });
+    let refused = node.get("refuse").is_some_and(|r| !r.is_null());
+    let before = ext.citations.len();
+
+    if let Some(cites) = node.get("citations").and_then(Node::as_array) {
+        let claim = new_claim(ext, node.span, literals_in(node.get("summary")));
+        for item in cites {
+            citation(ext, item, index, claim, "citation");
+        }
+    }
+    if let Some(claims) = node.get("claims").and_then(Node::as_array) {
+        for item in claims {
+            let claim = new_claim(ext, item.span, literals_in(item.get("text")));
+            let nested = item.get("citations").and_then(Node::as_array);
+            let usable_before = ext.citations.len();
+            match nested {
+                Some(cites) => cites
+                    .iter()
+                    .for_each(|c| citation(ext, c, index, claim, "claim citation")),
+                None => citation(ext, item, index, claim, "claim"),
+            }
+            if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
+                ext.problem(
+                    RuleId::UncitedClaim,
+                    item.span,
+                    "this claim cites nothing".to_string(),
+                );
+            }
+        }
+    }
+    if ext.citations.len() == before && !refused {
+        let has_problem = ext
+            .problems
+            .iter()
+            .any(|p| p.rule == RuleId::UncitedClaim && node.span.start <= p.span.start && p.span.end <= node.span.end);
+        if !has_problem {
+            ext.problems.push(super::DocProblem {
+                rule: RuleId::UncitedClaim,
+                span: node.span,
+                message: "this answer has neither citations nor `refuse`".to_string(),
+                help: Some(
+                    "an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)"
+                        .to_string(),
+                ),
+            });
+        }
+    }
+}
+
+fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> usize {
+    ext.claims.push(Claim {
+        span,
+        literals,
+        citations: Vec::new(),
+    });
+    ext.claims.len() - 1
+}
+
+/// One citation object (or a claim that carries its own path and lines).
+fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what: &str) {
+    if !item.is_object() {
+        ext.problem(RuleId::UncitedClaim, item.span, format!("this {what} is not an object"));
+        return;
+    }
+    let Some(path) = item.get_any(&["path", "file"]).and_then(Node::as_str) else {
+        ext.problem(RuleId::UncitedClaim, item.span, format!("this {what} has no `path`"));
+        return;
+    };
+    let start = item.get_any(&["startLine", "start_line"]);
+    let end = item.get_any(&["endLine", "end_line"]);
+    let Some(start_line) = start.and_then(Node::as_i64) else {
+        ext.problem(
+            RuleId::UncitedClaim,
+            item.span,
+            format!("this {what} has no usable line range (`startLine`/`start_line`)"),
+        );
+        return;
+    };
+    let end_line = end.and_then(Node::as_i64).unwrap_or(start_line);
+    let mut c = Citation::new(Syntax::Json, item.span, path, resolve_path(path, None, false))
+        .with_lines(Some(LineRange::new(start_line, end_line)));
+    if let (Some(s), Some(e)) = (start, end) {
+        let start_first = s.span.start < e.span.start;
+        let span = Span::new(s.span.start.min(e.span.start), s.span.end.max(e.span.end));
+        c.lines_span = Some((span, LineStyle::JsonFields { start_first }));
+    }
+    if let Some(q) = item.get("quote").filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty())) {
+        c.quote = Some(Quote {
+            text: q.as_str().unwrap_or_default().to_string(),
+            span: q.span,
+        });
+    }
+    c.answer = Some(answer);
+    c.claim = Some(claim);
+    ext.claims[claim].citations.push(ext.citations.len());
+    ext.citations.push(c);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::DocKind;
+
+    fn doc(kind: DocKind, text: &str) -> Doc {
+        Doc::new("a.json".into(), "a.json".into(), None, kind, text.to_string())
+    }
+
+    #[test]
+    fn reads_both_seed_schemas() {
+        let text = r#"[{"summary": "TTL is `TTL_SECONDS = 30`", "revision": "abc",
+            "citations": [{"path": "src/c.rs", "startLine": 2, "endLine": 3, "quote": "x"}]},
+           {"summary": "s", "claims": [{"text": "t", "path": "a.py", "start_line": 1, "end_line": 1}],
+            "open_questions": []}]"#;
+        let ext = extract_json(&doc(DocKind::Json, text));
+        assert_eq!(ext.citations.len(), 2);
+        assert_eq!(ext.answers[0].pin.as_deref(), Some("abc"));
+        assert_eq!(ext.claims[0].literals[0].text, "TTL_SECONDS = 30");
+        assert_eq!(ext.citations[0].quote.as_ref().unwrap().text, "x");
+        assert!(ext.problems.is_empty());
+    }
+
+    #[test]
+    fn other_json_is_skipped_not_malformed() {
+        assert!(extract_json(&doc(DocKind::Json, r#"{"name": "pkg"}"#)).skipped);
+        // tsconfig.json holds comments: still skipped.
+        assert!(extract_json(&doc(DocKind::Json, "{ // c\n }")).skipped);
+    }
+
+    #[test]
+    fn broken_answers_are_located() {
+        let ext = extract_json(&doc(DocKind::Json, "{\"citations\": [\n  {,]}"));
+        assert_eq!(ext.problems[0].rule, RuleId::MalformedDoc);
+        let ext = extract_jsonl(&doc(
+            DocKind::JsonLines,
+            "{\"summary\":\"s\",\"refuse\":{\"reason\":\"ambiguous\"},\"citations\":[]}\n{broken\n",
+        ));
+        assert_eq!(ext.answers.len(), 1);
+        assert_eq!(ext.problems.len(), 1);
+        assert_eq!(ext.problems[0].span.start, ext.answers[0].span.end + 1);
+    }
+
+    #[test]
+    fn an_answer_without_citations_or_refuse_is_uncited() {
+        let ext = extract_json(&doc(DocKind::Json, r#"{"summary": "s", "citations": []}"#));
+        assert_eq!(ext.problems[0].rule, RuleId::UncitedClaim);
+        let ext = extract_json(&doc(
+            DocKind::Json,
+            r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#,
+        ));
+        assert!(ext.problems.is_empty());
+    }
+}

@@ -1,0 +1,204 @@
+//! Bare citations in prose and inline code: `src/a.rs:10`, `src/a.rs:10-20`, `src/a.rs#L10-L20`,
+//! `src/a.rs:L10-L20`, `file:line:col`, and comma lists `src/a.rs:10-12, 30-41`.
+//!
+//! The path part must hold a `/` or a file extension, so `localhost:8080`, `10:30`, `std::io::Read`,
+//! version strings, times and URLs are never taken for citations.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::citation::{LineRange, LineStyle};
+use crate::doc::Span;
+
+/// A bare citation found in a piece of text; spans are relative to that text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BareCitation {
+    pub path: String,
+    pub lines: LineRange,
+    /// The whole citation (path and lines) for the first of a comma list, the range alone after.
+    pub span: Span,
+    pub lines_span: Span,
+    pub style: LineStyle,
+}
+
+static BARE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?x)
+        (?P<path>[A-Za-z0-9_.@~+/-]*[A-Za-z0-9_])
+        (?:
+            :(?P<l1>L?\d+(?:-L?\d+)?)(?::\d+)?
+          | \#(?P<l2>L\d+(?:-L?\d+)?)
+        )
+        (?P<more>(?:,\ ?L?\d+(?:-L?\d+)?)*)
+        ",
+    )
+    .expect("bare citation pattern")
+});
+
+static RANGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"L?(\d+)(?:-L?(\d+))?").expect("range pattern"));
+
+/// Host names end in these, not source files: `example.com:8080` is no citation.
+const HOST_SUFFIXES: &[&str] = &[
+    "com", "org", "net", "io", "dev", "app", "ai", "co", "local", "internal", "localhost", "edu",
+    "gov", "cloud",
+];
+
+/// Whether `path` looks like a file path: it holds a `/` or ends in a file extension.
+pub fn looks_like_path(path: &str) -> bool {
+    if !path.chars().any(|c| c.is_ascii_alphabetic()) || path.starts_with("//") {
+        return false;
+    }
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if path.contains('/') {
+        return !file.is_empty() || path.len() > 1;
+    }
+    match file.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && ext.len() <= 12
+                && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+                && ext
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '+' || c == '-')
+                && !HOST_SUFFIXES.contains(&ext.to_ascii_lowercase().as_str())
+        }
+        None => false,
+    }
+}
+
+/// Parse one line spec (`10`, `L10-L20`, `10-20`) into a range.
+pub fn parse_range(spec: &str) -> Option<LineRange> {
+    let caps = RANGE.captures(spec)?;
+    if caps.get(0)?.as_str().len() != spec.len() {
+        return None;
+    }
+    let start: i64 = caps[1].parse().ok()?;
+    let end: i64 = match caps.get(2) {
+        Some(e) => e.as_str().parse().ok()?,
+        None => start,
+    };
+    Some(LineRange::new(start, end))
+}
+
+fn style_of(spec: &str) -> LineStyle {
+    match (spec.starts_with('L'), spec.matches('L').count()) {
+        (false, _) => LineStyle::Plain,
+        (true, 1) if spec.contains('-') => LineStyle::PrefixedFirst,
+        _ => LineStyle::PrefixedBoth,
+    }
+}
+
+/// Whether the match starting at `start` is part of a URL or scheme (`https://…`, `vscode://…`).
+fn inside_url(text: &str, start: usize) -> bool {
+    let token_start = text[..start]
+        .rfind(|c: char| c.is_whitespace() || c == '(' || c == '<' || c == '"' || c == '\'')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let token = &text[token_start..start];
+    token.contains("://") || token.ends_with(':') || text[start..].starts_with("//")
+}
+
+/// Every bare citation in `text`.
+pub fn find(text: &str) -> Vec<BareCitation> {
+    let mut out = Vec::new();
+    for caps in BARE.captures_iter(text) {
+        let whole = caps.get(0).expect("match");
+        let path = caps.name("path").expect("path");
+        let before = text[..path.start()].chars().next_back();
+        if matches!(before, Some(c) if c.is_alphanumeric() || c == ':' || c == '\\')
+            || inside_url(text, path.start())
+            || !looks_like_path(path.as_str())
+        {
+            continue;
+        }
+        // Reject `a.rs:10:30` read as a time-like tail only when followed by more digits glued on.
+        if text[whole.end()..].starts_with(|c: char| c.is_alphanumeric() || c == '.') {
+            let next = text[whole.end()..].chars().next();
+            if next != Some('.') || text[whole.end() + 1..].starts_with(char::is_alphanumeric) {
+                continue;
+            }
+        }
+        let spec = caps.name("l1").or_else(|| caps.name("l2")).expect("spec");
+        let Some(lines) = parse_range(spec.as_str()) else {
+            continue;
+        };
+        let style = style_of(spec.as_str());
+        out.push(BareCitation {
+            path: path.as_str().to_string(),
+            lines,
+            span: Span::new(path.start(), spec.end()),
+            lines_span: Span::new(spec.start(), spec.end()),
+            style,
+        });
+        if let Some(more) = caps.name("more").filter(|m| !m.is_empty()) {
+            for m in RANGE.find_iter(more.as_str()) {
+                if let Some(lines) = parse_range(m.as_str()) {
+                    let span = Span::new(more.start() + m.start(), more.start() + m.end());
+                    out.push(BareCitation {
+                        path: path.as_str().to_string(),
+                        lines,
+                        span,
+                        lines_span: span,
+                        style: style_of(m.as_str()),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cites(text: &str) -> Vec<(String, i64, i64)> {
+        find(text)
+            .into_iter()
+            .map(|c| (c.path, c.lines.start, c.lines.end))
+            .collect()
+    }
+
+    #[test]
+    fn finds_every_bare_form() {
+        assert_eq!(cites("see src/a.rs:10"), vec![("src/a.rs".into(), 10, 10)]);
+        assert_eq!(cites("src/a.rs:10-20."), vec![("src/a.rs".into(), 10, 20)]);
+        assert_eq!(cites("(src/a.rs#L10-L20)"), vec![("src/a.rs".into(), 10, 20)]);
+        assert_eq!(cites("src/a.rs:L10-L20"), vec![("src/a.rs".into(), 10, 20)]);
+        assert_eq!(cites("main.c:12:5: error"), vec![("main.c".into(), 12, 12)]);
+        assert_eq!(
+            cites("src/a.rs:10-12, 30-41"),
+            vec![("src/a.rs".into(), 10, 12), ("src/a.rs".into(), 30, 41)]
+        );
+        assert_eq!(cites("Cargo.toml:3"), vec![("Cargo.toml".into(), 3, 3)]);
+    }
+
+    #[test]
+    fn never_takes_traps_for_citations() {
+        for trap in [
+            "localhost:8080",
+            "at 10:30 today",
+            "std::io::Read",
+            "http://host:80/x",
+            "https://example.com:8443/a.rs:10",
+            "example.com:8080",
+            "version 1.2.3:4",
+            "127.0.0.1:8080",
+            "node:18",
+            "vscode://file/src/a.rs:3",
+        ] {
+            assert_eq!(cites(trap), vec![], "{trap}");
+        }
+    }
+
+    #[test]
+    fn spans_point_at_the_citation_and_its_lines() {
+        let text = "see src/a.rs:L10-L20 now";
+        let c = &find(text)[0];
+        assert_eq!(&text[c.span.start..c.span.end], "src/a.rs:L10-L20");
+        assert_eq!(&text[c.lines_span.start..c.lines_span.end], "L10-L20");
+        assert_eq!(c.style, LineStyle::PrefixedBoth);
+    }
+}

@@ -1,0 +1,186 @@
+//! Forge permalinks: GitHub `blob/REV/PATH#L10-L20` (with `?plain=1`), GitLab `/-/blob/REV/PATH#L10-20`,
+//! Bitbucket `src/REV/PATH#lines-10:20`, Gitea/Forgejo `src/{commit,branch,tag}/REV/PATH#L10-L20`.
+
+use crate::citation::{LineRange, LineStyle};
+
+use super::bare::parse_range;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forge {
+    GitHub,
+    GitLab,
+    Bitbucket,
+    Gitea,
+}
+
+/// A forge link to a file at a revision, optionally to lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForgeLink {
+    pub forge: Forge,
+    /// `host/owner/repo`, lowercase, for comparison with the audited repository's remotes.
+    pub repo_id: String,
+    pub rev: String,
+    /// Still percent-encoded as in the URL.
+    pub path: String,
+    pub lines: Option<LineRange>,
+    /// Byte range of the line spec within the URL, and how it is written.
+    pub lines_at: Option<(usize, usize, LineStyle)>,
+}
+
+/// `host/owner/repo` for a remote URL in any of git's spellings (`https://…`, `ssh://git@…`,
+/// `git@host:owner/repo.git`), or `None` for a local path.
+pub fn repo_id(url: &str) -> Option<String> {
+    let url = url.trim().trim_end_matches('/');
+    let rest = if let Some((_, rest)) = url.split_once("://") {
+        rest.rsplit_once('@')
+            .map(|(_, r)| r)
+            .filter(|_| !rest.split('/').next().unwrap_or("").is_empty())
+            .unwrap_or(rest)
+            .to_string()
+    } else if let Some((userhost, path)) = url.split_once(':') {
+        if !userhost.contains('@') && !userhost.contains('.') {
+            return None;
+        }
+        let host = userhost.rsplit('@').next().unwrap_or(userhost);
+        format!("{host}/{path}")
+    } else {
+        return None;
+    };
+    let (host, path) = rest.split_once('/')?;
+    let host = host.split(':').next().unwrap_or(host);
+    let path = path.trim_end_matches(".git");
+    if path.is_empty() {
+        return None;
+    }
+    Some(format!("{host}/{path}").to_ascii_lowercase())
+}
+
+/// Parse a forge URL. Returns `None` for URLs that are not links to a file at a revision.
+pub fn parse(url: &str) -> Option<ForgeLink> {
+    let (scheme_rest, fragment_at) = match url.find('#') {
+        Some(i) => (&url[..i], Some(i + 1)),
+        None => (url, None),
+    };
+    let after_scheme = scheme_rest
+        .strip_prefix("https://")
+        .or_else(|| scheme_rest.strip_prefix("http://"))?;
+    let without_query = after_scheme.split('?').next().unwrap_or(after_scheme);
+    let (host, path) = without_query.split_once('/')?;
+    let host = host.to_ascii_lowercase();
+    let segs: Vec<&str> = path.split('/').collect();
+
+    let (forge, repo_end, rev_at) = if let Some(i) = find_seq(&segs, &["-", "blob"]) {
+        (Forge::GitLab, i, i + 2)
+    } else if let Some(i) = segs
+        .iter()
+        .position(|s| *s == "src")
+        .filter(|&i| {
+            matches!(segs.get(i + 1), Some(&"commit") | Some(&"branch") | Some(&"tag")) && i >= 2
+        })
+    {
+        (Forge::Gitea, i, i + 2)
+    } else if host == "bitbucket.org" && segs.get(2) == Some(&"src") {
+        (Forge::Bitbucket, 2, 3)
+    } else if segs.len() >= 4 && segs[2] == "blob" {
+        (Forge::GitHub, 2, 3)
+    } else {
+        return None;
+    };
+    if repo_end < 2 {
+        return None;
+    }
+    let rev = segs.get(rev_at)?.to_string();
+    let file: Vec<&str> = segs.get(rev_at + 1..)?.to_vec();
+    let repo_id = format!("{host}/{}", segs[..repo_end].join("/")).to_ascii_lowercase();
+    let mut link = ForgeLink {
+        forge,
+        repo_id,
+        rev,
+        path: file.join("/"),
+        lines: None,
+        lines_at: None,
+    };
+    if let Some(at) = fragment_at {
+        let frag = &url[at..];
+        let (spec, offset, style) = match forge {
+            Forge::Bitbucket => {
+                let Some(spec) = frag.strip_prefix("lines-") else {
+                    return Some(link);
+                };
+                (spec.replace(':', "-"), at, LineStyle::Bitbucket)
+            }
+            Forge::GitLab => (frag.to_string(), at, LineStyle::PrefixedFirst),
+            _ => (
+                frag.to_string(),
+                at,
+                if frag.matches('L').count() >= 2 {
+                    LineStyle::PrefixedBoth
+                } else {
+                    LineStyle::PrefixedFirst
+                },
+            ),
+        };
+        if spec.starts_with('L') || forge == Forge::Bitbucket {
+            if let Some(range) = parse_range(&spec) {
+                link.lines = Some(range);
+                link.lines_at = Some((offset, url.len(), style));
+            }
+        }
+    }
+    Some(link)
+}
+
+fn find_seq(segs: &[&str], seq: &[&str]) -> Option<usize> {
+    segs.windows(seq.len()).position(|w| w == seq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_forge() {
+        let gh = parse("https://github.com/O/R/blob/57b1f5ed/src/a.rs?plain=1#L36-L40").unwrap();
+        assert_eq!(
+            (gh.forge, gh.repo_id.as_str(), gh.rev.as_str()),
+            (Forge::GitHub, "github.com/o/r", "57b1f5ed")
+        );
+        assert_eq!((gh.path.as_str(), gh.lines), ("src/a.rs", Some(LineRange::new(36, 40))));
+
+        let gl = parse("https://gitlab.com/G/sub/R/-/blob/main/a.py#L10-20").unwrap();
+        assert_eq!(gl.repo_id, "gitlab.com/g/sub/r");
+        assert_eq!(gl.lines, Some(LineRange::new(10, 20)));
+
+        let bb = parse("https://bitbucket.org/O/R/src/abc123/a.py#lines-10:20").unwrap();
+        assert_eq!((bb.forge, bb.lines), (Forge::Bitbucket, Some(LineRange::new(10, 20))));
+
+        let gt = parse("https://codeberg.org/O/R/src/commit/abc/x/y.go#L3").unwrap();
+        assert_eq!((gt.forge, gt.path.as_str()), (Forge::Gitea, "x/y.go"));
+        assert_eq!(gt.lines, Some(LineRange::single(3)));
+    }
+
+    #[test]
+    fn deepwiki_broken_link_has_no_file_lines() {
+        let l = parse("https://github.com/O/R/blob/abc1234/110-111").unwrap();
+        assert_eq!((l.path.as_str(), l.lines), ("110-111", None));
+    }
+
+    #[test]
+    fn other_urls_are_not_forge_links() {
+        assert_eq!(parse("https://github.com/O/R/issues/3"), None);
+        assert_eq!(parse("https://example.com/a.rs#L3"), None);
+    }
+
+    #[test]
+    fn normalises_remote_urls() {
+        for url in [
+            "https://github.com/O/R.git",
+            "git@github.com:O/R.git",
+            "ssh://git@github.com/O/R",
+            "https://user@github.com/O/R/",
+        ] {
+            assert_eq!(repo_id(url).as_deref(), Some("github.com/o/r"), "{url}");
+        }
+        assert_eq!(repo_id("/srv/repos/x"), None);
+    }
+}

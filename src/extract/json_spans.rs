@@ -1,0 +1,226 @@
+//! A JSON tree that remembers where each value is written, so findings in answer files point at
+//! the citation object and fixes can rewrite a single number. Input is validated by serde_json
+//! first (for its located error messages); this reader only adds spans.
+
+use crate::doc::Span;
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub span: Span,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone)]
+pub enum Value {
+    Object(Vec<(String, Node)>),
+    Array(Vec<Node>),
+    String(String),
+    /// The number as written.
+    Number(String),
+    Bool(bool),
+    Null,
+}
+
+impl Node {
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Object(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The first of `keys` present (`startLine` or `start_line`).
+    pub fn get_any(&self, keys: &[&str]) -> Option<&Node> {
+        keys.iter().find_map(|k| self.get(k))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self.value, Value::Object(_))
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Null)
+    }
+
+    /// An integer, also when written as a string (`"12"`), as models sometimes do.
+    pub fn as_i64(&self) -> Option<i64> {
+        match &self.value {
+            Value::Number(n) => n
+                .parse::<i64>()
+                .ok()
+                .or_else(|| n.parse::<f64>().ok().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Parse valid JSON text starting at `offset` in the doc. Returns `None` if the text is not valid
+/// JSON (callers validate with serde_json first).
+pub fn parse(text: &str, offset: usize) -> Option<Node> {
+    let mut p = Reader {
+        text,
+        pos: 0,
+        offset,
+    };
+    p.skip_ws();
+    let node = p.value()?;
+    p.skip_ws();
+    (p.pos == text.len()).then_some(node)
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    pos: usize,
+    offset: usize,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.skip_ws();
+        (self.peek()? == b).then(|| self.pos += 1)
+    }
+
+    fn node(&self, start: usize, value: Value) -> Node {
+        Node {
+            span: Span::new(start + self.offset, self.pos + self.offset),
+            value,
+        }
+    }
+
+    fn value(&mut self) -> Option<Node> {
+        self.skip_ws();
+        let start = self.pos;
+        match self.peek()? {
+            b'{' => {
+                self.pos += 1;
+                let mut fields = Vec::new();
+                self.skip_ws();
+                if self.peek()? == b'}' {
+                    self.pos += 1;
+                    return Some(self.node(start, Value::Object(fields)));
+                }
+                loop {
+                    self.skip_ws();
+                    let key = self.string()?;
+                    self.eat(b':')?;
+                    let v = self.value()?;
+                    fields.push((key, v));
+                    self.skip_ws();
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b'}' => {
+                            self.pos += 1;
+                            return Some(self.node(start, Value::Object(fields)));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                self.skip_ws();
+                if self.peek()? == b']' {
+                    self.pos += 1;
+                    return Some(self.node(start, Value::Array(items)));
+                }
+                loop {
+                    items.push(self.value()?);
+                    self.skip_ws();
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b']' => {
+                            self.pos += 1;
+                            return Some(self.node(start, Value::Array(items)));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'"' => {
+                let s = self.string()?;
+                Some(self.node(start, Value::String(s)))
+            }
+            b't' => self.keyword("true", Value::Bool(true), start),
+            b'f' => self.keyword("false", Value::Bool(false), start),
+            b'n' => self.keyword("null", Value::Null, start),
+            _ => {
+                while matches!(self.peek(), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
+                    self.pos += 1;
+                }
+                (self.pos > start).then(|| {
+                    let raw = self.text[start..self.pos].to_string();
+                    self.node(start, Value::Number(raw))
+                })
+            }
+        }
+    }
+
+    fn keyword(&mut self, word: &str, value: Value, start: usize) -> Option<Node> {
+        self.text[self.pos..].starts_with(word).then(|| {
+            self.pos += word.len();
+            self.node(start, value)
+        })
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let start = self.pos;
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.pos += 1;
+        let bytes = self.text.as_bytes();
+        while self.pos < bytes.len() {
+            match bytes[self.pos] {
+                b'\\' => self.pos += 2,
+                b'"' => {
+                    self.pos += 1;
+                    return serde_json::from_str(&self.text[start..self.pos]).ok();
+                }
+                _ => self.pos += 1,
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_know_where_they_are_written() {
+        let text = r#"{"a": [1, "x\"y"], "b": {"c": null}}"#;
+        let root = parse(text, 10).unwrap();
+        let a = root.get("a").unwrap().as_array().unwrap();
+        assert_eq!(&text[a[0].span.start - 10..a[0].span.end - 10], "1");
+        assert_eq!(a[1].as_str(), Some("x\"y"));
+        assert!(root.get("b").unwrap().get("c").unwrap().is_null());
+        assert!(parse("{\"a\":}", 0).is_none());
+    }
+}

@@ -1,0 +1,225 @@
+//! Markdown link targets that cite code: relative links with a line fragment (`src/a.rs#L10-L20`,
+//! Copilot's `#L10-12`), forge permalinks, editor links (`vscode://file/…:12`), and deepwiki-open's
+//! empty targets whose link text is the citation (`[src/a.rs:10-20]()`).
+
+use crate::citation::{Citation, CitedPath, Foreign, LineStyle, Syntax};
+use crate::doc::Span;
+
+use super::{bare, forge, percent_decode, resolve_path, ExtractContext};
+
+/// A Markdown link as the Markdown extractor saw it.
+#[derive(Debug, Clone, Copy)]
+pub struct Link<'a> {
+    pub dest: &'a str,
+    /// The link text with Markdown escapes removed.
+    pub text: &'a str,
+    /// The whole link in the doc.
+    pub span: Span,
+    /// Where `dest` is written in the doc, when it could be found verbatim.
+    pub dest_at: Option<usize>,
+    /// Where the link text is written in the doc, when it could be found verbatim.
+    pub text_at: Option<usize>,
+}
+
+/// The citations a link makes (none for ordinary links).
+pub fn citations(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Vec<Citation> {
+    let dest = link.dest.trim();
+    if dest.is_empty() {
+        return empty_target(link);
+    }
+    if let Some(rest) = dest.strip_prefix("vscode://file") {
+        return editor_link(link, rest, ctx).into_iter().collect();
+    }
+    if dest.starts_with("http://") || dest.starts_with("https://") {
+        return permalink(link, dest, ctx).into_iter().collect();
+    }
+    if dest.contains("://") || dest.starts_with('#') || dest.starts_with("mailto:") {
+        return Vec::new();
+    }
+    relative(link, dest, base).into_iter().collect()
+}
+
+fn empty_target(link: Link<'_>) -> Vec<Citation> {
+    let found = bare::find(link.text);
+    if !found.is_empty() {
+        return found
+            .into_iter()
+            .map(|b| {
+                let mut c = Citation::new(
+                    Syntax::EmptyLink,
+                    link.span,
+                    &b.path,
+                    resolve_path(&b.path, None, false),
+                )
+                .with_lines(Some(b.lines));
+                c.lines_span = link
+                    .text_at
+                    .map(|at| (b.lines_span.shifted(at), b.style));
+                c
+            })
+            .collect();
+    }
+    let text = link.text.trim();
+    if !text.contains(char::is_whitespace) && bare::looks_like_path(text) {
+        return vec![Citation::new(
+            Syntax::EmptyLink,
+            link.span,
+            text,
+            resolve_path(text, None, false),
+        )];
+    }
+    Vec::new()
+}
+
+fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> {
+    let (target, frag) = dest.split_once('#')?;
+    let spec = frag.strip_prefix('L')?;
+    let lines = bare::parse_range(&format!("L{spec}"))?;
+    let target = target.split('?').next().unwrap_or(target);
+    if target.is_empty() {
+        return None;
+    }
+    let raw = percent_decode(target);
+    let style = if frag.matches('L').count() >= 2 || !frag.contains('-') {
+        LineStyle::PrefixedBoth
+    } else {
+        LineStyle::PrefixedFirst
+    };
+    let mut c = Citation::new(
+        Syntax::MarkdownLink,
+        link.span,
+        &raw,
+        resolve_path(&raw, base, true),
+    )
+    .with_lines(Some(lines));
+    let frag_at = dest.len() - frag.len();
+    c.lines_span = link
+        .dest_at
+        .map(|at| (Span::new(at + frag_at, at + dest.len()), style));
+    Some(c)
+}
+
+fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citation> {
+    let parsed = forge::parse(dest)?;
+    let raw = percent_decode(&parsed.path);
+    let mut lines = parsed.lines;
+    // DeepWiki exporters emit `[110-111](…/blob/SHA/110-111)`: a range where the file should be.
+    let path = if !raw.contains('/') && !bare::looks_like_path(&raw) {
+        if lines.is_none() {
+            lines = bare::parse_range(link.text.trim()).or_else(|| bare::parse_range(&raw));
+        }
+        CitedPath::Missing
+    } else {
+        resolve_path(&raw, None, false)
+    };
+    let mut c = Citation::new(Syntax::Permalink, link.span, &raw, path).with_lines(lines);
+    c.pin = Some(parsed.rev.clone());
+    if !ctx.repo_ids.is_empty() && !ctx.repo_ids.contains(&parsed.repo_id) {
+        c.foreign = Some(Foreign {
+            repo_url: parsed.repo_id.clone(),
+        });
+    }
+    if let (Some((start, end, style)), Some(at)) = (parsed.lines_at, link.dest_at) {
+        c.lines_span = Some((Span::new(at + start, at + end), style));
+    }
+    Some(c)
+}
+
+fn editor_link(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation> {
+    let rest = percent_decode(rest);
+    let mut parts = rest.rsplitn(3, ':');
+    let last = parts.next()?;
+    let prev = parts.next();
+    // `…/a.rs:12` or `…/a.rs:12:5`.
+    let (path, line) = match (prev, parts.next()) {
+        (Some(line), Some(path)) if line.parse::<i64>().is_ok() => (path.to_string(), line),
+        (Some(path), _) => (path.to_string(), last),
+        _ => return None,
+    };
+    let line = line.parse::<i64>().ok()?;
+    let inside = ctx
+        .workdir
+        .as_ref()
+        .and_then(|w| std::path::Path::new(&path).strip_prefix(w).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"));
+    let cited = match &inside {
+        Some(rel) => resolve_path(rel, None, false),
+        None => resolve_path(&path, None, false),
+    };
+    Some(
+        Citation::new(Syntax::EditorLink, link.span, &path, cited)
+            .with_lines(Some(crate::citation::LineRange::single(line))),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::citation::LineRange;
+
+    fn link<'a>(dest: &'a str, text: &'a str) -> Link<'a> {
+        Link {
+            dest,
+            text,
+            span: Span::new(0, 1),
+            dest_at: Some(0),
+            text_at: Some(0),
+        }
+    }
+
+    fn one(dest: &str, text: &str, base: Option<&str>) -> Citation {
+        let ctx = ExtractContext {
+            repo_ids: vec!["github.com/o/r".into()],
+            workdir: Some("/work/repo".into()),
+        };
+        let mut v = citations(link(dest, text), base, &ctx);
+        assert_eq!(v.len(), 1, "{dest}");
+        v.remove(0)
+    }
+
+    #[test]
+    fn relative_links_resolve_from_the_doc_folder() {
+        let c = one("../src/a.rs#L10-L20", "x", Some("docs"));
+        assert_eq!(c.repo_path(), Some("src/a.rs"));
+        assert_eq!(c.lines, Some(LineRange::new(10, 20)));
+        let c = one("src/a%20b.ts#L10-12", "x", None);
+        assert_eq!(c.repo_path(), Some("src/a b.ts"));
+        assert_eq!(c.lines_span.unwrap().1, LineStyle::PrefixedFirst);
+    }
+
+    #[test]
+    fn permalinks_carry_their_pin_and_foreign_repo() {
+        let c = one("https://github.com/O/R/blob/abc1234/src/a.rs#L3", "a.rs L3", None);
+        assert_eq!((c.pin.as_deref(), c.foreign.is_none()), (Some("abc1234"), true));
+        let c = one("https://github.com/X/Y/blob/main/a.rs#L3", "a", None);
+        assert_eq!(c.foreign.unwrap().repo_url, "github.com/x/y");
+    }
+
+    #[test]
+    fn deepwiki_broken_links_are_citations_without_a_path() {
+        let c = one("https://github.com/O/R/blob/abc1234/110-111", "110-111", None);
+        assert_eq!(c.path, CitedPath::Missing);
+        assert_eq!(c.lines, Some(LineRange::new(110, 111)));
+    }
+
+    #[test]
+    fn empty_targets_and_editor_links() {
+        let ctx = ExtractContext::default();
+        let v = citations(link("", "a.vue:61-63, 136-141"), None, &ctx);
+        assert_eq!(v.len(), 2);
+        let c = one("", "dir/file.ext", None);
+        assert_eq!((c.repo_path(), c.lines), (Some("dir/file.ext"), None));
+        let c = one("vscode://file/work/repo/src/a.rs:12:5", "a", None);
+        assert_eq!((c.repo_path(), c.lines), (Some("src/a.rs"), Some(LineRange::single(12))));
+        let c = one("vscode://file/etc/passwd:1", "a", None);
+        assert!(matches!(c.path, CitedPath::Unsafe { .. }));
+    }
+
+    #[test]
+    fn ordinary_links_are_not_citations() {
+        let ctx = ExtractContext::default();
+        for dest in ["other.md", "#heading", "/O/R/7.2-message-validation", "https://example.com/x"] {
+            assert!(citations(link(dest, "t"), None, &ctx).is_empty(), "{dest}");
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Extraction: a doc's text → citations, claims and doc-level problems, each with its span.
+//!
+//! One file per doc format ([`markdown`], [`answer`]) and per citation syntax family ([`bare`],
+//! [`link`], [`forge`]); [`literal`] classifies the inline-code literals that claims make.
+
+pub mod answer;
+pub mod bare;
+pub mod forge;
+mod json_spans;
+pub mod link;
+pub mod literal;
+pub mod markdown;
+
+use crate::citation::{Citation, CitedPath, Claim, LineRange};
+use crate::doc::{Doc, DocKind, Span};
+use crate::rules::RuleId;
+
+/// What extraction needs to know about the audited repository.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractContext {
+    /// The audited repository's identities (`github.com/o/r`), from its remotes or `--repo-url`.
+    pub repo_ids: Vec<String>,
+    /// The repository's work tree, to map absolute editor links (`vscode://file/…`) back into it.
+    pub workdir: Option<std::path::PathBuf>,
+}
+
+/// A retrieved chunk of a JSON answer's retrieval payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retrieved {
+    pub path: String,
+    pub lines: LineRange,
+}
+
+/// One JSON answer: the pin and retrieval payload its citations share.
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    pub span: Span,
+    pub pin: Option<String>,
+    pub retrieved: Option<Vec<Retrieved>>,
+}
+
+/// A problem found in the doc itself, before any revision is read (a broken doc, an uncited answer,
+/// a numbered marker with no source).
+#[derive(Debug, Clone)]
+pub struct DocProblem {
+    pub rule: RuleId,
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+/// Everything extracted from one doc.
+#[derive(Debug, Clone, Default)]
+pub struct Extracted {
+    pub citations: Vec<Citation>,
+    pub claims: Vec<Claim>,
+    pub answers: Vec<Answer>,
+    /// A whole-doc pin from front matter (`citegate: {rev: REV}`).
+    pub doc_pin: Option<String>,
+    pub problems: Vec<DocProblem>,
+    /// The doc is valid JSON but not an answer (package.json…): skipped, counted in the summary.
+    pub skipped: bool,
+}
+
+impl Extracted {
+    pub fn problem(&mut self, rule: RuleId, span: Span, message: impl Into<String>) {
+        self.problems.push(DocProblem {
+            rule,
+            span,
+            message: message.into(),
+            help: None,
+        });
+    }
+}
+
+/// Extract a doc according to its kind.
+pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
+    match doc.kind {
+        DocKind::Markdown => markdown::extract(doc, ctx),
+        DocKind::Json => answer::extract_json(doc),
+        DocKind::JsonLines => answer::extract_jsonl(doc),
+    }
+}
+
+/// Normalise a cited path against the repository root. `base` is the folder it is relative to
+/// (a Markdown doc's folder), `None` for repo-relative paths. A leading `/` is the repository root
+/// when `rooted` (Markdown links), an absolute path otherwise.
+pub fn resolve_path(raw: &str, base: Option<&str>, rooted: bool) -> CitedPath {
+    let unsafe_path = |reason: &str| CitedPath::Unsafe {
+        raw: raw.to_string(),
+        reason: reason.to_string(),
+    };
+    if raw.chars().any(|c| c.is_control()) {
+        return unsafe_path("the path contains control characters");
+    }
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return CitedPath::Missing;
+    }
+    let bytes = trimmed.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive || trimmed.starts_with("\\\\") || trimmed.starts_with('~') {
+        return unsafe_path("absolute paths are never read");
+    }
+    let (mut parts, rest): (Vec<&str>, &str) = if let Some(rest) = trimmed.strip_prefix('/') {
+        if !rooted {
+            return unsafe_path("absolute paths are never read");
+        }
+        (Vec::new(), rest)
+    } else {
+        let parts = base
+            .map(|b| b.split('/').filter(|s| !s.is_empty()).collect())
+            .unwrap_or_default();
+        (parts, trimmed)
+    };
+    for seg in rest.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return unsafe_path("`..` escapes the repository root");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    if parts.is_empty() {
+        return CitedPath::Missing;
+    }
+    CitedPath::Repo(parts.join("/"))
+}
+
+/// Decode `%XX` escapes in a URL path; invalid UTF-8 is kept as written.
+pub fn percent_decode(s: &str) -> String {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .map(|c| c.into_owned())
+        .unwrap_or_else(|_| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo(p: &str) -> CitedPath {
+        CitedPath::Repo(p.to_string())
+    }
+
+    #[test]
+    fn resolves_relative_and_rooted_paths() {
+        assert_eq!(resolve_path("../src/a.rs", Some("docs"), true), repo("src/a.rs"));
+        assert_eq!(resolve_path("/src/a.rs", Some("docs"), true), repo("src/a.rs"));
+        assert_eq!(resolve_path("./src//a.rs", None, false), repo("src/a.rs"));
+    }
+
+    #[test]
+    fn refuses_hostile_paths() {
+        for raw in ["/etc/passwd", "../../etc/passwd", "C:\\x.rs", "a\u{7}.rs", "~/x.rs"] {
+            assert!(
+                matches!(resolve_path(raw, None, false), CitedPath::Unsafe { .. }),
+                "{raw}"
+            );
+        }
+        assert!(matches!(
+            resolve_path("../../x.rs", Some("docs"), true),
+            CitedPath::Unsafe { .. }
+        ));
+    }
+}

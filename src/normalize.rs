@@ -1,0 +1,133 @@
+//! Whitespace normalisation, the only leniency citegate allows: CRLF→LF, every run of whitespace
+//! becomes one space, ends are trimmed. No fuzzy matching and no case folding.
+
+/// `s` with whitespace runs collapsed to one space and both ends trimmed.
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pending = false;
+    for ch in s.chars() {
+        if ch.is_whitespace() {
+            pending = !out.is_empty();
+        } else {
+            if pending {
+                out.push(' ');
+                pending = false;
+            }
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// A source file's normalised text, with the normalised offset where each source line begins, so
+/// that a match in the normalised text maps back to 1-based source lines.
+#[derive(Debug, Clone, Default)]
+pub struct NormalizedSource {
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl NormalizedSource {
+    pub fn new(source: &str) -> Self {
+        let mut text = String::with_capacity(source.len());
+        let mut line_starts = vec![0];
+        let mut pending = false;
+        for ch in source.chars() {
+            if ch == '\n' {
+                line_starts.push(text.len());
+            }
+            if ch.is_whitespace() {
+                pending = !text.is_empty();
+            } else {
+                if pending {
+                    text.push(' ');
+                    pending = false;
+                }
+                text.push(ch);
+            }
+        }
+        NormalizedSource { text, line_starts }
+    }
+
+    /// 1-based source line holding the normalised byte offset `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).max(1)
+    }
+
+    /// 1-based source lines spanned by the normalised byte range `[start, end)` (non-empty).
+    pub fn lines_of(&self, start: usize, end: usize) -> (usize, usize) {
+        (self.line_of(start), self.line_of(end.saturating_sub(1).max(start)))
+    }
+}
+
+/// Number of lines in a text, as editors count them: a trailing newline ends the last line.
+pub fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    if text.ends_with('\n') {
+        newlines
+    } else {
+        newlines + 1
+    }
+}
+
+/// The 1-based inclusive lines `start..=end` of `text` (clamped to what exists), without their
+/// final newline.
+pub fn slice_lines(text: &str, start: usize, end: usize) -> &str {
+    let mut begin = None;
+    let mut line = 1;
+    if start <= 1 {
+        begin = Some(0);
+    }
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            if line == end {
+                return &text[begin.unwrap_or(i)..i];
+            }
+            line += 1;
+            if line == start {
+                begin = Some(i + 1);
+            }
+        }
+    }
+    match begin {
+        Some(b) => &text[b..],
+        None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapses_runs_and_trims() {
+        assert_eq!(normalize("  a \r\n\t b  "), "a b");
+        assert_eq!(normalize(""), "");
+        // No case folding.
+        assert_ne!(normalize("Foo"), normalize("foo"));
+    }
+
+    #[test]
+    fn maps_normalised_offsets_to_source_lines() {
+        let src = "fn a() {\r\n    let x = 1;\r\n}\r\n";
+        let n = NormalizedSource::new(src);
+        assert_eq!(n.text, "fn a() { let x = 1; }");
+        let at = n.text.find("let").unwrap();
+        assert_eq!(n.lines_of(at, at + "let x = 1;".len()), (2, 2));
+        let brace = n.text.rfind('}').unwrap();
+        assert_eq!(n.line_of(brace), 3);
+    }
+
+    #[test]
+    fn counts_and_slices_lines() {
+        assert_eq!(line_count(""), 0);
+        assert_eq!(line_count("a"), 1);
+        assert_eq!(line_count("a\nb\n"), 2);
+        assert_eq!(slice_lines("a\nb\nc\n", 2, 3), "b\nc");
+        assert_eq!(slice_lines("a\nb\nc", 3, 9), "c");
+        assert_eq!(slice_lines("a\nb\nc", 1, 1), "a");
+    }
+}

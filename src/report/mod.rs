@@ -1,0 +1,4 @@
+//! Reporters: one file per output format. They only render a finished [`crate::audit::Report`].
+
+pub mod human;
+pub mod json;

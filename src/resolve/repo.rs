@@ -1,0 +1,209 @@
+//! The audited repository, read through libgit2. A `git2::Repository` is not `Sync`, so each
+//! worker opens its own with [`CodeRepo::open`]; what is shared (remotes, shallowness, path lists
+//! for suggestions) lives in [`CodeRepo`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use git2::{ObjectType, Oid, Repository};
+
+/// Blobs larger than this are not read as source text.
+pub const MAX_BLOB_BYTES: usize = 32 << 20;
+
+/// The repository under audit.
+#[derive(Debug)]
+pub struct CodeRepo {
+    /// The `.git` folder (or bare repository) to open.
+    pub git_dir: PathBuf,
+    /// The work tree, when there is one.
+    pub workdir: Option<PathBuf>,
+    pub shallow: bool,
+    /// `host/owner/repo` of each remote, for telling foreign permalinks apart.
+    pub ids: Vec<String>,
+    paths: Mutex<HashMap<Oid, Arc<Vec<String>>>>,
+}
+
+/// Why a revision did not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevError {
+    /// No object by that name; in a shallow clone it may exist but not have been fetched.
+    NotFound { shallow: bool },
+    /// The name resolves to something that is not a commit (a blob, a tree).
+    NotACommit,
+}
+
+impl RevError {
+    pub fn describe(&self, rev: &str) -> (String, Option<String>) {
+        match self {
+            RevError::NotFound { shallow: true } => (
+                format!("revision `{rev}` is not in this shallow clone: it was not fetched, or does not exist"),
+                Some("fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout) and run again".into()),
+            ),
+            RevError::NotFound { shallow: false } => (
+                format!("revision `{rev}` names no commit in this repository"),
+                None,
+            ),
+            RevError::NotACommit => (format!("revision `{rev}` is not a commit"), None),
+        }
+    }
+}
+
+/// What a path names at a commit.
+#[derive(Debug, Clone)]
+pub enum FileAt {
+    Text(Arc<str>),
+    Missing,
+    Directory,
+    Submodule,
+    Symlink,
+    Binary,
+    TooLarge(usize),
+}
+
+impl CodeRepo {
+    /// Open the repository holding `path` (searching upwards, as `git` does).
+    pub fn discover(path: &Path) -> Result<CodeRepo, git2::Error> {
+        let repo = Repository::discover(path)?;
+        let mut ids: Vec<String> = Vec::new();
+        if let Ok(remotes) = repo.remotes() {
+            for name in remotes.iter().flatten().flatten() {
+                if let Ok(remote) = repo.find_remote(name) {
+                    if let Ok(url) = remote.url() {
+                        ids.extend(crate::extract::forge::repo_id(url));
+                    }
+                }
+            }
+        }
+        ids.sort();
+        ids.dedup();
+        Ok(CodeRepo {
+            git_dir: repo.path().to_path_buf(),
+            workdir: repo.workdir().map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
+            shallow: repo.is_shallow(),
+            ids,
+            paths: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A handle for this thread.
+    pub fn open(&self) -> Result<Repository, git2::Error> {
+        Repository::open(&self.git_dir)
+    }
+
+    /// Resolve a revision name (full or short SHA, branch, tag, `HEAD~2`) to a commit. A branch
+    /// that only exists as `origin/NAME` (a fresh CI clone) resolves there.
+    pub fn resolve(&self, repo: &Repository, rev: &str) -> Result<Oid, RevError> {
+        let rev = rev.trim();
+        let found = repo
+            .revparse_single(rev)
+            .or_else(|_| repo.revparse_single(&format!("refs/remotes/origin/{rev}")));
+        match found {
+            Ok(obj) => obj
+                .peel(ObjectType::Commit)
+                .map(|c| c.id())
+                .map_err(|_| RevError::NotACommit),
+            Err(_) => Err(RevError::NotFound {
+                shallow: self.shallow,
+            }),
+        }
+    }
+
+    /// What `path` is at `commit`: text is read once and shared by every citation of it.
+    pub fn file_at(&self, repo: &Repository, commit: Oid, path: &str) -> Result<FileAt, git2::Error> {
+        let tree = repo.find_commit(commit)?.tree()?;
+        let entry = match tree.get_path(Path::new(path)) {
+            Ok(e) => e,
+            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(FileAt::Missing),
+            Err(e) => return Err(e),
+        };
+        Ok(match entry.filemode() {
+            0o040000 => FileAt::Directory,
+            0o160000 => FileAt::Submodule,
+            0o120000 => FileAt::Symlink,
+            _ => {
+                let blob = repo.find_blob(entry.id())?;
+                if blob.size() > MAX_BLOB_BYTES {
+                    FileAt::TooLarge(blob.size())
+                } else if blob.is_binary() {
+                    FileAt::Binary
+                } else {
+                    match std::str::from_utf8(blob.content()) {
+                        Ok(text) => FileAt::Text(Arc::from(text)),
+                        Err(_) => FileAt::Binary,
+                    }
+                }
+            }
+        })
+    }
+
+    /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
+    /// cross-file search needs it.
+    pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<Vec<String>> {
+        if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
+            return p.clone();
+        }
+        let mut out = Vec::new();
+        if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
+            let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+                if entry.kind() == Some(ObjectType::Blob) {
+                    out.push(format!("{dir}{}", entry.name().unwrap_or("")));
+                }
+                git2::TreeWalkResult::Ok
+            });
+        }
+        out.sort();
+        let out = Arc::new(out);
+        self.paths
+            .lock()
+            .expect("paths lock")
+            .insert(commit, out.clone());
+        out
+    }
+
+    /// The repo-relative POSIX path of `path` when it is inside the work tree.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let workdir = self.workdir.as_ref()?;
+        let abs = path.canonicalize().ok()?;
+        let rel = abs.strip_prefix(workdir).ok()?;
+        Some(rel.to_string_lossy().replace('\\', "/"))
+    }
+}
+
+/// The closest existing paths to a missing one: the same file name elsewhere first, else a small
+/// edit distance.
+pub fn suggest(missing: &str, paths: &[String]) -> Vec<String> {
+    let name = missing.rsplit('/').next().unwrap_or(missing);
+    let mut same_name: Vec<&String> = paths
+        .iter()
+        .filter(|p| p.rsplit('/').next() == Some(name))
+        .collect();
+    if !same_name.is_empty() {
+        same_name.sort_by_key(|p| (strsim::levenshtein(missing, p), p.len()));
+        return same_name.into_iter().take(3).cloned().collect();
+    }
+    let limit = (missing.len() / 5).max(2);
+    let mut near: Vec<(usize, &String)> = paths
+        .iter()
+        .map(|p| (strsim::levenshtein(missing, p), p))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    near.into_iter().take(3).map(|(_, p)| p.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_same_file_name_then_near_paths() {
+        let paths: Vec<String> = ["src/cache/mod.rs", "src/lib.rs", "lib/cache.rs"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(suggest("src/cache.rs", &paths), vec!["lib/cache.rs"]);
+        assert_eq!(suggest("src/lbi.rs", &paths), vec!["src/lib.rs"]);
+        assert!(suggest("totally/else.go", &paths).is_empty());
+    }
+}

@@ -1,0 +1,53 @@
+//! `not-retrieved`: an answer carries its retrieval payload (`retrieved`) and a cited span is not
+//! contained in any retrieved chunk (containment, not overlap).
+//!
+//! Why: the gate in seed 000: a model may only cite what it was shown; a span outside the
+//! retrieval set came from memory, which is how paths get invented. Fix: none.
+
+use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use crate::check::Subject;
+use crate::citation::LineRange;
+use crate::extract::Retrieved;
+use crate::finding::Finding;
+
+pub const INFO: RuleInfo = RuleInfo {
+    id: "not-retrieved",
+    family: Family::Unsupported,
+    severity: Severity::Error,
+    summary: "the cited span is not inside any chunk the answer was generated from",
+    fix: FixSafety::None,
+};
+
+pub fn check(
+    subject: &Subject<'_>,
+    path: &str,
+    range: Option<LineRange>,
+    retrieved: &[Retrieved],
+) -> Option<Finding> {
+    let same_file: Vec<&Retrieved> = retrieved.iter().filter(|r| r.path == path).collect();
+    let contained = match range {
+        Some(range) => same_file.iter().any(|r| r.lines.contains(&range)),
+        None => false,
+    };
+    if contained {
+        return None;
+    }
+    let help = if same_file.is_empty() {
+        let mut paths: Vec<&str> = retrieved.iter().map(|r| r.path.as_str()).collect();
+        paths.dedup();
+        format!("retrieved files: {}", paths.join(", "))
+    } else {
+        format!(
+            "retrieved from `{path}`: lines {}",
+            same_file.iter().map(|r| r.lines.to_string()).collect::<Vec<_>>().join(", ")
+        )
+    };
+    Some(
+        subject
+            .finding(
+                RuleId::NotRetrieved,
+                format!("`{}` is not inside any retrieved chunk", subject.citation.label()),
+            )
+            .help(help),
+    )
+}
