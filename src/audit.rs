@@ -15,8 +15,8 @@ use crate::extract::{self, ExtractContext, Extracted};
 use crate::finding::Finding;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{
-    foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved,
-    unsafe_path, unsupported_literal, Family, RuleId, Severity,
+    foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved, unsafe_path,
+    unsupported_literal, Family, RuleId, Severity,
 };
 
 /// Docs larger than this are reported, not read.
@@ -172,7 +172,13 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
         None => String::new(),
     });
     let broken = |text: String, at: usize, message: String| {
-        let doc = Doc::new(file.path.clone(), name.clone(), repo_dir.clone(), file.kind, text);
+        let doc = Doc::new(
+            file.path.clone(),
+            name.clone(),
+            repo_dir.clone(),
+            file.kind,
+            text,
+        );
         let mut extracted = Extracted::default();
         extracted.problem(RuleId::MalformedDoc, Span::new(at, at), message);
         AuditedDoc::new(doc, extracted)
@@ -182,7 +188,11 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
             return broken(
                 String::new(),
                 0,
-                format!("the doc is {} MiB, over the {} MiB limit", m.len() >> 20, MAX_DOC_BYTES >> 20),
+                format!(
+                    "the doc is {} MiB, over the {} MiB limit",
+                    m.len() >> 20,
+                    MAX_DOC_BYTES >> 20
+                ),
             )
         }
         Err(e) => return broken(String::new(), 0, format!("cannot read the doc: {e}")),
@@ -337,9 +347,14 @@ fn check_all(
         findings.extend(result.findings);
         support.extend(result.support);
     }
+    let doc_paths: std::collections::HashSet<&str> = docs
+        .iter()
+        .filter(|d| d.doc.repo_dir.is_some())
+        .map(|d| d.doc.name.as_str())
+        .collect();
     for (commit, quotes) in lost {
         let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
-        let hits = check::find_quotes_elsewhere(repo, git, commit, &texts);
+        let hits = check::find_quotes_elsewhere(repo, git, commit, &texts, &doc_paths);
         for ((fi, _), hit) in quotes.iter().zip(hits) {
             if let Some(other) = hit {
                 findings[*fi].help = Some(format!(
@@ -373,7 +388,10 @@ fn check_all(
                 if supports.iter().any(|s| s.get(li).copied().unwrap_or(false)) {
                     continue;
                 }
-                let identifier = matches!(kind, crate::extract::literal::LiteralKind::Identifier { .. });
+                let identifier = matches!(
+                    kind,
+                    crate::extract::literal::LiteralKind::Identifier { .. }
+                );
                 findings.push(unsupported_literal::finding(
                     di,
                     &claim.literals[li],
@@ -388,7 +406,10 @@ fn check_all(
     for f in &findings {
         let info = f.rule.info();
         *summary.by_rule.entry(info.id).or_default() += 1;
-        *summary.by_family.entry(family_name(info.family)).or_default() += 1;
+        *summary
+            .by_family
+            .entry(family_name(info.family))
+            .or_default() += 1;
         *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
     }
     Report {
@@ -406,7 +427,14 @@ fn family_name(f: Family) -> &'static str {
 /// Sort by doc, line, column, rule (whatever the thread count).
 fn sort_findings(findings: &mut [Finding], docs: &[AuditedDoc]) {
     findings.sort_by(|a, b| {
-        let key = |f: &Finding| (docs[f.doc].doc.name.clone(), f.span.start, f.rule, f.message.clone());
+        let key = |f: &Finding| {
+            (
+                docs[f.doc].doc.name.clone(),
+                f.span.start,
+                f.rule,
+                f.message.clone(),
+            )
+        };
         key(a).cmp(&key(b))
     });
 }

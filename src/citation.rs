@@ -245,8 +245,14 @@ mod tests {
     fn json_rewrites_keep_what_lies_between_the_fields() {
         let style = LineStyle::JsonFields { start_first: true };
         let r = LineRange::new(12, 14);
-        assert_eq!(style.rewrite("3,\n  \"endLine\": 5", r), "12,\n  \"endLine\": 14");
+        assert_eq!(
+            style.rewrite("3,\n  \"endLine\": 5", r),
+            "12,\n  \"endLine\": 14"
+        );
         let style = LineStyle::JsonFields { start_first: false };
-        assert_eq!(style.rewrite("5, \"start_line\": 3", r), "14, \"start_line\": 12");
+        assert_eq!(
+            style.rewrite("5, \"start_line\": 3", r),
+            "14, \"start_line\": 12"
+        );
     }
 }

@@ -56,7 +56,10 @@ impl NormalizedSource {
 
     /// 1-based source lines spanned by the normalised byte range `[start, end)` (non-empty).
     pub fn lines_of(&self, start: usize, end: usize) -> (usize, usize) {
-        (self.line_of(start), self.line_of(end.saturating_sub(1).max(start)))
+        (
+            self.line_of(start),
+            self.line_of(end.saturating_sub(1).max(start)),
+        )
     }
 }
 

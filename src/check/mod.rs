@@ -40,7 +40,12 @@ impl AuditedDoc {
         let literal_kinds = extracted
             .claims
             .iter()
-            .map(|c| c.literals.iter().map(|l| literal::classify(&l.text)).collect())
+            .map(|c| {
+                c.literals
+                    .iter()
+                    .map(|l| literal::classify(&l.text))
+                    .collect()
+            })
             .collect();
         AuditedDoc {
             doc,
@@ -93,7 +98,9 @@ impl Subject<'_> {
 
     /// Attach a fix that re-cites `range`, written in the citation's own syntax.
     pub fn with_fix(&self, mut f: Finding, range: LineRange) -> Finding {
-        if let (Some((span, style)), Some(path)) = (self.citation.lines_span, self.citation.repo_path()) {
+        if let (Some((span, style)), Some(path)) =
+            (self.citation.lines_span, self.citation.repo_path())
+        {
             if let Some(written) = self.doc_text.get(span.start..span.end) {
                 f.fix = Some(Fix {
                     path: path.to_string(),
@@ -137,9 +144,7 @@ pub fn check_group(
         citation: docs[c.doc].citation(c.index),
         revision: Some(commit),
     };
-    let file = repo
-        .file_at(git, commit, path)
-        .unwrap_or(FileAt::Missing);
+    let file = repo.file_at(git, commit, path).unwrap_or(FileAt::Missing);
     let text = match &file {
         FileAt::Text(t) => t.clone(),
         FileAt::Missing => {
@@ -152,7 +157,8 @@ pub fn check_group(
         }
         other => {
             for c in cites {
-                out.findings.extend(not_a_file::finding(&subject(c), path, other));
+                out.findings
+                    .extend(not_a_file::finding(&subject(c), path, other));
             }
             return out;
         }
@@ -200,7 +206,8 @@ pub fn check_group(
                 out.findings.push(f);
                 continue;
             }
-            out.findings.extend(overbroad_span::check(&s, range, max_span_lines));
+            out.findings
+                .extend(overbroad_span::check(&s, range, max_span_lines));
         }
         let (start, end) = match citation.lines {
             Some(r) => (r.start as usize, r.end as usize),
@@ -242,9 +249,9 @@ pub fn check_group(
                 Some(LiteralKind::Identifier { name }) => {
                     literal::identifiers(span_text).any(|i| i == name) || {
                         let symbols = parsed.get_or_insert_with(|| Symbols::parse(path, &text));
-                        symbols
-                            .as_ref()
-                            .is_some_and(|sym| sym.enclosing(&text, start).iter().any(|n| n == name))
+                        symbols.as_ref().is_some_and(|sym| {
+                            sym.enclosing(&text, start).iter().any(|n| n == name)
+                        })
                     }
                 }
             };
@@ -264,12 +271,14 @@ fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> &[Option<LiteralKind>] {
 }
 
 /// For quotes found nowhere in their own file: the first other file at `commit` that holds each
-/// (text blobs up to 1 MiB, one automaton for all the quotes).
+/// (text blobs up to 1 MiB, one automaton for all the quotes). The audited docs are skipped: a
+/// quote is always found in the doc that quotes it.
 pub fn find_quotes_elsewhere(
     repo: &CodeRepo,
     git: &Repository,
     commit: Oid,
     quotes: &[String],
+    skip: &std::collections::HashSet<&str>,
 ) -> Vec<Option<String>> {
     let mut found = vec![None; quotes.len()];
     let Ok(ac) = AhoCorasick::new(quotes) else {
@@ -279,6 +288,9 @@ pub fn find_quotes_elsewhere(
         return found;
     };
     for path in repo.paths_at(git, commit).iter() {
+        if skip.contains(path.as_str()) {
+            continue;
+        }
         let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
             continue;
         };

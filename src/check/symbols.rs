@@ -98,7 +98,11 @@ fn definition_name(node: Node<'_>, source: &str) -> Option<String> {
     }
     let named = node
         .child_by_field_name("name")
-        .or_else(|| (kind == "impl_item").then(|| node.child_by_field_name("type")).flatten())
+        .or_else(|| {
+            (kind == "impl_item")
+                .then(|| node.child_by_field_name("type"))
+                .flatten()
+        })
         .or_else(|| declarator_name(node));
     let text = named?.utf8_text(source.as_bytes()).ok()?;
     // `impl Foo<T>` or `a::b::name`: the last identifier is the name.

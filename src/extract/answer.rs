@@ -27,12 +27,11 @@ fn mentions_answer_keys(text: &str) -> bool {
 }
 
 fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Error) {
-    let line_start = doc
-        .lines
-        .line_start(doc.lines.line(base) + err.line().saturating_sub(1))
-        .unwrap_or(base);
-    let at = if err.line() <= 1 { base } else { line_start };
-    let at = (at + err.column().saturating_sub(1)).min(doc.text.len());
+    // serde_json counts lines and columns from 1 within the text it was given, which starts on a
+    // line of its own at `base`.
+    let line = doc.lines.line(base) + err.line().saturating_sub(1);
+    let at = doc.lines.line_start(line).unwrap_or(base) + err.column().saturating_sub(1);
+    let at = at.min(doc.text.len());
     ext.problem(
         RuleId::MalformedDoc,
         Span::new(at, at),
@@ -149,7 +148,7 @@ fn answer(ext: &mut Extracted, node: &Node) {
             .map(str::to_string),
         retrieved: retrieved(node),
     });
-    let refused = node.get("refuse").is_some_and(|r| !r.is_null());
+    let refused = node.get("refuse").is_some_and(|r| !r.is_falsy());
     let before = ext.citations.len();
 
     if let Some(cites) = node.get("citations").and_then(Node::as_array) {
@@ -179,10 +178,11 @@ fn answer(ext: &mut Extracted, node: &Node) {
         }
     }
     if ext.citations.len() == before && !refused {
-        let has_problem = ext
-            .problems
-            .iter()
-            .any(|p| p.rule == RuleId::UncitedClaim && node.span.start <= p.span.start && p.span.end <= node.span.end);
+        let has_problem = ext.problems.iter().any(|p| {
+            p.rule == RuleId::UncitedClaim
+                && node.span.start <= p.span.start
+                && p.span.end <= node.span.end
+        });
         if !has_problem {
             ext.problems.push(super::DocProblem {
                 rule: RuleId::UncitedClaim,
@@ -209,11 +209,19 @@ fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> usize {
 /// One citation object (or a claim that carries its own path and lines).
 fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what: &str) {
     if !item.is_object() {
-        ext.problem(RuleId::UncitedClaim, item.span, format!("this {what} is not an object"));
+        ext.problem(
+            RuleId::UncitedClaim,
+            item.span,
+            format!("this {what} is not an object"),
+        );
         return;
     }
     let Some(path) = item.get_any(&["path", "file"]).and_then(Node::as_str) else {
-        ext.problem(RuleId::UncitedClaim, item.span, format!("this {what} has no `path`"));
+        ext.problem(
+            RuleId::UncitedClaim,
+            item.span,
+            format!("this {what} has no `path`"),
+        );
         return;
     };
     let start = item.get_any(&["startLine", "start_line"]);
@@ -227,14 +235,22 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
         return;
     };
     let end_line = end.and_then(Node::as_i64).unwrap_or(start_line);
-    let mut c = Citation::new(Syntax::Json, item.span, path, resolve_path(path, None, false))
-        .with_lines(Some(LineRange::new(start_line, end_line)));
+    let mut c = Citation::new(
+        Syntax::Json,
+        item.span,
+        path,
+        resolve_path(path, None, false),
+    )
+    .with_lines(Some(LineRange::new(start_line, end_line)));
     if let (Some(s), Some(e)) = (start, end) {
         let start_first = s.span.start < e.span.start;
         let span = Span::new(s.span.start.min(e.span.start), s.span.end.max(e.span.end));
         c.lines_span = Some((span, LineStyle::JsonFields { start_first }));
     }
-    if let Some(q) = item.get("quote").filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty())) {
+    if let Some(q) = item
+        .get("quote")
+        .filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty()))
+    {
         c.quote = Some(Quote {
             text: q.as_str().unwrap_or_default().to_string(),
             span: q.span,
@@ -252,7 +268,13 @@ mod tests {
     use crate::doc::DocKind;
 
     fn doc(kind: DocKind, text: &str) -> Doc {
-        Doc::new("a.json".into(), "a.json".into(), None, kind, text.to_string())
+        Doc::new(
+            "a.json".into(),
+            "a.json".into(),
+            None,
+            kind,
+            text.to_string(),
+        )
     }
 
     #[test]
@@ -286,7 +308,10 @@ mod tests {
         ));
         assert_eq!(ext.answers.len(), 1);
         assert_eq!(ext.problems.len(), 1);
-        assert_eq!(ext.problems[0].span.start, ext.answers[0].span.end + 1);
+        let text =
+            "{\"summary\":\"s\",\"refuse\":{\"reason\":\"ambiguous\"},\"citations\":[]}\n{broken\n";
+        let at = ext.problems[0].span.start;
+        assert_eq!(&text[at..at + 6], "broken");
     }
 
     #[test]

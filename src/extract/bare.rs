@@ -41,8 +41,20 @@ static RANGE: LazyLock<Regex> =
 
 /// Host names end in these, not source files: `example.com:8080` is no citation.
 const HOST_SUFFIXES: &[&str] = &[
-    "com", "org", "net", "io", "dev", "app", "ai", "co", "local", "internal", "localhost", "edu",
-    "gov", "cloud",
+    "com",
+    "org",
+    "net",
+    "io",
+    "dev",
+    "app",
+    "ai",
+    "co",
+    "local",
+    "internal",
+    "localhost",
+    "edu",
+    "gov",
+    "cloud",
 ];
 
 /// Whether `path` looks like a file path: it holds a `/` or ends in a file extension.
@@ -165,7 +177,10 @@ mod tests {
     fn finds_every_bare_form() {
         assert_eq!(cites("see src/a.rs:10"), vec![("src/a.rs".into(), 10, 10)]);
         assert_eq!(cites("src/a.rs:10-20."), vec![("src/a.rs".into(), 10, 20)]);
-        assert_eq!(cites("(src/a.rs#L10-L20)"), vec![("src/a.rs".into(), 10, 20)]);
+        assert_eq!(
+            cites("(src/a.rs#L10-L20)"),
+            vec![("src/a.rs".into(), 10, 20)]
+        );
         assert_eq!(cites("src/a.rs:L10-L20"), vec![("src/a.rs".into(), 10, 20)]);
         assert_eq!(cites("main.c:12:5: error"), vec![("main.c".into(), 12, 12)]);
         assert_eq!(

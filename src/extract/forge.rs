@@ -71,13 +71,12 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
 
     let (forge, repo_end, rev_at) = if let Some(i) = find_seq(&segs, &["-", "blob"]) {
         (Forge::GitLab, i, i + 2)
-    } else if let Some(i) = segs
-        .iter()
-        .position(|s| *s == "src")
-        .filter(|&i| {
-            matches!(segs.get(i + 1), Some(&"commit") | Some(&"branch") | Some(&"tag")) && i >= 2
-        })
-    {
+    } else if let Some(i) = segs.iter().position(|s| *s == "src").filter(|&i| {
+        matches!(
+            segs.get(i + 1),
+            Some(&"commit") | Some(&"branch") | Some(&"tag")
+        ) && i >= 2
+    }) {
         (Forge::Gitea, i, i + 2)
     } else if host == "bitbucket.org" && segs.get(2) == Some(&"src") {
         (Forge::Bitbucket, 2, 3)
@@ -145,14 +144,20 @@ mod tests {
             (gh.forge, gh.repo_id.as_str(), gh.rev.as_str()),
             (Forge::GitHub, "github.com/o/r", "57b1f5ed")
         );
-        assert_eq!((gh.path.as_str(), gh.lines), ("src/a.rs", Some(LineRange::new(36, 40))));
+        assert_eq!(
+            (gh.path.as_str(), gh.lines),
+            ("src/a.rs", Some(LineRange::new(36, 40)))
+        );
 
         let gl = parse("https://gitlab.com/G/sub/R/-/blob/main/a.py#L10-20").unwrap();
         assert_eq!(gl.repo_id, "gitlab.com/g/sub/r");
         assert_eq!(gl.lines, Some(LineRange::new(10, 20)));
 
         let bb = parse("https://bitbucket.org/O/R/src/abc123/a.py#lines-10:20").unwrap();
-        assert_eq!((bb.forge, bb.lines), (Forge::Bitbucket, Some(LineRange::new(10, 20))));
+        assert_eq!(
+            (bb.forge, bb.lines),
+            (Forge::Bitbucket, Some(LineRange::new(10, 20)))
+        );
 
         let gt = parse("https://codeberg.org/O/R/src/commit/abc/x/y.go#L3").unwrap();
         assert_eq!((gt.forge, gt.path.as_str()), (Forge::Gitea, "x/y.go"));

@@ -52,17 +52,20 @@ impl Node {
         matches!(self.value, Value::Object(_))
     }
 
-    pub fn is_null(&self) -> bool {
-        matches!(self.value, Value::Null)
+    /// `null` and `false` say "absent" as loudly as a missing key.
+    pub fn is_falsy(&self) -> bool {
+        matches!(self.value, Value::Null | Value::Bool(false))
     }
 
     /// An integer, also when written as a string (`"12"`), as models sometimes do.
     pub fn as_i64(&self) -> Option<i64> {
         match &self.value {
-            Value::Number(n) => n
-                .parse::<i64>()
-                .ok()
-                .or_else(|| n.parse::<f64>().ok().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            Value::Number(n) => n.parse::<i64>().ok().or_else(|| {
+                n.parse::<f64>()
+                    .ok()
+                    .filter(|f| f.fract() == 0.0)
+                    .map(|f| f as i64)
+            }),
             Value::String(s) => s.trim().parse().ok(),
             _ => None,
         }
@@ -170,7 +173,10 @@ impl Reader<'_> {
             b'f' => self.keyword("false", Value::Bool(false), start),
             b'n' => self.keyword("null", Value::Null, start),
             _ => {
-                while matches!(self.peek(), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
+                while matches!(
+                    self.peek(),
+                    Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                ) {
                     self.pos += 1;
                 }
                 (self.pos > start).then(|| {
@@ -220,7 +226,7 @@ mod tests {
         let a = root.get("a").unwrap().as_array().unwrap();
         assert_eq!(&text[a[0].span.start - 10..a[0].span.end - 10], "1");
         assert_eq!(a[1].as_str(), Some("x\"y"));
-        assert!(root.get("b").unwrap().get("c").unwrap().is_null());
+        assert!(root.get("b").unwrap().get("c").unwrap().is_falsy());
         assert!(parse("{\"a\":}", 0).is_none());
     }
 }

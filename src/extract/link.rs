@@ -52,9 +52,7 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
                     resolve_path(&b.path, None, false),
                 )
                 .with_lines(Some(b.lines));
-                c.lines_span = link
-                    .text_at
-                    .map(|at| (b.lines_span.shifted(at), b.style));
+                c.lines_span = link.text_at.map(|at| (b.lines_span.shifted(at), b.style));
                 c
             })
             .collect();
@@ -189,15 +187,26 @@ mod tests {
 
     #[test]
     fn permalinks_carry_their_pin_and_foreign_repo() {
-        let c = one("https://github.com/O/R/blob/abc1234/src/a.rs#L3", "a.rs L3", None);
-        assert_eq!((c.pin.as_deref(), c.foreign.is_none()), (Some("abc1234"), true));
+        let c = one(
+            "https://github.com/O/R/blob/abc1234/src/a.rs#L3",
+            "a.rs L3",
+            None,
+        );
+        assert_eq!(
+            (c.pin.as_deref(), c.foreign.is_none()),
+            (Some("abc1234"), true)
+        );
         let c = one("https://github.com/X/Y/blob/main/a.rs#L3", "a", None);
         assert_eq!(c.foreign.unwrap().repo_url, "github.com/x/y");
     }
 
     #[test]
     fn deepwiki_broken_links_are_citations_without_a_path() {
-        let c = one("https://github.com/O/R/blob/abc1234/110-111", "110-111", None);
+        let c = one(
+            "https://github.com/O/R/blob/abc1234/110-111",
+            "110-111",
+            None,
+        );
         assert_eq!(c.path, CitedPath::Missing);
         assert_eq!(c.lines, Some(LineRange::new(110, 111)));
     }
@@ -210,7 +219,10 @@ mod tests {
         let c = one("", "dir/file.ext", None);
         assert_eq!((c.repo_path(), c.lines), (Some("dir/file.ext"), None));
         let c = one("vscode://file/work/repo/src/a.rs:12:5", "a", None);
-        assert_eq!((c.repo_path(), c.lines), (Some("src/a.rs"), Some(LineRange::single(12))));
+        assert_eq!(
+            (c.repo_path(), c.lines),
+            (Some("src/a.rs"), Some(LineRange::single(12)))
+        );
         let c = one("vscode://file/etc/passwd:1", "a", None);
         assert!(matches!(c.path, CitedPath::Unsafe { .. }));
     }
@@ -218,7 +230,12 @@ mod tests {
     #[test]
     fn ordinary_links_are_not_citations() {
         let ctx = ExtractContext::default();
-        for dest in ["other.md", "#heading", "/O/R/7.2-message-validation", "https://example.com/x"] {
+        for dest in [
+            "other.md",
+            "#heading",
+            "/O/R/7.2-message-validation",
+            "https://example.com/x",
+        ] {
             assert!(citations(link(dest, "t"), None, &ctx).is_empty(), "{dest}");
         }
     }

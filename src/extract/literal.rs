@@ -27,19 +27,118 @@ static SEGMENT: LazyLock<Regex> =
 
 /// Extensions of files people name in prose; `self.cache` is an identifier, `cache.rs` a file.
 const FILE_EXTENSIONS: &[&str] = &[
-    "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "kts", "c", "h", "cc",
-    "cpp", "cxx", "hpp", "hh", "cs", "rb", "php", "swift", "scala", "sh", "bash", "zsh", "ps1",
-    "md", "mdx", "txt", "json", "jsonl", "yaml", "yml", "toml", "ini", "cfg", "conf", "xml",
-    "html", "css", "scss", "vue", "svelte", "sql", "proto", "lock", "env", "gradle", "csv",
-    "dockerfile", "mk", "cmake", "lua", "dart", "ex", "exs", "erl", "hs", "ml", "r", "pl", "tf",
+    "rs",
+    "py",
+    "js",
+    "mjs",
+    "cjs",
+    "ts",
+    "tsx",
+    "jsx",
+    "go",
+    "java",
+    "kt",
+    "kts",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "cxx",
+    "hpp",
+    "hh",
+    "cs",
+    "rb",
+    "php",
+    "swift",
+    "scala",
+    "sh",
+    "bash",
+    "zsh",
+    "ps1",
+    "md",
+    "mdx",
+    "txt",
+    "json",
+    "jsonl",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+    "xml",
+    "html",
+    "css",
+    "scss",
+    "vue",
+    "svelte",
+    "sql",
+    "proto",
+    "lock",
+    "env",
+    "gradle",
+    "csv",
+    "dockerfile",
+    "mk",
+    "cmake",
+    "lua",
+    "dart",
+    "ex",
+    "exs",
+    "erl",
+    "hs",
+    "ml",
+    "r",
+    "pl",
+    "tf",
 ];
 
 /// Programs whose invocations are shell commands, not code.
 const COMMANDS: &[&str] = &[
-    "cargo", "git", "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3", "node",
-    "make", "docker", "kubectl", "curl", "wget", "go", "rustc", "rustup", "bash", "sh", "cd",
-    "ls", "cat", "echo", "export", "sudo", "apt", "apt-get", "brew", "citegate", "mvn", "gradle",
-    "dotnet", "uv", "poetry", "deno", "bun", "helm", "terraform", "ssh", "chmod", "mkdir", "rm",
+    "cargo",
+    "git",
+    "npm",
+    "npx",
+    "yarn",
+    "pnpm",
+    "pip",
+    "pip3",
+    "python",
+    "python3",
+    "node",
+    "make",
+    "docker",
+    "kubectl",
+    "curl",
+    "wget",
+    "go",
+    "rustc",
+    "rustup",
+    "bash",
+    "sh",
+    "cd",
+    "ls",
+    "cat",
+    "echo",
+    "export",
+    "sudo",
+    "apt",
+    "apt-get",
+    "brew",
+    "citegate",
+    "mvn",
+    "gradle",
+    "dotnet",
+    "uv",
+    "poetry",
+    "deno",
+    "bun",
+    "helm",
+    "terraform",
+    "ssh",
+    "chmod",
+    "mkdir",
+    "rm",
 ];
 
 fn is_file_name(text: &str) -> bool {
@@ -50,7 +149,9 @@ fn is_file_name(text: &str) -> bool {
         return true;
     }
     text.rsplit_once('.')
-        .map(|(stem, ext)| !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+        .map(|(stem, ext)| {
+            !stem.is_empty() && FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+        })
         .unwrap_or(false)
 }
 
@@ -121,7 +222,10 @@ mod tests {
     #[test]
     fn classifies_identifiers_by_their_last_segment() {
         assert_eq!(classify("setMode()"), ident("setMode"));
-        assert_eq!(classify("ColorConsts.DARK_MODE_SCHEME"), ident("DARK_MODE_SCHEME"));
+        assert_eq!(
+            classify("ColorConsts.DARK_MODE_SCHEME"),
+            ident("DARK_MODE_SCHEME")
+        );
         assert_eq!(classify("std::io::Read"), ident("Read"));
         assert_eq!(classify("self.cache"), ident("cache"));
     }
@@ -134,8 +238,14 @@ mod tests {
                 normalized: "TTL_SECONDS = 30".into()
             })
         );
-        assert!(matches!(classify("\"utf-8\""), Some(LiteralKind::Expression { .. })));
-        assert!(matches!(classify("64"), Some(LiteralKind::Expression { .. })));
+        assert!(matches!(
+            classify("\"utf-8\""),
+            Some(LiteralKind::Expression { .. })
+        ));
+        assert!(matches!(
+            classify("64"),
+            Some(LiteralKind::Expression { .. })
+        ));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use super::{bare, resolve_path, DocProblem, ExtractContext, Extracted};
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
 static SENTENCE_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"[.!?]["')\]*_]*\s+"#).expect("sentence pattern"));
+    LazyLock::new(|| Regex::new(r#"[.!?]["')\]*_]*(?:\s+|$)"#).expect("sentence pattern"));
 static SOURCES_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[\s#>*_]*sources?\s*:?[\s*_]*$").expect("sources header pattern")
 });
@@ -140,7 +140,9 @@ impl<'a> Walker<'a> {
                 span: to_span(&range),
                 pieces: Vec::new(),
             }),
-            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::TableCell | TagEnd::Item) => {
+            Event::End(
+                TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::TableCell | TagEnd::Item,
+            ) => {
                 if let Some(block) = self.blocks.pop() {
                     self.claims(block);
                 }
@@ -224,8 +226,13 @@ impl<'a> Walker<'a> {
     fn bare_citation(&self, b: &bare::BareCitation, text: &str, range: &Range<usize>) -> Citation {
         let span = self.locate(text, range, b.span);
         let lines_span = self.locate(text, range, b.lines_span);
-        let mut c = Citation::new(Syntax::Bare, span, &b.path, resolve_path(&b.path, None, false))
-            .with_lines(Some(b.lines));
+        let mut c = Citation::new(
+            Syntax::Bare,
+            span,
+            &b.path,
+            resolve_path(&b.path, None, false),
+        )
+        .with_lines(Some(b.lines));
         if lines_span != to_span(range) || text.len() == range.len() {
             c.lines_span = Some((lines_span, b.style));
         }
@@ -286,7 +293,10 @@ impl<'a> Walker<'a> {
 
     fn inline_code(&mut self, code: &str, range: &Range<usize>) {
         let source = &self.doc.text[range.clone()];
-        let at = source.find(code).map(|i| range.start + i).unwrap_or(range.start);
+        let at = source
+            .find(code)
+            .map(|i| range.start + i)
+            .unwrap_or(range.start);
         let inner = at..at + code.len();
         let found = bare::find(code);
         if !found.is_empty() {
@@ -382,7 +392,10 @@ impl<'a> Walker<'a> {
         let source = &self.doc.text[fence.span.start..fence.span.end];
         let info_at = fence.span.start + source.find(info).unwrap_or(0);
         let span_of = |part: &str| {
-            let i = source.find(part).map(|i| fence.span.start + i).unwrap_or(info_at);
+            let i = source
+                .find(part)
+                .map(|i| fence.span.start + i)
+                .unwrap_or(info_at);
             Span::new(i, i + part.len())
         };
         if let Some(caps) = CURSOR_INFO.captures(info) {
@@ -405,7 +418,10 @@ impl<'a> Walker<'a> {
         };
         for (i, token) in candidates.iter().enumerate() {
             let found = bare::find(token);
-            if let Some(b) = found.first().filter(|b| b.span.start == 0 && b.span.end == token.len()) {
+            if let Some(b) = found
+                .first()
+                .filter(|b| b.span.start == 0 && b.span.end == token.len())
+            {
                 let at = span_of(token);
                 let mut c = Citation::new(
                     Syntax::FenceInfo,
@@ -446,11 +462,10 @@ impl<'a> Walker<'a> {
         let parsed: Result<FrontMatter, _> = if yaml.trim().is_empty() {
             Ok(FrontMatter::default())
         } else {
-            serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml)
-                .and_then(|v| match v {
-                    serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_value(v),
-                    _ => Ok(FrontMatter::default()),
-                })
+            serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).and_then(|v| match v {
+                serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_value(v),
+                _ => Ok(FrontMatter::default()),
+            })
         };
         match parsed {
             Err(err) => {

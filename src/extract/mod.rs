@@ -148,14 +148,26 @@ mod tests {
 
     #[test]
     fn resolves_relative_and_rooted_paths() {
-        assert_eq!(resolve_path("../src/a.rs", Some("docs"), true), repo("src/a.rs"));
-        assert_eq!(resolve_path("/src/a.rs", Some("docs"), true), repo("src/a.rs"));
+        assert_eq!(
+            resolve_path("../src/a.rs", Some("docs"), true),
+            repo("src/a.rs")
+        );
+        assert_eq!(
+            resolve_path("/src/a.rs", Some("docs"), true),
+            repo("src/a.rs")
+        );
         assert_eq!(resolve_path("./src//a.rs", None, false), repo("src/a.rs"));
     }
 
     #[test]
     fn refuses_hostile_paths() {
-        for raw in ["/etc/passwd", "../../etc/passwd", "C:\\x.rs", "a\u{7}.rs", "~/x.rs"] {
+        for raw in [
+            "/etc/passwd",
+            "../../etc/passwd",
+            "C:\\x.rs",
+            "a\u{7}.rs",
+            "~/x.rs",
+        ] {
             assert!(
                 matches!(resolve_path(raw, None, false), CitedPath::Unsafe { .. }),
                 "{raw}"

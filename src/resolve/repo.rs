@@ -79,7 +79,9 @@ impl CodeRepo {
         ids.dedup();
         Ok(CodeRepo {
             git_dir: repo.path().to_path_buf(),
-            workdir: repo.workdir().map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
+            workdir: repo
+                .workdir()
+                .map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
             shallow: repo.is_shallow(),
             ids,
             paths: Mutex::new(HashMap::new()),
@@ -110,7 +112,12 @@ impl CodeRepo {
     }
 
     /// What `path` is at `commit`: text is read once and shared by every citation of it.
-    pub fn file_at(&self, repo: &Repository, commit: Oid, path: &str) -> Result<FileAt, git2::Error> {
+    pub fn file_at(
+        &self,
+        repo: &Repository,
+        commit: Oid,
+        path: &str,
+    ) -> Result<FileAt, git2::Error> {
         let tree = repo.find_commit(commit)?.tree()?;
         let entry = match tree.get_path(Path::new(path)) {
             Ok(e) => e,

@@ -22,7 +22,10 @@ pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
     let message = if range.start < 1 {
         format!("line {} does not exist: lines count from 1", range.start)
     } else if range.end < range.start {
-        format!("the range {}-{} ends before it starts", range.start, range.end)
+        format!(
+            "the range {}-{} ends before it starts",
+            range.start, range.end
+        )
     } else {
         return None;
     };
@@ -35,15 +38,12 @@ pub fn check_extent(subject: &Subject<'_>, range: LineRange, line_count: usize) 
         return None;
     }
     let path = subject.citation.label();
-    Some(
-        subject
-            .finding(
-                RuleId::InventedLines,
-                format!(
-                    "`{path}` cites past the end of the file: it has {line_count} line{} at {}",
-                    if line_count == 1 { "" } else { "s" },
-                    subject.short_rev()
-                ),
-            ),
-    )
+    Some(subject.finding(
+        RuleId::InventedLines,
+        format!(
+            "`{path}` cites past the end of the file: it has {line_count} line{} at {}",
+            if line_count == 1 { "" } else { "s" },
+            subject.short_rev()
+        ),
+    ))
 }

@@ -27,7 +27,10 @@ pub fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Fin
         [one] => f.help(format!("did you mean `{one}`?")),
         many => f.help(format!(
             "did you mean one of {}?",
-            many.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
@@ -35,6 +38,9 @@ pub fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Fin
 /// The citation names no file at all (an exporter bug such as `blob/SHA/110-111`).
 pub fn no_path(subject: &Subject<'_>) -> Finding {
     subject
-        .finding(RuleId::InventedPath, "this citation names no file, only lines")
+        .finding(
+            RuleId::InventedPath,
+            "this citation names no file, only lines",
+        )
         .help("the link was exported without its file path: cite the file the lines are in")
 }

@@ -39,14 +39,21 @@ pub fn check(
     } else {
         format!(
             "retrieved from `{path}`: lines {}",
-            same_file.iter().map(|r| r.lines.to_string()).collect::<Vec<_>>().join(", ")
+            same_file
+                .iter()
+                .map(|r| r.lines.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     };
     Some(
         subject
             .finding(
                 RuleId::NotRetrieved,
-                format!("`{}` is not inside any retrieved chunk", subject.citation.label()),
+                format!(
+                    "`{}` is not inside any retrieved chunk",
+                    subject.citation.label()
+                ),
             )
             .help(help),
     )

@@ -17,8 +17,14 @@ pub const INFO: RuleInfo = RuleInfo {
 };
 
 pub fn finding(subject: &Subject<'_>, raw: &str, reason: &str) -> Finding {
-    let shown: String = raw.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect();
+    let shown: String = raw
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
     subject
-        .finding(RuleId::UnsafePath, format!("`{shown}` is not read: {reason}"))
+        .finding(
+            RuleId::UnsafePath,
+            format!("`{shown}` is not read: {reason}"),
+        )
         .help("cite files by their path relative to the repository root")
 }

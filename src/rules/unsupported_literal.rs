@@ -23,12 +23,20 @@ pub const INFO: RuleInfo = RuleInfo {
 };
 
 pub fn finding(doc: usize, literal: &Literal, cited: &[String], identifier: bool) -> Finding {
-    let spans = cited.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+    let spans = cited
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let f = Finding::new(
         RuleId::UnsupportedLiteral,
         doc,
         literal.span,
-        format!("`{}` is not in the cited span{} {spans}", literal.text, if cited.len() == 1 { "" } else { "s" }),
+        format!(
+            "`{}` is not in the cited span{} {spans}",
+            literal.text,
+            if cited.len() == 1 { "" } else { "s" }
+        ),
     );
     if identifier {
         f.help("it is neither an identifier in the span nor the name of the function or type enclosing it")

@@ -20,7 +20,11 @@ pub const INFO: RuleInfo = RuleInfo {
 };
 
 /// `found` holds the line ranges where the normalised quote occurs in the cited file.
-pub fn check(subject: &Subject<'_>, range: Option<LineRange>, found: &[LineRange]) -> Option<Finding> {
+pub fn check(
+    subject: &Subject<'_>,
+    range: Option<LineRange>,
+    found: &[LineRange],
+) -> Option<Finding> {
     let supported = match range {
         Some(range) => found.iter().any(|f| range.contains(f)),
         None => !found.is_empty(),
@@ -34,7 +38,10 @@ pub fn check(subject: &Subject<'_>, range: Option<LineRange>, found: &[LineRange
             RuleId::UnsupportedQuote,
             format!("the quote is not in `{path}` lines {range}"),
         ),
-        None => subject.finding(RuleId::UnsupportedQuote, format!("the quote is not in `{path}`")),
+        None => subject.finding(
+            RuleId::UnsupportedQuote,
+            format!("the quote is not in `{path}`"),
+        ),
     };
     Some(match found {
         [] => f.help(format!(
@@ -48,7 +55,10 @@ pub fn check(subject: &Subject<'_>, range: Option<LineRange>, found: &[LineRange
         many => f.help(format!(
             "the quote occurs {} times in the file, at lines {}: not re-anchored",
             many.len(),
-            many.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     })
 }

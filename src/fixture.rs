@@ -1,0 +1,241 @@
+//! Fixture repositories described in plain text and built at test time with a fixed author and
+//! date, so commit IDs are stable. Used by the tests, the benchmarks and the bundled example.
+//!
+//! ```text
+//! @@@ remote origin https://github.com/acme/shop.git
+//! @@@ commit v1 first version
+//! @@@ file src/cache.rs
+//! pub const TTL_SECONDS: u64 = 30;
+//! @@@ commit v2 move things
+//! @@@ crlf src/win.rs
+//! line one
+//! @@@ delete src/old.rs
+//! @@@ file docs/a.md
+//! pinned at {{rev:v1}} ({{short:v1}})
+//! ```
+//!
+//! Directives: `commit LABEL MESSAGE` (starts a commit; files that follow belong to it),
+//! `file PATH` / `crlf PATH` (content: the lines up to the next directive; `crlf` writes CRLF line
+//! ends), `binary PATH`, `symlink PATH TARGET`, `delete PATH`, `tag NAME` (on the last commit),
+//! `remote NAME URL`, `untracked PATH` (written to disk, never committed). `{{rev:LABEL}}` and
+//! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use git2::{Oid, Repository, Signature, Time};
+
+/// The fixed identity and clock of fixture commits.
+const AUTHOR: &str = "citegate fixtures";
+const EMAIL: &str = "fixtures@citegate.invalid";
+const EPOCH: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+/// Commit labels and the SHAs they got.
+pub type Labels = HashMap<String, Oid>;
+
+#[derive(Debug)]
+pub struct FixtureError(pub String);
+
+impl std::fmt::Display for FixtureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FixtureError {}
+
+impl From<git2::Error> for FixtureError {
+    fn from(e: git2::Error) -> Self {
+        FixtureError(e.message().to_string())
+    }
+}
+
+impl From<std::io::Error> for FixtureError {
+    fn from(e: std::io::Error) -> Self {
+        FixtureError(e.to_string())
+    }
+}
+
+enum Op {
+    Write { path: String, bytes: Vec<u8> },
+    Symlink { path: String, target: String },
+    Delete(String),
+    Untracked { path: String, bytes: Vec<u8> },
+}
+
+/// Build the repository described by `spec` in the (empty or missing) folder `dir`.
+pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
+    std::fs::create_dir_all(dir)?;
+    let repo = Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))?;
+    let mut labels = Labels::new();
+    let mut pending: Option<(String, String, Vec<Op>)> = None;
+    let mut lines = spec.lines().peekable();
+    let mut count = 0i64;
+    while let Some(line) = lines.next() {
+        let Some(directive) = line.strip_prefix("@@@ ") else {
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Err(FixtureError(format!("content outside a file: {line:?}")));
+        };
+        let mut words = directive.splitn(3, ' ');
+        let verb = words.next().unwrap_or("");
+        let arg1 = words.next().unwrap_or("").to_string();
+        let rest = words.next().unwrap_or("").to_string();
+        let mut content = || {
+            let mut text = String::new();
+            while let Some(l) = lines.peek() {
+                if l.starts_with("@@@ ") {
+                    break;
+                }
+                text.push_str(l);
+                text.push('\n');
+                lines.next();
+            }
+            text
+        };
+        match verb {
+            "commit" => {
+                if let Some((label, msg, ops)) = pending.take() {
+                    commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+                    count += 1;
+                }
+                pending = Some((arg1, rest, Vec::new()));
+            }
+            "file" | "crlf" | "untracked" | "binary" => {
+                let mut text = substitute(&content(), &labels)?;
+                if verb == "crlf" {
+                    text = text.replace('\n', "\r\n");
+                }
+                let mut bytes = text.into_bytes();
+                if verb == "binary" {
+                    bytes.extend_from_slice(&[0, 1, 2, 0xff]);
+                }
+                let op = if verb == "untracked" {
+                    Op::Untracked { path: arg1, bytes }
+                } else {
+                    Op::Write { path: arg1, bytes }
+                };
+                ops_of(&mut pending, verb)?.push(op);
+            }
+            "symlink" => ops_of(&mut pending, verb)?.push(Op::Symlink {
+                path: arg1,
+                target: rest,
+            }),
+            "delete" => ops_of(&mut pending, verb)?.push(Op::Delete(arg1)),
+            "tag" => {
+                if let Some((label, msg, ops)) = pending.take() {
+                    commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+                    count += 1;
+                }
+                let head = repo.head()?.peel_to_commit()?;
+                repo.tag_lightweight(&arg1, head.as_object(), false)?;
+                labels.insert(arg1, head.id());
+            }
+            "remote" => {
+                repo.remote(&arg1, rest.trim())?;
+            }
+            other => return Err(FixtureError(format!("unknown directive `@@@ {other}`"))),
+        }
+    }
+    if let Some((label, msg, ops)) = pending.take() {
+        commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+    }
+    Ok(labels)
+}
+
+fn ops_of<'a>(
+    pending: &'a mut Option<(String, String, Vec<Op>)>,
+    verb: &str,
+) -> Result<&'a mut Vec<Op>, FixtureError> {
+    pending
+        .as_mut()
+        .map(|(_, _, ops)| ops)
+        .ok_or_else(|| FixtureError(format!("`@@@ {verb}` before any `@@@ commit`")))
+}
+
+/// Replace `{{rev:LABEL}}` and `{{short:LABEL}}`.
+fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let key = &after[..end];
+        let (kind, label) = key.split_once(':').unwrap_or(("", key));
+        let oid = labels
+            .get(label)
+            .ok_or_else(|| FixtureError(format!("unknown label in `{{{{{key}}}}}`")))?;
+        match kind {
+            "rev" => out.push_str(&oid.to_string()),
+            "short" => out.push_str(&oid.to_string()[..8]),
+            _ => return Err(FixtureError(format!("unknown placeholder `{{{{{key}}}}}`"))),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn commit(
+    repo: &Repository,
+    dir: &Path,
+    labels: &mut Labels,
+    label: &str,
+    message: &str,
+    ops: Vec<Op>,
+    count: i64,
+) -> Result<(), FixtureError> {
+    let mut index = repo.index()?;
+    for op in ops {
+        match op {
+            Op::Write { path, bytes } => {
+                write_file(dir, &path, &bytes)?;
+                index.add_path(Path::new(&path))?;
+            }
+            Op::Untracked { path, bytes } => write_file(dir, &path, &bytes)?,
+            Op::Symlink { path, target } => {
+                let full = dir.join(&path);
+                if let Some(parent) = full.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                let _ = std::fs::remove_file(&full);
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(&target, &full)?;
+                index.add_path(Path::new(&path))?;
+            }
+            Op::Delete(path) => {
+                let _ = std::fs::remove_file(dir.join(&path));
+                index.remove_path(Path::new(&path))?;
+            }
+        }
+    }
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let time = Time::new(EPOCH + count * 3600, 0);
+    let sig = Signature::new(AUTHOR, EMAIL, &time)?;
+    let parents = match repo.head() {
+        Ok(h) => vec![h.peel_to_commit()?],
+        Err(_) => Vec::new(),
+    };
+    let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+    let msg = if message.is_empty() { label } else { message };
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parent_refs)?;
+    labels.insert(label.to_string(), oid);
+    Ok(())
+}
+
+fn write_file(dir: &Path, path: &str, bytes: &[u8]) -> Result<(), FixtureError> {
+    let full = dir.join(path);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let _ = std::fs::remove_file(&full);
+    std::fs::write(&full, bytes)?;
+    Ok(())
+}
