@@ -16,7 +16,8 @@
 //!
 //! Directives: `commit LABEL MESSAGE` (starts a commit; files that follow belong to it),
 //! `file PATH` / `crlf PATH` (content: the lines up to the next directive; `crlf` writes CRLF line
-//! ends), `binary PATH`, `symlink PATH TARGET`, `delete PATH`, `tag NAME` (on the last commit),
+//! ends), `binary PATH` (content then NUL bytes), `bad-utf8 PATH` (content then bytes that are not
+//! UTF-8), `symlink PATH TARGET`, `delete PATH`, `tag NAME` (on the last commit),
 //! `remote NAME URL`, `untracked PATH` (written to disk, never committed). `{{rev:LABEL}}` and
 //! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
 
@@ -102,14 +103,16 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
                 }
                 pending = Some((arg1, rest, Vec::new()));
             }
-            "file" | "crlf" | "untracked" | "binary" => {
+            "file" | "crlf" | "untracked" | "binary" | "bad-utf8" => {
                 let mut text = substitute(&content(), &labels)?;
                 if verb == "crlf" {
                     text = text.replace('\n', "\r\n");
                 }
                 let mut bytes = text.into_bytes();
-                if verb == "binary" {
-                    bytes.extend_from_slice(&[0, 1, 2, 0xff]);
+                match verb {
+                    "binary" => bytes.extend_from_slice(&[0, 1, 2, 0xff]),
+                    "bad-utf8" => bytes.extend_from_slice(&[0xff, 0xfe, b'\n']),
+                    _ => {}
                 }
                 let op = if verb == "untracked" {
                     Op::Untracked { path: arg1, bytes }
