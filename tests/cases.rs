@@ -1,7 +1,8 @@
 //! Data-driven CLI cases: each `tests/cases/NAME.case` describes a fixture repository (see
 //! `citegate::fixture`), the command to run in it, and every finding it must produce, as
 //! `@@@ expect RULE DOC:LINE [text in the message or help]`. The set of findings must match
-//! exactly, so each case's near misses (lines that must not be flagged) are checked too.
+//! exactly, so each case's near misses (lines that must not be flagged) are checked too, and
+//! `@@@ citations N` pins how many citations were extracted.
 
 use std::path::Path;
 
@@ -11,6 +12,8 @@ use serde_json::Value;
 struct Case {
     args: Vec<String>,
     exit: i32,
+    /// How many citations extraction must find, so that near misses cannot pass by being missed.
+    citations: Option<u64>,
     expect: Vec<(String, Option<String>)>,
     spec: String,
 }
@@ -19,6 +22,7 @@ fn parse_case(text: &str) -> Case {
     let mut case = Case {
         args: vec!["audit".into()],
         exit: 0,
+        citations: None,
         expect: Vec::new(),
         spec: String::new(),
     };
@@ -27,6 +31,8 @@ fn parse_case(text: &str) -> Case {
             case.args = args.split_whitespace().map(str::to_string).collect();
         } else if let Some(code) = line.strip_prefix("@@@ exit ") {
             case.exit = code.trim().parse().expect("exit code");
+        } else if let Some(n) = line.strip_prefix("@@@ citations ") {
+            case.citations = Some(n.trim().parse().expect("citation count"));
         } else if let Some(e) = line.strip_prefix("@@@ expect ") {
             let mut parts = e.splitn(3, ' ');
             let rule = parts.next().unwrap_or_default();
@@ -72,8 +78,17 @@ fn run_case(path: &Path) -> Result<(), String> {
         .iter()
         .map(|f| {
             (
-                format!("{} {}:{}", f["rule"].as_str().unwrap_or(""), f["doc"].as_str().unwrap_or(""), f["line"]),
-                format!("{} {}", f["message"].as_str().unwrap_or(""), f["help"].as_str().unwrap_or("")),
+                format!(
+                    "{} {}:{}",
+                    f["rule"].as_str().unwrap_or(""),
+                    f["doc"].as_str().unwrap_or(""),
+                    f["line"]
+                ),
+                format!(
+                    "{} {}",
+                    f["message"].as_str().unwrap_or(""),
+                    f["help"].as_str().unwrap_or("")
+                ),
             )
         })
         .collect();
@@ -95,6 +110,12 @@ fn run_case(path: &Path) -> Result<(), String> {
     }
     for (k, msg) in unmatched {
         problems.push(format!("unexpected: {k} «{msg}»"));
+    }
+    if let Some(n) = case.citations {
+        let found = report["summary"]["citations"].as_u64().unwrap_or(0);
+        if found != n {
+            problems.push(format!("{found} citations extracted, expected {n}"));
+        }
     }
     let code = out.status.code().unwrap_or(-1);
     if code != case.exit {
@@ -128,5 +149,10 @@ fn cases() {
             failures.push(format!("{name}:\n  {e}"));
         }
     }
-    assert!(failures.is_empty(), "{} case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

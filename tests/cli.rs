@@ -1,0 +1,261 @@
+//! CLI behaviour that the data-driven cases cannot express: exit codes of failed runs, shallow
+//! clones, docs outside the repository, determinism across thread counts, closed pipes, fixes in
+//! the JSON report, and snapshots of the rendered reports.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn example() -> (tempfile::TempDir, PathBuf) {
+    let spec = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example.fixture"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("shop");
+    citegate::fixture::build(&spec, &repo).unwrap();
+    (dir, repo)
+}
+
+fn citegate(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("citegate").unwrap();
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    cmd
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
+    })
+}
+
+#[test]
+fn outside_a_repository_the_run_fails_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = citegate(dir.path())
+        .args(["audit", "--repo", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a Git repository"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn an_unknown_rev_fails_the_run_and_a_missing_path_too() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--rev", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rev nope"));
+    let out = citegate(&repo)
+        .args(["audit", "no/such/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--format", "xml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn output_is_the_same_whatever_the_thread_count() {
+    let (_d, repo) = example();
+    let one = citegate(&repo)
+        .args(["audit", "-j", "1", "--format", "json"])
+        .output()
+        .unwrap();
+    let many = citegate(&repo)
+        .args(["audit", "-j", "4", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(1));
+    assert_eq!(one.stdout, many.stdout);
+}
+
+#[test]
+fn json_report_carries_fixes_with_their_byte_range() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "docs", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let doc = std::fs::read_to_string(repo.join("docs/wiki/cache.md")).unwrap();
+    let fixes: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["fix"].is_object())
+        .collect();
+    assert_eq!(fixes.len(), 1, "{fixes:?}");
+    let fix = &fixes[0]["fix"];
+    let (a, b) = (
+        fix["byte_start"].as_u64().unwrap() as usize,
+        fix["byte_end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(&doc[a..b], "17-18");
+    assert_eq!(fix["replacement"], "16-17");
+    assert_eq!(
+        (fix["start_line"].as_i64(), fix["end_line"].as_i64()),
+        (Some(16), Some(17))
+    );
+}
+
+#[test]
+fn other_json_is_counted_as_skipped() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    assert_eq!(report["summary"]["skipped"], 1, "package.json");
+    assert_eq!(report["summary"]["docs"], 2);
+}
+
+#[test]
+fn a_shallow_clone_says_the_pin_was_not_fetched() {
+    let spec = "@@@ commit old first\n@@@ file src/a.rs\nfn a() {}\n\
+                @@@ commit new second\n@@@ file docs/a.md\nPinned: {{rev:old}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let labels = citegate::fixture::build(spec, &full).unwrap();
+    let old = labels["old"].to_string();
+    std::fs::write(
+        full.join("docs/a.md"),
+        format!("[a](https://github.com/acme/x/blob/{old}/src/a.rs#L1)\n"),
+    )
+    .unwrap();
+    let shallow = dir.path().join("shallow");
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", full.display()))
+        .arg(&shallow)
+        .status()
+        .expect("git clone");
+    assert!(status.success());
+    std::fs::write(
+        shallow.join("docs/a.md"),
+        format!("[a](https://github.com/acme/x/blob/{old}/src/a.rs#L1)\n"),
+    )
+    .unwrap();
+    let out = citegate(&shallow)
+        .args([
+            "audit",
+            "docs",
+            "--repo-url",
+            "https://github.com/acme/x",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let f = &report["findings"][0];
+    assert_eq!(f["rule"], "invented-revision");
+    assert!(
+        f["message"].as_str().unwrap().contains("shallow clone"),
+        "{f}"
+    );
+    assert!(
+        f["help"].as_str().unwrap().contains("fetch-depth: 0"),
+        "{f}"
+    );
+
+    // The same pin in the full clone holds.
+    let out = citegate(&full)
+        .args([
+            "audit",
+            "docs",
+            "--repo-url",
+            "https://github.com/acme/x",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["findings"], Value::Array(vec![]));
+}
+
+#[test]
+fn docs_may_live_outside_the_repository() {
+    let (_d, repo) = example();
+    let wiki = tempfile::tempdir().unwrap();
+    std::fs::write(
+        wiki.path().join("Home.md"),
+        "The TTL is set in src/cache.rs:4 and src/cache.rs:99.\nLinks resolve from the root: [c](src/cache.rs#L4).\n",
+    )
+    .unwrap();
+    let out = citegate(wiki.path())
+        .args(["audit", "Home.md", "--repo"])
+        .arg(&repo)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["rule"], "invented-lines");
+    assert_eq!(findings[0]["doc"], "Home.md");
+    assert_eq!(report["summary"]["citations"], 3);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let (_d, repo) = example();
+    let bin = assert_cmd::cargo::cargo_bin("citegate");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' audit | head -c 1 >/dev/null", bin.display()))
+        .current_dir(&repo)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn quiet_prints_nothing_and_keeps_the_exit_code() {
+    let (_d, repo) = example();
+    let out = citegate(&repo).args(["audit", "-q"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+}
+
+#[test]
+fn json_report_snapshot() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--format", "json"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("example_json", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn human_report_snapshot() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--color", "never"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("example_human", String::from_utf8_lossy(&out.stdout));
+}
