@@ -16,7 +16,7 @@ use crate::finding::Finding;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{
     foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved, unsafe_path,
-    unsupported_literal, Family, RuleId, Severity,
+    unsupported_literal, RuleId, Severity,
 };
 
 /// Docs larger than this are reported, not read.
@@ -220,7 +220,7 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
 }
 
 /// How a citation's revision was decided.
-fn pin_of<'a>(d: &'a AuditedDoc, index: usize) -> Option<&'a str> {
+fn pin_of(d: &AuditedDoc, index: usize) -> Option<&str> {
     let c = d.citation(index);
     c.pin
         .as_deref()
@@ -405,11 +405,8 @@ fn check_all(
     sort_findings(&mut findings, &docs);
     for f in &findings {
         let info = f.rule.info();
-        *summary.by_rule.entry(info.id).or_default() += 1;
-        *summary
-            .by_family
-            .entry(family_name(info.family))
-            .or_default() += 1;
+        *summary.by_rule.entry(f.rule.as_str()).or_default() += 1;
+        *summary.by_family.entry(info.family.as_str()).or_default() += 1;
         *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
     }
     Report {
@@ -418,10 +415,6 @@ fn check_all(
         findings,
         summary,
     }
-}
-
-fn family_name(f: Family) -> &'static str {
-    f.as_str()
 }
 
 /// Sort by doc, line, column, rule (whatever the thread count).

@@ -26,6 +26,11 @@ enum Command {
     Audit(AuditArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
+    /// Explain a rule: what it checks, why it matters, whether it has a fix
+    Explain {
+        /// A finding ID, e.g. invented-path
+        id: String,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -81,7 +86,7 @@ fn main() -> ExitCode {
                 let info = rule.info();
                 out.push_str(&format!(
                     "{:<20} {:<12} {:<8} {}\n",
-                    info.id,
+                    rule.as_str(),
                     info.family.as_str(),
                     info.severity.as_str(),
                     info.summary
@@ -89,6 +94,30 @@ fn main() -> ExitCode {
             }
             print_out(&out, ExitCode::SUCCESS)
         }
+        Command::Explain { id } => match RuleId::from_id(&id) {
+            Some(rule) => {
+                let info = rule.info();
+                let fix = match info.fix {
+                    citegate::rules::FixSafety::Safe => {
+                        "safe (the content was found again, exactly and uniquely)"
+                    }
+                    citegate::rules::FixSafety::None => "none",
+                };
+                let text = format!(
+                    "{} ({}, {} by default)\n\n{}\n\n{}\n\nFix: {fix}\n",
+                    rule.as_str(),
+                    info.family.as_str(),
+                    info.severity.as_str(),
+                    info.description,
+                    info.why,
+                );
+                print_out(&text, ExitCode::SUCCESS)
+            }
+            None => {
+                eprintln!("citegate: error: no rule `{id}`; `citegate rules` lists them");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 

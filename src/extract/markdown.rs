@@ -117,8 +117,11 @@ impl<'a> Walker<'a> {
     }
 
     fn event(&mut self, event: Event<'_>, range: Range<usize>) {
-        if self.link.is_some() && !matches!(event, Event::End(TagEnd::Link)) {
-            let link = self.link.as_mut().expect("pending link");
+        if let Some(link) = self
+            .link
+            .as_mut()
+            .filter(|_| !matches!(event, Event::End(TagEnd::Link)))
+        {
             if let Event::Text(t) | Event::Code(t) = &event {
                 link.text.push_str(t);
             }
@@ -241,12 +244,15 @@ impl<'a> Walker<'a> {
 
     fn text(&mut self, text: &str, range: &Range<usize>) {
         enum Hit {
-            Cite(Citation),
+            Cite(Box<Citation>),
             Break,
         }
         let mut hits: Vec<(usize, Hit)> = Vec::new();
         for b in bare::find(text) {
-            hits.push((b.span.start, Hit::Cite(self.bare_citation(&b, text, range))));
+            hits.push((
+                b.span.start,
+                Hit::Cite(Box::new(self.bare_citation(&b, text, range))),
+            ));
         }
         for m in EDITOR_LINK.find_iter(text) {
             let span = self.locate(text, range, Span::new(m.start(), m.end()));
@@ -258,7 +264,7 @@ impl<'a> Walker<'a> {
                 text_at: None,
             };
             for c in link::citations(l, self.base(), self.ctx) {
-                hits.push((m.start(), Hit::Cite(c)));
+                hits.push((m.start(), Hit::Cite(Box::new(c))));
             }
         }
         for m in SENTENCE_END.find_iter(text) {
@@ -285,7 +291,7 @@ impl<'a> Walker<'a> {
         hits.sort_by_key(|(at, _)| *at);
         for (_, hit) in hits {
             match hit {
-                Hit::Cite(c) => self.push_citation(c),
+                Hit::Cite(c) => self.push_citation(*c),
                 Hit::Break => self.push_piece(Piece::SentenceBreak),
             }
         }

@@ -1,21 +1,12 @@
 //! `invented-lines`: the cited range cannot exist: start < 1, end < start, or end past the last
 //! line of the file at the revision.
 //!
-//! Why: models that never saw line numbers guess ranges; a range past the end of the file is proof
-//! of a guess. Example: `src/a.rs:120-140` in a 90-line file. Fix: none.
+//! What it checks, why, and its fix safety: `rules/invented-lines.yaml` (`citegate explain invented-lines`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::check::Subject;
 use crate::citation::LineRange;
 use crate::finding::Finding;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "invented-lines",
-    family: Family::Invented,
-    severity: Severity::Error,
-    summary: "the cited line range is impossible or past the end of the file",
-    fix: FixSafety::None,
-};
 
 /// Ranges that are impossible whatever the file holds.
 pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {

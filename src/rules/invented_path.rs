@@ -1,21 +1,10 @@
 //! `invented-path`: the cited file does not exist at the revision the citation resolves at.
 //!
-//! Why: a reader who clicks a path that never existed learns to distrust every citation; AI
-//! generators invent plausible paths (`src/utils/cache.ts`) from naming conventions.
-//! Example: `src/cache.rs:12` when the file is `src/cache/mod.rs`. Fix: none (the closest existing
-//! paths are suggested).
+//! What it checks, why, and its fix safety: `rules/invented-path.yaml` (`citegate explain invented-path`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::check::Subject;
 use crate::finding::Finding;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "invented-path",
-    family: Family::Invented,
-    severity: Severity::Error,
-    summary: "the cited file does not exist at the citation's revision",
-    fix: FixSafety::None,
-};
 
 pub fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding {
     let f = subject.finding(

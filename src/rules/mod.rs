@@ -1,6 +1,6 @@
 //! The rules: one file each, holding the check and, in its doc comment, what it does and why. The
-//! catalogue entry (family, default severity, summary, fix safety) lives in `rules/ID.yaml` at the
-//! repository root; [`RuleId::info`] is kept equal to it by a test.
+//! catalogue entry (family, default severity, summary, fix safety, explanation) lives in
+//! `rules/ID.yaml` at the repository root and is embedded at build time.
 
 pub mod foreign_citation;
 pub mod invented_lines;
@@ -17,9 +17,11 @@ pub mod unsupported_quote;
 pub mod unsupported_source;
 pub mod unused_source;
 
-use serde::Serialize;
+use std::sync::LazyLock;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -38,7 +40,7 @@ impl Severity {
 }
 
 /// What kind of failure a finding is, as users count them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
     /// The path, lines or revision never existed.
@@ -63,7 +65,7 @@ impl Family {
 }
 
 /// Whether a rule's fix may be applied without a human looking at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FixSafety {
     /// The cited content was found again, exactly and uniquely.
@@ -72,14 +74,44 @@ pub enum FixSafety {
     None,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// A rule's catalogue entry, read from `rules/ID.yaml` (embedded at build time): the single
+/// source for `citegate rules`, `citegate explain`, the README's rule table and severities.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RuleInfo {
-    pub id: &'static str,
+    pub id: String,
     pub family: Family,
     pub severity: Severity,
-    pub summary: &'static str,
+    pub summary: String,
     pub fix: FixSafety,
+    pub description: String,
+    pub why: String,
 }
+
+/// The catalogue files, in [`RuleId::ALL`] order.
+const CATALOGUE: [&str; 14] = [
+    include_str!("../../rules/invented-path.yaml"),
+    include_str!("../../rules/invented-lines.yaml"),
+    include_str!("../../rules/invented-revision.yaml"),
+    include_str!("../../rules/not-a-file.yaml"),
+    include_str!("../../rules/unsupported-quote.yaml"),
+    include_str!("../../rules/unsupported-literal.yaml"),
+    include_str!("../../rules/unsupported-source.yaml"),
+    include_str!("../../rules/unused-source.yaml"),
+    include_str!("../../rules/uncited-claim.yaml"),
+    include_str!("../../rules/not-retrieved.yaml"),
+    include_str!("../../rules/unsafe-path.yaml"),
+    include_str!("../../rules/foreign-citation.yaml"),
+    include_str!("../../rules/overbroad-span.yaml"),
+    include_str!("../../rules/malformed-doc.yaml"),
+];
+
+static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
+    CATALOGUE
+        .iter()
+        .map(|text| serde_yaml_ng::from_str(text).expect("rules/*.yaml is checked by tests"))
+        .collect()
+});
 
 /// Every finding ID. IDs are stable: reports, configs and the next features use them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -118,32 +150,65 @@ impl RuleId {
         RuleId::MalformedDoc,
     ];
 
-    pub fn info(self) -> RuleInfo {
+    /// The catalogue entry.
+    pub fn info(self) -> &'static RuleInfo {
+        let index = RuleId::ALL
+            .iter()
+            .position(|r| *r == self)
+            .expect("every rule is in ALL");
+        &INFOS[index]
+    }
+
+    /// The stable ID (`invented-path`).
+    pub fn as_str(self) -> &'static str {
         match self {
-            RuleId::InventedPath => invented_path::INFO,
-            RuleId::InventedLines => invented_lines::INFO,
-            RuleId::InventedRevision => invented_revision::INFO,
-            RuleId::NotAFile => not_a_file::INFO,
-            RuleId::UnsupportedQuote => unsupported_quote::INFO,
-            RuleId::UnsupportedLiteral => unsupported_literal::INFO,
-            RuleId::UnsupportedSource => unsupported_source::INFO,
-            RuleId::UnusedSource => unused_source::INFO,
-            RuleId::UncitedClaim => uncited_claim::INFO,
-            RuleId::NotRetrieved => not_retrieved::INFO,
-            RuleId::UnsafePath => unsafe_path::INFO,
-            RuleId::ForeignCitation => foreign_citation::INFO,
-            RuleId::OverbroadSpan => overbroad_span::INFO,
-            RuleId::MalformedDoc => malformed_doc::INFO,
+            RuleId::InventedPath => "invented-path",
+            RuleId::InventedLines => "invented-lines",
+            RuleId::InventedRevision => "invented-revision",
+            RuleId::NotAFile => "not-a-file",
+            RuleId::UnsupportedQuote => "unsupported-quote",
+            RuleId::UnsupportedLiteral => "unsupported-literal",
+            RuleId::UnsupportedSource => "unsupported-source",
+            RuleId::UnusedSource => "unused-source",
+            RuleId::UncitedClaim => "uncited-claim",
+            RuleId::NotRetrieved => "not-retrieved",
+            RuleId::UnsafePath => "unsafe-path",
+            RuleId::ForeignCitation => "foreign-citation",
+            RuleId::OverbroadSpan => "overbroad-span",
+            RuleId::MalformedDoc => "malformed-doc",
         }
     }
 
-    pub fn as_str(self) -> &'static str {
-        self.info().id
+    pub fn from_id(id: &str) -> Option<RuleId> {
+        RuleId::ALL.into_iter().find(|r| r.as_str() == id)
     }
 }
 
 impl std::fmt::Display for RuleId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_has_its_catalogue_entry() {
+        for rule in RuleId::ALL {
+            let info = rule.info();
+            assert_eq!(info.id, rule.as_str(), "rules/{}.yaml", rule.as_str());
+            assert!(!info.summary.is_empty() && !info.why.is_empty());
+            assert_eq!(RuleId::from_id(rule.as_str()), Some(rule));
+        }
+        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))
+            .unwrap()
+            .count();
+        assert_eq!(
+            files,
+            RuleId::ALL.len(),
+            "one YAML file per rule, no strays"
+        );
     }
 }

@@ -1,21 +1,12 @@
-//! `not-a-file`: the cited path is a directory, a submodule, a symbolic link, or a binary (or
-//! huge) blob, so it has no lines to cite.
+//! `not-a-file`: the cited path is a directory, a submodule, a symbolic link, or a binary (or huge)
+//! blob, so it has no lines to cite.
 //!
-//! Why: line citations only mean something in text files; a symlink's target may lie outside the
-//! repository and is never followed. Fix: none.
+//! What it checks, why, and its fix safety: `rules/not-a-file.yaml` (`citegate explain not-a-file`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::check::Subject;
 use crate::finding::Finding;
 use crate::resolve::FileAt;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "not-a-file",
-    family: Family::Invented,
-    severity: Severity::Error,
-    summary: "the cited path is a directory, submodule, symlink or binary blob",
-    fix: FixSafety::None,
-};
 
 pub fn finding(subject: &Subject<'_>, path: &str, what: &FileAt) -> Option<Finding> {
     let kind = match what {

@@ -1,22 +1,13 @@
 //! `not-retrieved`: an answer carries its retrieval payload (`retrieved`) and a cited span is not
 //! contained in any retrieved chunk (containment, not overlap).
 //!
-//! Why: the gate in seed 000: a model may only cite what it was shown; a span outside the
-//! retrieval set came from memory, which is how paths get invented. Fix: none.
+//! What it checks, why, and its fix safety: `rules/not-retrieved.yaml` (`citegate explain not-retrieved`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::check::Subject;
 use crate::citation::LineRange;
 use crate::extract::Retrieved;
 use crate::finding::Finding;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "not-retrieved",
-    family: Family::Unsupported,
-    severity: Severity::Error,
-    summary: "the cited span is not inside any chunk the answer was generated from",
-    fix: FixSafety::None,
-};
 
 pub fn check(
     subject: &Subject<'_>,

@@ -1,26 +1,11 @@
 //! `unsupported-literal` (warning): an inline-code literal in a claim (a Markdown sentence or list
 //! item, a JSON claim's text or an answer's summary) that none of the claim's cited spans supports.
 //!
-//! An expression or value (`TTL_SECONDS = 30`, `"utf-8"`, `64`) must occur as normalised text in a
-//! span. An identifier, bare or qualified, optionally called (`setMode()`,
-//! `ColorConsts.DARK_MODE_SCHEME`), is supported when its last segment occurs as an identifier in a
-//! span or names the function, method or type enclosing the span (found with tree-sitter).
-//! Citations, paths, URLs and shell commands in backticks are not checked.
-//!
-//! Why: "the cache TTL is 5 minutes (src/cache.rs:12)" when the line says `TTL_SECONDS = 30` is the
-//! failure citations exist to catch. Fix: none.
+//! What it checks, why, and its fix safety: `rules/unsupported-literal.yaml` (`citegate explain unsupported-literal`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::citation::Literal;
 use crate::finding::Finding;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "unsupported-literal",
-    family: Family::Unsupported,
-    severity: Severity::Warning,
-    summary: "a code literal in the claim is not in any span the claim cites",
-    fix: FixSafety::None,
-};
 
 pub fn finding(doc: usize, literal: &Literal, cited: &[String], identifier: bool) -> Finding {
     let spans = cited

@@ -1,23 +1,11 @@
 //! `unsupported-quote`: the quote (a fence body, a JSON `quote`) is not inside the cited span.
-//! Text is compared after whitespace normalisation only: no fuzzy matching, no case folding.
 //!
-//! Why: a quote is the most checkable claim a citation makes; one that is not in its span was
-//! paraphrased or invented. If the quote occurs exactly once elsewhere in the same file, the fix
-//! re-anchors the citation to those lines (safe: the content was found again, exactly and
-//! uniquely). If it occurs only in another file, that file is named.
+//! What it checks, why, and its fix safety: `rules/unsupported-quote.yaml` (`citegate explain unsupported-quote`).
 
-use super::{Family, FixSafety, RuleId, RuleInfo, Severity};
+use super::RuleId;
 use crate::check::Subject;
 use crate::citation::LineRange;
 use crate::finding::Finding;
-
-pub const INFO: RuleInfo = RuleInfo {
-    id: "unsupported-quote",
-    family: Family::Unsupported,
-    severity: Severity::Error,
-    summary: "the quoted code is not inside the cited span",
-    fix: FixSafety::Safe,
-};
 
 /// `found` holds the line ranges where the normalised quote occurs in the cited file.
 pub fn check(
