@@ -46,7 +46,8 @@ fn usage_block_is_the_help_text() {
         .output()
         .unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
-    let block = between(&readme(), "<!-- usage:start -->", "<!-- usage:end -->");
+    let readme = readme();
+    let block = between(&readme, "<!-- usage:start -->", "<!-- usage:end -->");
     let block = block
         .strip_prefix("```text")
         .and_then(|b| b.strip_suffix("```"))
