@@ -4,8 +4,17 @@
 /// `s` with whitespace runs collapsed to one space and both ends trimmed.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    collapse(s, &mut out, |_| {});
+    out
+}
+
+/// Push `source` onto `out` normalised, calling `on_newline` with the output length at each `\n`.
+fn collapse(source: &str, out: &mut String, mut on_newline: impl FnMut(usize)) {
     let mut pending = false;
-    for ch in s.chars() {
+    for ch in source.chars() {
+        if ch == '\n' {
+            on_newline(out.len());
+        }
         if ch.is_whitespace() {
             pending = !out.is_empty();
         } else {
@@ -16,7 +25,6 @@ pub fn normalize(s: &str) -> String {
             out.push(ch);
         }
     }
-    out
 }
 
 /// A source file's normalised text, with the normalised offset where each source line begins, so
@@ -31,21 +39,7 @@ impl NormalizedSource {
     pub fn new(source: &str) -> Self {
         let mut text = String::with_capacity(source.len());
         let mut line_starts = vec![0];
-        let mut pending = false;
-        for ch in source.chars() {
-            if ch == '\n' {
-                line_starts.push(text.len());
-            }
-            if ch.is_whitespace() {
-                pending = !text.is_empty();
-            } else {
-                if pending {
-                    text.push(' ');
-                    pending = false;
-                }
-                text.push(ch);
-            }
-        }
+        collapse(source, &mut text, |at| line_starts.push(at));
         NormalizedSource { text, line_starts }
     }
 

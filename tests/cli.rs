@@ -129,17 +129,13 @@ fn other_json_is_counted_as_skipped() {
 
 #[test]
 fn a_shallow_clone_says_the_pin_was_not_fetched() {
-    let spec = "@@@ commit old first\n@@@ file src/a.rs\nfn a() {}\n\
-                @@@ commit new second\n@@@ file docs/a.md\nPinned: {{rev:old}}\n";
+    let spec = "@@@ remote origin https://github.com/acme/x\n\
+                @@@ commit old first\n@@@ file src/a.rs\nfn a() {}\n\
+                @@@ commit new second\n@@@ file docs/a.md\n\
+                [a](https://github.com/acme/x/blob/{{rev:old}}/src/a.rs#L1)\n";
     let dir = tempfile::tempdir().unwrap();
     let full = dir.path().join("full");
-    let labels = citegate::fixture::build(spec, &full).unwrap();
-    let old = labels["old"].to_string();
-    std::fs::write(
-        full.join("docs/a.md"),
-        format!("[a](https://github.com/acme/x/blob/{old}/src/a.rs#L1)\n"),
-    )
-    .unwrap();
+    citegate::fixture::build(spec, &full).unwrap();
     let shallow = dir.path().join("shallow");
     let status = std::process::Command::new("git")
         .args(["clone", "-q", "--depth", "1"])
@@ -148,24 +144,21 @@ fn a_shallow_clone_says_the_pin_was_not_fetched() {
         .status()
         .expect("git clone");
     assert!(status.success());
-    std::fs::write(
-        shallow.join("docs/a.md"),
-        format!("[a](https://github.com/acme/x/blob/{old}/src/a.rs#L1)\n"),
-    )
-    .unwrap();
-    let out = citegate(&shallow)
-        .args([
-            "audit",
-            "docs",
-            "--repo-url",
-            "https://github.com/acme/x",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let report = json(&out);
-    let f = &report["findings"][0];
+    let audit = |repo: &Path| {
+        let out = citegate(repo)
+            .args([
+                "audit",
+                "docs",
+                "--repo-url",
+                "https://github.com/acme/x",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        json(&out)["findings"].clone()
+    };
+    let f = &audit(&shallow)[0];
     assert_eq!(f["rule"], "invented-revision");
     assert!(
         f["message"].as_str().unwrap().contains("shallow clone"),
@@ -175,20 +168,8 @@ fn a_shallow_clone_says_the_pin_was_not_fetched() {
         f["help"].as_str().unwrap().contains("fetch-depth: 0"),
         "{f}"
     );
-
-    // The same pin in the full clone holds.
-    let out = citegate(&full)
-        .args([
-            "audit",
-            "docs",
-            "--repo-url",
-            "https://github.com/acme/x",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(json(&out)["findings"], Value::Array(vec![]));
+    // The same pin in the full repository holds.
+    assert_eq!(audit(&full), Value::Array(vec![]));
 }
 
 #[test]
