@@ -99,6 +99,78 @@ impl LineStyle {
     }
 }
 
+/// How a path is written, so that a fix for a renamed file writes the new one the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathStyle {
+    /// Repo-relative as is (bare citations, fences, front matter).
+    Repo,
+    /// A Markdown link target: relative to the doc's folder (`base`), or to the root when it
+    /// starts with `/`; percent-encoded.
+    Link { base: Option<String>, rooted: bool },
+    /// Inside a forge URL: percent-encoded.
+    Url,
+    /// Inside a JSON string.
+    Json,
+}
+
+impl PathStyle {
+    /// `path` (repo-relative) written in this style.
+    pub fn render(&self, path: &str) -> String {
+        match self {
+            PathStyle::Repo => path.to_string(),
+            PathStyle::Url => encode_path(path),
+            PathStyle::Json => {
+                let quoted = serde_json::to_string(path).unwrap_or_default();
+                quoted[1..quoted.len().saturating_sub(1)].to_string()
+            }
+            PathStyle::Link { rooted: true, .. } => format!("/{}", encode_path(path)),
+            PathStyle::Link { base, rooted: false } => {
+                let base: Vec<&str> = base
+                    .as_deref()
+                    .unwrap_or("")
+                    .split('/')
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let target: Vec<&str> = path.split('/').collect();
+                let common = base
+                    .iter()
+                    .zip(&target)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+                    .min(target.len().saturating_sub(1));
+                let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
+                parts.extend(target[common..].iter().map(|s| encode_path(s)));
+                parts.join("/")
+            }
+        }
+    }
+}
+
+fn encode_path(path: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'.')
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'~')
+        .remove(b'+')
+        .remove(b'@');
+    percent_encoding::utf8_percent_encode(path, KEEP).to_string()
+}
+
+/// Where a citation's revision came from; decides what a fix may rewrite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PinSource {
+    /// Written in the citation (a permalink's revision): a fix re-pins it.
+    Citation,
+    /// The doc's front matter or the answer's `revision`: a fix for one citation cannot move it.
+    Doc,
+    /// The commit that last touched the citation's line of the doc (blame).
+    Implied,
+    /// None: the citation resolves at the target.
+    Target,
+}
+
 /// The syntax a citation was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Syntax {
@@ -159,6 +231,10 @@ pub struct Citation {
     pub lines: Option<LineRange>,
     /// Where the line numbers are written in the doc, and how, so a fix can rewrite them.
     pub lines_span: Option<(Span, LineStyle)>,
+    /// Where the path is written, and how, so a fix for a renamed file can rewrite it.
+    pub path_span: Option<(Span, PathStyle)>,
+    /// Where the citation's own pin is written (a permalink's revision).
+    pub pin_span: Option<Span>,
     pub quote: Option<Quote>,
     /// A revision written in the citation itself (a permalink's SHA, branch or tag).
     pub pin: Option<String>,
@@ -180,6 +256,8 @@ impl Citation {
             path,
             lines: None,
             lines_span: None,
+            path_span: None,
+            pin_span: None,
             quote: None,
             pin: None,
             foreign: None,
@@ -239,6 +317,22 @@ mod tests {
         assert_eq!(LineStyle::PrefixedFirst.render(r), "L3-7");
         assert_eq!(LineStyle::Bitbucket.render(r), "lines-3:7");
         assert_eq!(LineStyle::PrefixedBoth.render(LineRange::single(4)), "L4");
+    }
+
+    #[test]
+    fn paths_render_in_their_own_style() {
+        let link = PathStyle::Link {
+            base: Some("docs/guide".into()),
+            rooted: false,
+        };
+        assert_eq!(link.render("src/a b.rs"), "../../src/a%20b.rs");
+        let link = PathStyle::Link {
+            base: Some("src".into()),
+            rooted: false,
+        };
+        assert_eq!(link.render("src/x/a.rs"), "x/a.rs");
+        assert_eq!(PathStyle::Json.render("a\"b.rs"), "a\\\"b.rs");
+        assert_eq!(PathStyle::Url.render("a b/c.rs"), "a%20b/c.rs");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, Quote, Syntax};
+use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, PathStyle, Quote, Syntax};
 use crate::doc::{Doc, Span};
 use crate::rules::RuleId;
 
@@ -216,7 +216,8 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
         );
         return;
     }
-    let Some(path) = item.get_any(&["path", "file"]).and_then(Node::as_str) else {
+    let path_node = item.get_any(&["path", "file"]);
+    let Some(path) = path_node.and_then(Node::as_str) else {
         ext.problem(
             RuleId::UncitedClaim,
             item.span,
@@ -247,6 +248,10 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
         let span = Span::new(s.span.start.min(e.span.start), s.span.end.max(e.span.end));
         c.lines_span = Some((span, LineStyle::JsonFields { start_first }));
     }
+    c.path_span = path_node.map(|n| {
+        let inside = Span::new(n.span.start + 1, n.span.end.saturating_sub(1));
+        (inside, PathStyle::Json)
+    });
     if let Some(q) = item
         .get("quote")
         .filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty()))

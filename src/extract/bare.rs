@@ -19,6 +19,8 @@ pub struct BareCitation {
     /// The whole citation (path and lines) for the first of a comma list, the range alone after.
     pub span: Span,
     pub lines_span: Span,
+    /// Where the path is written; `None` for the ranges after the first of a comma list.
+    pub path_span: Option<Span>,
     pub style: LineStyle,
 }
 
@@ -142,6 +144,7 @@ pub fn find(text: &str) -> Vec<BareCitation> {
             lines,
             span: Span::new(path.start(), spec.end()),
             lines_span: Span::new(spec.start(), spec.end()),
+            path_span: Some(Span::new(path.start(), path.end())),
             style,
         });
         if let Some(more) = caps.name("more").filter(|m| !m.is_empty()) {
@@ -153,6 +156,7 @@ pub fn find(text: &str) -> Vec<BareCitation> {
                         lines,
                         span,
                         lines_span: span,
+                        path_span: None,
                         style: style_of(m.as_str()),
                     });
                 }

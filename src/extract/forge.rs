@@ -25,6 +25,9 @@ pub struct ForgeLink {
     pub lines: Option<LineRange>,
     /// Byte range of the line spec within the URL, and how it is written.
     pub lines_at: Option<(usize, usize, LineStyle)>,
+    /// Byte ranges of the revision and of the file path within the URL.
+    pub rev_at: (usize, usize),
+    pub path_at: (usize, usize),
 }
 
 /// `host/owner/repo` for a remote URL in any of git's spellings (`https://…`, `ssh://git@…`,
@@ -90,6 +93,11 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
     }
     let rev = segs.get(rev_at)?.to_string();
     let file: Vec<&str> = segs.get(rev_at + 1..)?.to_vec();
+    // Offsets in the URL: scheme, host and the segments before the revision, each with its '/'.
+    let path_base = scheme_rest.len() - after_scheme.len() + host.len() + 1;
+    let rev_start = path_base + segs[..rev_at].iter().map(|s| s.len() + 1).sum::<usize>();
+    let rev_end = rev_start + segs[rev_at].len();
+    let file_end = rev_end + 1 + file.join("/").len();
     let repo_id = format!("{host}/{}", segs[..repo_end].join("/")).to_ascii_lowercase();
     let mut link = ForgeLink {
         forge,
@@ -98,6 +106,8 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
         path: file.join("/"),
         lines: None,
         lines_at: None,
+        rev_at: (rev_start, rev_end),
+        path_at: ((rev_end + 1).min(file_end), file_end),
     };
     if let Some(at) = fragment_at {
         let frag = &url[at..];

@@ -2,7 +2,7 @@
 //! Copilot's `#L10-12`), forge permalinks, editor links (`vscode://file/…:12`), and deepwiki-open's
 //! empty targets whose link text is the citation (`[src/a.rs:10-20]()`).
 
-use crate::citation::{Citation, CitedPath, Foreign, LineStyle, Syntax};
+use crate::citation::{Citation, CitedPath, Foreign, LineStyle, PathStyle, Syntax};
 use crate::doc::Span;
 
 use super::{bare, forge, percent_decode, resolve_path, ExtractContext};
@@ -53,6 +53,10 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
                 )
                 .with_lines(Some(b.lines));
                 c.lines_span = link.text_at.map(|at| (b.lines_span.shifted(at), b.style));
+                c.path_span = link
+                    .text_at
+                    .zip(b.path_span)
+                    .map(|(at, p)| (p.shifted(at), PathStyle::Repo));
                 c
             })
             .collect();
@@ -94,6 +98,13 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
     c.lines_span = link
         .dest_at
         .map(|at| (Span::new(at + frag_at, at + dest.len()), style));
+    c.path_span = link.dest_at.map(|at| {
+        let style = PathStyle::Link {
+            base: base.map(str::to_string),
+            rooted: target.starts_with('/'),
+        };
+        (Span::new(at, at + target.len()), style)
+    });
     Some(c)
 }
 
@@ -117,8 +128,15 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
             repo_url: parsed.repo_id.clone(),
         });
     }
-    if let (Some((start, end, style)), Some(at)) = (parsed.lines_at, link.dest_at) {
-        c.lines_span = Some((Span::new(at + start, at + end), style));
+    if let Some(at) = link.dest_at {
+        if let Some((start, end, style)) = parsed.lines_at {
+            c.lines_span = Some((Span::new(at + start, at + end), style));
+        }
+        c.pin_span = Some(Span::new(at + parsed.rev_at.0, at + parsed.rev_at.1));
+        if matches!(c.path, CitedPath::Repo(_)) {
+            let (s, e) = parsed.path_at;
+            c.path_span = Some((Span::new(at + s, at + e), PathStyle::Url));
+        }
     }
     Some(c)
 }

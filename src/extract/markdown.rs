@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeWithOffset};
 use regex::Regex;
 
-use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, Quote, Syntax};
+use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, PathStyle, Quote, Syntax};
 use crate::doc::{Doc, Span};
 use crate::rules::RuleId;
 
@@ -236,8 +236,15 @@ impl<'a> Walker<'a> {
             resolve_path(&b.path, None, false),
         )
         .with_lines(Some(b.lines));
+        // Only spans found verbatim can be rewritten.
         if lines_span != to_span(range) || text.len() == range.len() {
             c.lines_span = Some((lines_span, b.style));
+            if let Some(p) = b.path_span {
+                let at = self.locate(text, range, p);
+                if at != to_span(range) || text.len() == range.len() {
+                    c.path_span = Some((at, PathStyle::Repo));
+                }
+            }
         }
         c
     }
@@ -416,6 +423,8 @@ impl<'a> Walker<'a> {
             .with_lines(Some(LineRange::new(start, end)));
             let spec = &info[..caps[1].len() + 1 + caps[2].len()];
             c.lines_span = Some((Span::new(info_at, info_at + spec.len()), LineStyle::Cursor));
+            let path_at = info_at + spec.len() + 1;
+            c.path_span = Some((Span::new(path_at, path_at + path.len()), PathStyle::Repo));
             return Some(c);
         }
         let candidates: Vec<&str> = match TITLE_INFO.captures(info) {
@@ -437,6 +446,7 @@ impl<'a> Walker<'a> {
                 )
                 .with_lines(Some(b.lines));
                 c.lines_span = Some((b.lines_span.shifted(at.start), b.style));
+                c.path_span = b.path_span.map(|p| (p.shifted(at.start), PathStyle::Repo));
                 return Some(c);
             }
             // A lone first token is the language; a path needs a `/` or to follow the language.
