@@ -7,13 +7,15 @@ use std::path::PathBuf;
 use git2::Oid;
 use rayon::prelude::*;
 
-use crate::check::{self, AuditedDoc, CiteRef, GroupResult, Subject};
-use crate::citation::CitedPath;
+use crate::check::stale::{self, StaleItem};
+use crate::check::{self, AuditedDoc, CiteOutcome, CiteRef, Subject};
+use crate::citation::{CitedPath, PinSource};
 use crate::discover::{self, DocFile};
 use crate::doc::{Doc, Span};
+use crate::extract::literal::LiteralKind;
 use crate::extract::{self, ExtractContext, Extracted};
 use crate::finding::Finding;
-use crate::resolve::{CodeRepo, RevError};
+use crate::resolve::{blame, CodeRepo, RevError};
 use crate::rules::{
     foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved, unsafe_path,
     unsupported_literal, RuleId, Severity,
@@ -29,8 +31,11 @@ pub struct AuditOptions {
     pub paths: Vec<PathBuf>,
     /// The code repository; `None`: the one holding the current folder.
     pub repo: Option<PathBuf>,
-    /// Where unpinned citations resolve.
-    pub rev: String,
+    /// What docs are checked against, and where unpinned citations resolve.
+    pub target: String,
+    /// Compare citations that held at an older revision with the target, and find the implied pin
+    /// of unpinned citations that fail (blame).
+    pub history: bool,
     /// The audited repository's URL, when its remotes do not name it.
     pub repo_url: Option<String>,
     /// Worker threads; `None`: one per core.
@@ -44,7 +49,8 @@ impl Default for AuditOptions {
         AuditOptions {
             paths: vec![PathBuf::from(".")],
             repo: None,
-            rev: "HEAD".to_string(),
+            target: "HEAD".to_string(),
+            history: true,
             repo_url: None,
             jobs: None,
             max_span_lines: 200,
@@ -67,7 +73,7 @@ impl std::fmt::Display for AuditError {
             AuditError::Repo { path, error } => {
                 write!(f, "{}: not a Git repository: {error}", path.display())
             }
-            AuditError::Rev { rev, message } => write!(f, "--rev {rev}: {message}"),
+            AuditError::Rev { rev, message } => write!(f, "--target {rev}: {message}"),
             AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
             AuditError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
         }
@@ -97,7 +103,7 @@ impl Summary {
 /// The outcome of an audit: every doc, every finding (sorted), and the counts.
 #[derive(Debug)]
 pub struct Report {
-    /// Full SHA of `--rev`.
+    /// Full SHA of the target.
     pub revision: String,
     pub docs: Vec<AuditedDoc>,
     pub findings: Vec<Finding>,
@@ -122,10 +128,11 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             path: repo_start.clone(),
             error: e.message().to_string(),
         })?;
-        repo.resolve(&git, &opts.rev).map_err(|e| AuditError::Rev {
-            rev: opts.rev.clone(),
-            message: e.describe(&opts.rev).0,
-        })?
+        repo.resolve(&git, &opts.target)
+            .map_err(|e| AuditError::Rev {
+                rev: opts.target.clone(),
+                message: e.describe(&opts.target).0,
+            })?
     };
 
     let files = discover::discover(&opts.paths).map_err(|e| AuditError::Path {
@@ -219,19 +226,55 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
     AuditedDoc::new(doc, extracted)
 }
 
-/// How a citation's revision was decided.
-fn pin_of(d: &AuditedDoc, index: usize) -> Option<&str> {
+/// A citation's own or doc-level pin, and where it came from.
+fn pin_of(d: &AuditedDoc, index: usize) -> (Option<&str>, PinSource) {
     let c = d.citation(index);
-    c.pin
-        .as_deref()
-        .or_else(|| c.answer.and_then(|a| d.extracted.answers[a].pin.as_deref()))
-        .or(d.extracted.doc_pin.as_deref())
+    if let Some(p) = c.pin.as_deref() {
+        return (Some(p), PinSource::Citation);
+    }
+    let doc_pin = c
+        .answer
+        .and_then(|a| d.extracted.answers[a].pin.as_deref())
+        .or(d.extracted.doc_pin.as_deref());
+    match doc_pin {
+        Some(p) => (Some(p), PinSource::Doc),
+        None => (None, PinSource::Target),
+    }
+}
+
+/// Citations to check, grouped by the blob they cite.
+type Groups = BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>>;
+
+/// Check every group in parallel, one libgit2 handle per worker.
+fn check_groups(
+    repo: &CodeRepo,
+    groups: Groups,
+    docs: &[AuditedDoc],
+    max_span_lines: usize,
+) -> Vec<(Oid, CiteOutcome)> {
+    let groups: Vec<_> = groups.into_iter().collect();
+    groups
+        .par_iter()
+        .map_init(
+            || repo.open().ok(),
+            |git, ((commit, path), cites)| match git {
+                Some(git) => {
+                    check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
+                        .into_iter()
+                        .map(|o| (*commit, o))
+                        .collect()
+                }
+                None => Vec::new(),
+            },
+        )
+        .flatten()
+        .collect()
 }
 
 fn check_all(
     repo: &CodeRepo,
     git: &git2::Repository,
-    default_rev: Oid,
+    target: Oid,
     docs: Vec<AuditedDoc>,
     opts: &AuditOptions,
 ) -> Report {
@@ -252,14 +295,14 @@ fn check_all(
         }
     }
 
-    // Resolve each distinct pin once.
+    // 1. Each citation at its pin (or the target), each distinct pin resolved once.
     let mut revs: HashMap<String, Result<Oid, RevError>> = HashMap::new();
-    let mut groups: BTreeMap<(Oid, String), Vec<CiteRef>> = BTreeMap::new();
+    let mut groups = Groups::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.iter().enumerate() {
-            let pin = pin_of(d, ci);
+            let (pin, source) = pin_of(d, ci);
             let commit = match pin {
-                None => Ok(default_rev),
+                None => Ok(target),
                 Some(p) => revs
                     .entry(p.to_string())
                     .or_insert_with(|| repo.resolve(git, p))
@@ -270,6 +313,7 @@ fn check_all(
                 doc_text: &d.doc.text,
                 citation: c,
                 revision: commit.as_ref().ok().copied(),
+                pin: source,
             };
             if let Some(foreign) = &c.foreign {
                 findings.push(foreign_citation::finding(&subject, &foreign.repo_url));
@@ -308,45 +352,105 @@ fn check_all(
             groups
                 .entry((commit, path.clone()))
                 .or_default()
-                .push(CiteRef { doc: di, index: ci });
+                .push((CiteRef { doc: di, index: ci }, source));
+        }
+    }
+    let mut outcomes: Vec<(Oid, PinSource, CiteOutcome)> = Vec::new();
+    let sources: HashMap<CiteRef, PinSource> = groups.values().flatten().copied().collect();
+    for (commit, o) in check_groups(repo, groups, &docs, opts.max_span_lines) {
+        outcomes.push((commit, sources[&o.cite], o));
+    }
+
+    // 2. Unpinned citations that fail at the target: did they hold when their line was written?
+    if opts.history {
+        let failing: Vec<CiteRef> = outcomes
+            .iter()
+            .filter(|(_, source, o)| *source == PinSource::Target && o.held.is_none())
+            .map(|(_, _, o)| o.cite)
+            .collect();
+        let implied = if failing.is_empty() {
+            HashMap::new()
+        } else {
+            blame::implied_pins(git, target, &docs, &failing)
+        };
+        let mut again = Groups::new();
+        for (cite, pin) in &implied {
+            if *pin != target {
+                if let Some(path) = docs[cite.doc].citation(cite.index).repo_path() {
+                    again
+                        .entry((*pin, path.to_string()))
+                        .or_default()
+                        .push((*cite, PinSource::Implied));
+                }
+            }
+        }
+        let held_then: HashMap<CiteRef, (Oid, CiteOutcome)> =
+            check_groups(repo, again, &docs, opts.max_span_lines)
+                .into_iter()
+                .filter(|(_, o)| o.held.is_some())
+                .map(|(commit, o)| (o.cite, (commit, o)))
+                .collect();
+        for entry in &mut outcomes {
+            if let Some((commit, then)) = held_then.get(&entry.2.cite) {
+                // It held when written: its verdict is the comparison with the target.
+                entry.0 = *commit;
+                entry.1 = PinSource::Implied;
+                entry.2.findings.clear();
+                entry.2.held = then.held.clone();
+                entry.2.lost_quote = None;
+            }
         }
     }
 
-    // Read each blob once; one libgit2 handle per worker.
-    let groups: Vec<((Oid, String), Vec<CiteRef>)> = groups.into_iter().collect();
-    let results: Vec<((Oid, String), GroupResult)> = groups
+    // 3. Collect, and compare what held at an older revision with the target.
+    let mut support: HashMap<CiteRef, Vec<bool>> = HashMap::new();
+    let mut lost: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
+    let mut stale_groups: BTreeMap<String, Vec<StaleItem>> = BTreeMap::new();
+    for (commit, source, o) in outcomes {
+        let quote_finding = o
+            .findings
+            .iter()
+            .position(|f| f.rule == RuleId::UnsupportedQuote);
+        if let (Some(q), Some(at)) = (o.lost_quote, quote_finding) {
+            lost.entry(commit)
+                .or_default()
+                .push((findings.len() + at, q));
+        }
+        findings.extend(o.findings);
+        if let Some(s) = o.support {
+            support.insert(o.cite, s);
+        }
+        if let Some(held) = o.held {
+            if commit != target {
+                let path = docs[o.cite.doc]
+                    .citation(o.cite.index)
+                    .repo_path()
+                    .unwrap_or("")
+                    .to_string();
+                stale_groups.entry(path).or_default().push(StaleItem {
+                    cite: o.cite,
+                    pin: source,
+                    from: commit,
+                    held,
+                });
+            }
+        }
+    }
+    let stale_groups: Vec<(String, Vec<StaleItem>)> = stale_groups.into_iter().collect();
+    let stale: Vec<Finding> = stale_groups
         .par_iter()
         .map_init(
             || repo.open().ok(),
-            |git, ((commit, path), cites)| {
-                let result = match git {
-                    Some(git) => check::check_group(
-                        repo,
-                        git,
-                        *commit,
-                        path,
-                        cites,
-                        &docs,
-                        opts.max_span_lines,
-                    ),
-                    None => GroupResult::default(),
-                };
-                ((*commit, path.clone()), result)
+            |git, (path, items)| match git {
+                Some(git) => stale::check_group(repo, git, target, path, items, &docs),
+                None => Vec::new(),
             },
         )
+        .flatten()
         .collect();
+    findings.extend(stale);
 
     // Quotes found nowhere in their file: name another file that holds them.
-    let mut support: HashMap<CiteRef, Vec<bool>> = HashMap::new();
-    let mut lost: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
-    for ((commit, _), result) in results {
-        let base = findings.len();
-        for (i, q) in result.lost_quotes {
-            lost.entry(commit).or_default().push((base + i, q));
-        }
-        findings.extend(result.findings);
-        support.extend(result.support);
-    }
     let doc_paths: std::collections::HashSet<&str> = docs
         .iter()
         .filter(|d| d.doc.repo_dir.is_some())
@@ -388,10 +492,7 @@ fn check_all(
                 if supports.iter().any(|s| s.get(li).copied().unwrap_or(false)) {
                     continue;
                 }
-                let identifier = matches!(
-                    kind,
-                    crate::extract::literal::LiteralKind::Identifier { .. }
-                );
+                let identifier = matches!(kind, LiteralKind::Identifier { .. });
                 findings.push(unsupported_literal::finding(
                     di,
                     &claim.literals[li],
@@ -410,7 +511,7 @@ fn check_all(
         *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
     }
     Report {
-        revision: default_rev.to_string(),
+        revision: target.to_string(),
         docs,
         findings,
         summary,

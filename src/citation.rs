@@ -124,7 +124,10 @@ impl PathStyle {
                 quoted[1..quoted.len().saturating_sub(1)].to_string()
             }
             PathStyle::Link { rooted: true, .. } => format!("/{}", encode_path(path)),
-            PathStyle::Link { base, rooted: false } => {
+            PathStyle::Link {
+                base,
+                rooted: false,
+            } => {
                 let base: Vec<&str> = base
                     .as_deref()
                     .unwrap_or("")

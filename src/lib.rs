@@ -13,6 +13,7 @@ pub mod discover;
 pub mod doc;
 pub mod extract;
 pub mod finding;
+pub mod fix;
 pub mod fixture;
 pub mod normalize;
 pub mod report;

@@ -40,9 +40,17 @@ struct AuditArgs {
     /// The code repository [default: the Git repository holding the current folder]
     #[arg(long, value_name = "DIR")]
     repo: Option<PathBuf>,
-    /// Where unpinned citations resolve
-    #[arg(long, value_name = "REV", default_value = "HEAD")]
-    rev: String,
+    /// What the docs are checked against; unpinned citations resolve here
+    #[arg(
+        long,
+        visible_alias = "rev",
+        value_name = "REV",
+        default_value = "HEAD"
+    )]
+    target: String,
+    /// Check each citation at its revision only: no stale verdicts, no blame
+    #[arg(long)]
+    no_history: bool,
     /// The audited repository's URL, when its remotes do not name it (for permalinks)
     #[arg(long, value_name = "URL")]
     repo_url: Option<String>,
@@ -129,7 +137,8 @@ fn audit_command(args: AuditArgs) -> ExitCode {
             args.paths
         },
         repo: args.repo,
-        rev: args.rev,
+        target: args.target,
+        history: !args.no_history,
         repo_url: args.repo_url,
         jobs: args.jobs,
         max_span_lines: args.max_span_lines,

@@ -52,7 +52,7 @@ fn an_unknown_rev_fails_the_run_and_a_missing_path_too() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--rev nope"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--target nope"));
     let out = citegate(&repo)
         .args(["audit", "no/such/dir"])
         .output()

@@ -2,6 +2,7 @@
 //! `(commit, path)` so that each blob is read once, all its quotes are searched with one
 //! aho-corasick automaton over its normalised text, and it is parsed by tree-sitter at most once.
 
+pub mod stale;
 pub mod symbols;
 
 use std::collections::HashMap;
@@ -9,11 +10,12 @@ use std::collections::HashMap;
 use aho_corasick::AhoCorasick;
 use git2::{Oid, Repository};
 
-use crate::citation::{Citation, LineRange};
+use crate::citation::{Citation, LineRange, PinSource};
 use crate::doc::Doc;
 use crate::extract::literal::{self, LiteralKind};
 use crate::extract::Extracted;
-use crate::finding::{Finding, Fix};
+use crate::finding::Finding;
+use crate::fix::{self, Relocation};
 use crate::normalize::{self, normalize, NormalizedSource};
 use crate::resolve::repo::suggest;
 use crate::resolve::{CodeRepo, FileAt};
@@ -72,6 +74,7 @@ pub struct Subject<'a> {
     pub doc_text: &'a str,
     pub citation: &'a Citation,
     pub revision: Option<Oid>,
+    pub pin: PinSource,
 }
 
 impl Subject<'_> {
@@ -91,83 +94,121 @@ impl Subject<'_> {
 
     pub fn short_rev(&self) -> String {
         match self.revision {
-            Some(r) => r.to_string()[..8].to_string(),
+            Some(r) => short(r),
             None => "the revision".to_string(),
         }
     }
 
-    /// Attach a fix that re-cites `range`, written in the citation's own syntax.
-    pub fn with_fix(&self, mut f: Finding, range: LineRange) -> Finding {
-        if let (Some((span, style)), Some(path)) =
-            (self.citation.lines_span, self.citation.repo_path())
-        {
-            if let Some(written) = self.doc_text.get(span.start..span.end) {
-                f.fix = Some(Fix {
-                    path: path.to_string(),
-                    start_line: range.start,
-                    end_line: range.end,
-                    replacement: style.rewrite(written, range),
-                    byte_start: span.start,
-                    byte_end: span.end,
-                });
-            }
-        }
+    /// Attach the fix that makes the citation cite `to`, when its syntax can say it safely.
+    pub fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
+        f.fix = fix::build(self.doc_text, self.citation, self.pin, &to);
         f
     }
 }
 
-/// What checking one `(commit, path)` group produced.
-#[derive(Debug, Default)]
-pub struct GroupResult {
+/// The first 8 hex digits of a commit ID.
+pub fn short(oid: Oid) -> String {
+    oid.to_string()[..8].to_string()
+}
+
+/// What the cited content was where the citation held, for the comparison with the target.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The normalised quote, or the normalised cited lines; `None` for whole-file citations.
+    pub content: Option<String>,
+    /// Where `content` was (the quote's lines, or the cited range).
+    pub anchor: Option<LineRange>,
+    /// The cited lines as written at the revision, for the diff shown when they changed.
+    pub lines_text: Option<String>,
+}
+
+/// The verdict on one citation at one revision.
+#[derive(Debug)]
+pub struct CiteOutcome {
+    pub cite: CiteRef,
     pub findings: Vec<Finding>,
-    /// For citations that resolved to text: which of their claim's literals each supports.
-    pub support: Vec<(CiteRef, Vec<bool>)>,
-    /// Quotes found nowhere in their file: (index into `findings`, normalised quote), for the
-    /// search of other files.
-    pub lost_quotes: Vec<(usize, String)>,
+    /// Which of the claim's literals the span supports (set when the blob is text).
+    pub support: Option<Vec<bool>>,
+    /// Set when the citation holds at this revision.
+    pub held: Option<Held>,
+    /// The normalised quote, when it occurs nowhere in the file (to search other files).
+    pub lost_quote: Option<String>,
+}
+
+/// Line ranges of every occurrence of each pattern in the normalised text, in one pass.
+pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
+    let mut found = vec![Vec::new(); patterns.len()];
+    if patterns.is_empty() {
+        return found;
+    }
+    if let Ok(ac) = AhoCorasick::new(patterns) {
+        for m in ac.find_overlapping_iter(&norm.text) {
+            let (s, e) = norm.lines_of(m.start(), m.end());
+            found[m.pattern().as_usize()].push(LineRange::new(s as i64, e as i64));
+        }
+    }
+    found
 }
 
 /// Check every citation of one blob.
+#[allow(clippy::too_many_arguments)]
 pub fn check_group(
     repo: &CodeRepo,
     git: &Repository,
     commit: Oid,
     path: &str,
-    cites: &[CiteRef],
+    cites: &[(CiteRef, PinSource)],
     docs: &[AuditedDoc],
     max_span_lines: usize,
-) -> GroupResult {
-    let mut out = GroupResult::default();
-    let subject = |c: &CiteRef| Subject {
+) -> Vec<CiteOutcome> {
+    let subject = |(c, pin): &(CiteRef, PinSource)| Subject {
         doc: c.doc,
         doc_text: &docs[c.doc].doc.text,
         citation: docs[c.doc].citation(c.index),
         revision: Some(commit),
+        pin: *pin,
+    };
+    let outcome = |cite: CiteRef, findings: Vec<Finding>| CiteOutcome {
+        cite,
+        findings,
+        support: None,
+        held: None,
+        lost_quote: None,
     };
     let file = repo.file_at(git, commit, path).unwrap_or(FileAt::Missing);
     let text = match &file {
         FileAt::Text(t) => t.clone(),
         FileAt::Missing => {
             let suggestions = suggest(path, &repo.paths_at(git, commit));
-            for c in cites {
-                out.findings
-                    .push(invented_path::finding(&subject(c), path, &suggestions));
-            }
-            return out;
+            return cites
+                .iter()
+                .map(|c| {
+                    outcome(
+                        c.0,
+                        vec![invented_path::finding(&subject(c), path, &suggestions)],
+                    )
+                })
+                .collect();
         }
         other => {
-            for c in cites {
-                out.findings
-                    .extend(not_a_file::finding(&subject(c), path, other));
-            }
-            return out;
+            return cites
+                .iter()
+                .map(|c| {
+                    outcome(
+                        c.0,
+                        not_a_file::finding(&subject(c), path, other)
+                            .into_iter()
+                            .collect(),
+                    )
+                })
+                .collect();
         }
     };
     let line_count = normalize::line_count(&text);
 
     // Every quote of this blob, searched at once.
     let mut quote_ids: HashMap<String, usize> = HashMap::new();
-    for c in cites {
+    for (c, _) in cites {
         if let Some(q) = &docs[c.doc].citation(c.index).quote {
             let n = normalize(&q.text);
             if !n.is_empty() {
@@ -177,89 +218,112 @@ pub fn check_group(
         }
     }
     let needs_normalized = !quote_ids.is_empty()
-        || cites.iter().any(|c| {
+        || cites.iter().any(|(c, _)| {
             claim_kinds(docs, *c)
                 .iter()
                 .any(|k| matches!(k, Some(LiteralKind::Expression { .. })))
         });
     let normalized = needs_normalized.then(|| NormalizedSource::new(&text));
-    let mut found: Vec<Vec<LineRange>> = vec![Vec::new(); quote_ids.len()];
-    if let (Some(norm), false) = (&normalized, quote_ids.is_empty()) {
-        let mut patterns = vec![""; quote_ids.len()];
-        for (q, &i) in &quote_ids {
-            patterns[i] = q.as_str();
-        }
-        if let Ok(ac) = AhoCorasick::new(&patterns) {
-            for m in ac.find_overlapping_iter(&norm.text) {
-                let (s, e) = norm.lines_of(m.start(), m.end());
-                found[m.pattern().as_usize()].push(LineRange::new(s as i64, e as i64));
+    let found = match &normalized {
+        Some(norm) => {
+            let mut patterns = vec![""; quote_ids.len()];
+            for (q, &i) in &quote_ids {
+                patterns[i] = q.as_str();
             }
+            find_all(norm, &patterns)
         }
-    }
+        None => Vec::new(),
+    };
     let mut parsed: Option<Option<Symbols>> = None;
 
-    for c in cites {
-        let s = subject(c);
+    let mut out = Vec::with_capacity(cites.len());
+    for item in cites {
+        let c = item.0;
+        let s = subject(item);
         let citation = s.citation;
+        let mut result = outcome(c, Vec::new());
         if let Some(range) = citation.lines {
             if let Some(f) = invented_lines::check_extent(&s, range, line_count) {
-                out.findings.push(f);
+                result.findings.push(f);
+                out.push(result);
                 continue;
             }
-            out.findings
+            result
+                .findings
                 .extend(overbroad_span::check(&s, range, max_span_lines));
         }
         let (start, end) = match citation.lines {
             Some(r) => (r.start as usize, r.end as usize),
             None => (1, line_count.max(1)),
         };
-        let evidence = || {
-            let shown_end = end.min(start + EVIDENCE_LINES - 1);
-            let mut e = normalize::slice_lines(&text, start, shown_end).to_string();
-            if shown_end < end {
-                e.push_str("\n…");
-            }
-            e
+        let span_text = normalize::slice_lines(&text, start, end);
+        let mut held = Held {
+            content: citation
+                .lines
+                .map(|_| normalize(span_text))
+                .filter(|c| !c.is_empty()),
+            anchor: citation.lines,
+            lines_text: citation.lines.map(|_| span_text.to_string()),
         };
+        let mut holds = true;
         if let Some(q) = &citation.quote {
             let n = normalize(&q.text);
             if let Some(&id) = quote_ids.get(&n) {
-                if let Some(mut f) = unsupported_quote::check(&s, citation.lines, &found[id]) {
-                    f.evidence = Some(evidence());
-                    if found[id].is_empty() {
-                        out.lost_quotes.push((out.findings.len(), n));
+                match unsupported_quote::check(&s, citation.lines, &found[id]) {
+                    Some(mut f) => {
+                        holds = false;
+                        f.evidence = Some(evidence(&text, start, end));
+                        if found[id].is_empty() {
+                            result.lost_quote = Some(n);
+                        }
+                        result.findings.push(f);
                     }
-                    out.findings.push(f);
+                    None => {
+                        let inside = citation.lines.unwrap_or(LineRange::new(1, i64::MAX));
+                        held.anchor = found[id].iter().find(|f| inside.contains(f)).copied();
+                        held.content = Some(n);
+                    }
                 }
             }
         }
-        let kinds = claim_kinds(docs, *c);
-        if kinds.is_empty() {
-            continue;
+        if holds {
+            result.held = Some(held);
         }
-        let span_text = normalize::slice_lines(&text, start, end);
-        let span_norm = normalize(span_text);
-        let mut support = Vec::with_capacity(kinds.len());
-        for kind in kinds {
-            let ok = match kind {
-                None => true,
-                Some(LiteralKind::Expression { normalized }) => {
-                    literal::occurs_as_text(&span_norm, normalized)
-                }
-                Some(LiteralKind::Identifier { name }) => {
-                    literal::identifiers(span_text).any(|i| i == name) || {
-                        let symbols = parsed.get_or_insert_with(|| Symbols::parse(path, &text));
-                        symbols.as_ref().is_some_and(|sym| {
-                            sym.enclosing(&text, start).iter().any(|n| n == name)
-                        })
+        let kinds = claim_kinds(docs, c);
+        if !kinds.is_empty() {
+            let span_norm = normalize(span_text);
+            let support = kinds
+                .iter()
+                .map(|kind| match kind {
+                    None => true,
+                    Some(LiteralKind::Expression { normalized }) => {
+                        literal::occurs_as_text(&span_norm, normalized)
                     }
-                }
-            };
-            support.push(ok);
+                    Some(LiteralKind::Identifier { name }) => {
+                        literal::identifiers(span_text).any(|i| i == name) || {
+                            let symbols = parsed.get_or_insert_with(|| Symbols::parse(path, &text));
+                            symbols.as_ref().is_some_and(|sym| {
+                                sym.enclosing(&text, start).iter().any(|n| n == name)
+                            })
+                        }
+                    }
+                })
+                .collect();
+            result.support = Some(support);
         }
-        out.support.push((*c, support));
+        out.push(result);
     }
     out
+}
+
+/// The cited lines, at most [`EVIDENCE_LINES`] of them.
+pub fn evidence(text: &str, start: usize, end: usize) -> String {
+    let shown_end = end.min(start + EVIDENCE_LINES - 1);
+    let mut e = normalize::slice_lines(text, start, shown_end).to_string();
+    if shown_end < end {
+        e.push_str("\n…");
+    }
+    e
 }
 
 fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> &[Option<LiteralKind>] {
@@ -284,26 +348,17 @@ pub fn find_quotes_elsewhere(
     let Ok(ac) = AhoCorasick::new(quotes) else {
         return found;
     };
-    let Ok(tree) = git.find_commit(commit).and_then(|c| c.tree()) else {
-        return found;
-    };
     for path in repo.paths_at(git, commit).iter() {
         if skip.contains(path.as_str()) {
             continue;
         }
-        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+        let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
             continue;
         };
-        let Ok(blob) = git.find_blob(entry.id()) else {
-            continue;
-        };
-        if blob.size() > 1 << 20 || blob.is_binary() {
+        if text.len() > 1 << 20 {
             continue;
         }
-        let Ok(text) = std::str::from_utf8(blob.content()) else {
-            continue;
-        };
-        let norm = normalize(text);
+        let norm = normalize(&text);
         for m in ac.find_overlapping_iter(&norm) {
             let slot = &mut found[m.pattern().as_usize()];
             if slot.is_none() {

@@ -11,6 +11,9 @@ use git2::{ObjectType, Oid, Repository};
 /// Blobs larger than this are not read as source text.
 pub const MAX_BLOB_BYTES: usize = 32 << 20;
 
+/// Old path → new path of the files renamed between two commits.
+pub type Renames = Arc<HashMap<String, String>>;
+
 /// The repository under audit.
 #[derive(Debug)]
 pub struct CodeRepo {
@@ -22,6 +25,7 @@ pub struct CodeRepo {
     /// `host/owner/repo` of each remote, for telling foreign permalinks apart.
     pub ids: Vec<String>,
     paths: Mutex<HashMap<Oid, Arc<Vec<String>>>>,
+    renames: Mutex<HashMap<(Oid, Oid), Renames>>,
 }
 
 /// Why a revision did not resolve.
@@ -85,6 +89,7 @@ impl CodeRepo {
             shallow: repo.is_shallow(),
             ids,
             paths: Mutex::new(HashMap::new()),
+            renames: Mutex::new(HashMap::new()),
         })
     }
 
@@ -165,6 +170,48 @@ impl CodeRepo {
             .lock()
             .expect("paths lock")
             .insert(commit, out.clone());
+        out
+    }
+
+    /// Files renamed between two commits (old path → new path), by git's rename detection;
+    /// computed once per pair of commits, only when a cited file is gone at the target.
+    pub fn renames(&self, repo: &Repository, from: Oid, to: Oid) -> Renames {
+        if let Some(r) = self.renames.lock().expect("renames lock").get(&(from, to)) {
+            return r.clone();
+        }
+        let mut out = HashMap::new();
+        let trees = repo
+            .find_commit(from)
+            .and_then(|c| c.tree())
+            .and_then(|a| Ok((a, repo.find_commit(to)?.tree()?)));
+        if let Ok((a, b)) = trees {
+            if let Ok(mut diff) = repo.diff_tree_to_tree(Some(&a), Some(&b), None) {
+                let mut opts = git2::DiffFindOptions::new();
+                opts.renames(true);
+                if diff.find_similar(Some(&mut opts)).is_ok() {
+                    for delta in diff.deltas() {
+                        if delta.status() == git2::Delta::Renamed {
+                            let old = delta
+                                .old_file()
+                                .path()
+                                .map(|p| p.to_string_lossy().into_owned());
+                            let new = delta
+                                .new_file()
+                                .path()
+                                .map(|p| p.to_string_lossy().into_owned());
+                            if let (Some(old), Some(new)) = (old, new) {
+                                out.insert(old, new);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let out = Arc::new(out);
+        self.renames
+            .lock()
+            .expect("renames lock")
+            .insert((from, to), out.clone());
         out
     }
 

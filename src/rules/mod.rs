@@ -10,6 +10,11 @@ pub mod malformed_doc;
 pub mod not_a_file;
 pub mod not_retrieved;
 pub mod overbroad_span;
+pub mod stale_ambiguous;
+pub mod stale_changed;
+pub mod stale_deleted;
+pub mod stale_moved;
+pub mod stale_renamed;
 pub mod uncited_claim;
 pub mod unsafe_path;
 pub mod unsupported_literal;
@@ -47,6 +52,8 @@ pub enum Family {
     Invented,
     /// The citation exists but does not support what is said with it.
     Unsupported,
+    /// The citation held when it was written and no longer holds at the target.
+    Stale,
     /// Citations that are risky or out of scope, not wrong.
     Hygiene,
     /// The doc or the citation could not be read safely.
@@ -58,6 +65,7 @@ impl Family {
         match self {
             Family::Invented => "invented",
             Family::Unsupported => "unsupported",
+            Family::Stale => "stale",
             Family::Hygiene => "hygiene",
             Family::Input => "input",
         }
@@ -89,7 +97,7 @@ pub struct RuleInfo {
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 14] = [
+const CATALOGUE: [&str; 19] = [
     include_str!("../../rules/invented-path.yaml"),
     include_str!("../../rules/invented-lines.yaml"),
     include_str!("../../rules/invented-revision.yaml"),
@@ -104,6 +112,11 @@ const CATALOGUE: [&str; 14] = [
     include_str!("../../rules/foreign-citation.yaml"),
     include_str!("../../rules/overbroad-span.yaml"),
     include_str!("../../rules/malformed-doc.yaml"),
+    include_str!("../../rules/stale-moved.yaml"),
+    include_str!("../../rules/stale-renamed.yaml"),
+    include_str!("../../rules/stale-changed.yaml"),
+    include_str!("../../rules/stale-deleted.yaml"),
+    include_str!("../../rules/stale-ambiguous.yaml"),
 ];
 
 static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
@@ -130,10 +143,15 @@ pub enum RuleId {
     ForeignCitation,
     OverbroadSpan,
     MalformedDoc,
+    StaleMoved,
+    StaleRenamed,
+    StaleChanged,
+    StaleDeleted,
+    StaleAmbiguous,
 }
 
 impl RuleId {
-    pub const ALL: [RuleId; 14] = [
+    pub const ALL: [RuleId; 19] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
         RuleId::InventedRevision,
@@ -148,6 +166,11 @@ impl RuleId {
         RuleId::ForeignCitation,
         RuleId::OverbroadSpan,
         RuleId::MalformedDoc,
+        RuleId::StaleMoved,
+        RuleId::StaleRenamed,
+        RuleId::StaleChanged,
+        RuleId::StaleDeleted,
+        RuleId::StaleAmbiguous,
     ];
 
     /// The catalogue entry.
@@ -176,6 +199,11 @@ impl RuleId {
             RuleId::ForeignCitation => "foreign-citation",
             RuleId::OverbroadSpan => "overbroad-span",
             RuleId::MalformedDoc => "malformed-doc",
+            RuleId::StaleMoved => "stale-moved",
+            RuleId::StaleRenamed => "stale-renamed",
+            RuleId::StaleChanged => "stale-changed",
+            RuleId::StaleDeleted => "stale-deleted",
+            RuleId::StaleAmbiguous => "stale-ambiguous",
         }
     }
 

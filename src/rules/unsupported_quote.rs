@@ -6,6 +6,7 @@ use super::RuleId;
 use crate::check::Subject;
 use crate::citation::LineRange;
 use crate::finding::Finding;
+use crate::fix::Relocation;
 
 /// `found` holds the line ranges where the normalised quote occurs in the cited file.
 pub fn check(
@@ -38,7 +39,11 @@ pub fn check(
         )),
         [one] => {
             let f = f.help(format!("the quote is at lines {one}"));
-            subject.with_fix(f, *one)
+            let to = Relocation {
+                lines: Some(*one),
+                ..Relocation::default()
+            };
+            subject.with_fix(f, to)
         }
         many => f.help(format!(
             "the quote occurs {} times in the file, at lines {}: not re-anchored",

@@ -1,0 +1,166 @@
+//! Fixes: content-verified edits of a citation in its own syntax, and applying them to a doc
+//! without losing a byte (edits only inside their spans, atomic writes, idempotent).
+
+use std::io::Write;
+use std::path::Path;
+
+use git2::Oid;
+
+use crate::citation::{Citation, LineRange, PinSource};
+use crate::doc::Span;
+use crate::finding::Fix;
+
+/// Where a citation's content was found again.
+#[derive(Debug, Clone, Default)]
+pub struct Relocation {
+    /// The new path, when the file was renamed.
+    pub path: Option<String>,
+    pub lines: Option<LineRange>,
+    /// The revision the new location holds at (a citation with its own pin is re-pinned).
+    pub rev: Option<Oid>,
+}
+
+/// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
+/// it safely (no span for a part that must change, or a pin shared by the whole doc).
+pub fn build(doc_text: &str, citation: &Citation, pin: PinSource, to: &Relocation) -> Option<Fix> {
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    let current = citation.repo_path()?;
+    let path = to.path.as_deref().unwrap_or(current);
+    if path != current {
+        let (span, style) = citation.path_span.as_ref()?;
+        edits.push((*span, style.render(path)));
+    }
+    let lines = match (to.lines, citation.lines) {
+        (Some(new), old) if Some(new) != old => {
+            let (span, style) = citation.lines_span?;
+            edits.push((
+                span,
+                style.rewrite(doc_text.get(span.start..span.end)?, new),
+            ));
+            Some(new)
+        }
+        (_, old) => old,
+    };
+    if let Some(rev) = to.rev {
+        match pin {
+            PinSource::Citation => {
+                let span = citation.pin_span?;
+                let written = span.len().clamp(8, 40);
+                edits.push((span, rev.to_string()[..written].to_string()));
+            }
+            // One citation of a doc pinned as a whole cannot move on its own.
+            PinSource::Doc => return None,
+            PinSource::Implied | PinSource::Target => {}
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(s, _)| s.start);
+    let start = edits.first()?.0.start;
+    let end = edits.iter().map(|(s, _)| s.end).max()?;
+    let mut replacement = String::new();
+    let mut at = start;
+    for (span, text) in &edits {
+        if span.start < at {
+            return None;
+        }
+        replacement.push_str(doc_text.get(at..span.start)?);
+        replacement.push_str(text);
+        at = span.end;
+    }
+    replacement.push_str(doc_text.get(at..end)?);
+    let lines = lines.unwrap_or(LineRange::new(0, 0));
+    Some(Fix {
+        path: path.to_string(),
+        start_line: lines.start,
+        end_line: lines.end,
+        replacement,
+        byte_start: start,
+        byte_end: end,
+    })
+}
+
+/// `text` with the fixes applied. Overlapping fixes after the first are skipped (a second run
+/// picks them up); returns the new text and how many were applied.
+pub fn apply(text: &str, fixes: &[&Fix]) -> (String, usize) {
+    let mut sorted: Vec<&Fix> = fixes.to_vec();
+    sorted.sort_by_key(|f| (f.byte_start, f.byte_end));
+    sorted.dedup_by(|a, b| a == b);
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut applied = 0;
+    for f in sorted {
+        if f.byte_start < at || f.byte_end > text.len() {
+            continue;
+        }
+        out.push_str(&text[at..f.byte_start]);
+        out.push_str(&f.replacement);
+        at = f.byte_end;
+        applied += 1;
+    }
+    out.push_str(&text[at..]);
+    (out, applied)
+}
+
+/// Replace `path` with `content` atomically: a temporary file in the same folder, the original's
+/// permissions, then a rename. Refuses when the file no longer holds `expected` (it changed since
+/// it was read).
+pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Result<()> {
+    let now = std::fs::read(path)?;
+    if now != expected {
+        return Err(std::io::Error::other(
+            "the doc changed since it was read; not overwritten",
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(content)?;
+    tmp.as_file().sync_all()?;
+    let perms = std::fs::metadata(path)?.permissions();
+    std::fs::set_permissions(tmp.path(), perms)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(start: usize, end: usize, text: &str) -> Fix {
+        Fix {
+            path: "a".into(),
+            start_line: 1,
+            end_line: 1,
+            replacement: text.into(),
+            byte_start: start,
+            byte_end: end,
+        }
+    }
+
+    #[test]
+    fn applies_from_the_spans_and_keeps_every_other_byte() {
+        let text = "\u{feff}a 10-12 b\r\n c 3\r\n";
+        let f1 = fix(5, 10, "20-22");
+        let f2 = fix(17, 18, "4");
+        let (out, n) = apply(text, &[&f2, &f1]);
+        assert_eq!(out, "\u{feff}a 20-22 b\r\n c 4\r\n");
+        assert_eq!(n, 2);
+        let overlapping = fix(6, 9, "x");
+        assert_eq!(apply(text, &[&f1, &overlapping]).1, 1);
+    }
+
+    #[test]
+    fn atomic_write_refuses_a_doc_that_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "new").unwrap();
+        assert!(write_atomic(&path, b"old", b"fixed").is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        write_atomic(&path, b"new", b"fixed").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"fixed");
+    }
+}

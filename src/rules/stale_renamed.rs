@@ -1,0 +1,37 @@
+//! `stale-renamed` (warning): the cited file was renamed; the content is in the new file.
+//!
+//! What it checks, why, and its fix safety: `rules/stale-renamed.yaml` (`citegate explain stale-renamed`). The
+//! verdict is made in [`crate::check::stale`].
+
+use super::RuleId;
+use crate::check::{short, Subject};
+use crate::citation::LineRange;
+use crate::finding::Finding;
+use crate::fix::Relocation;
+
+pub fn finding(
+    subject: &Subject<'_>,
+    target: git2::Oid,
+    path: &str,
+    to: Option<LineRange>,
+) -> Finding {
+    let at = to.map(|r| format!(" lines {r}")).unwrap_or_default();
+    let f = subject
+        .finding(
+            RuleId::StaleRenamed,
+            format!(
+                "`{}` was renamed: at {} the cited content is in `{path}`{at}",
+                subject.citation.label(),
+                short(target)
+            ),
+        )
+        .help(
+            "the file was renamed and the content found again, exactly once: the fix re-cites it",
+        );
+    let relocation = Relocation {
+        path: Some(path.to_string()),
+        lines: to,
+        rev: Some(target),
+    };
+    subject.with_fix(f, relocation)
+}
