@@ -14,7 +14,7 @@ use crate::discover::{self, DocFile};
 use crate::doc::{Doc, Span};
 use crate::extract::literal::LiteralKind;
 use crate::extract::{self, ExtractContext, Extracted};
-use crate::finding::Finding;
+use crate::finding::{Finding, Fix};
 use crate::resolve::{blame, CodeRepo, RevError};
 use crate::rules::{
     foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved, unsafe_path,
@@ -107,6 +107,8 @@ pub struct Report {
     pub revision: String,
     pub docs: Vec<AuditedDoc>,
     pub findings: Vec<Finding>,
+    /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
+    pub repins: Vec<(usize, Fix)>,
     pub summary: Summary,
 }
 
@@ -437,18 +439,22 @@ fn check_all(
         }
     }
     let stale_groups: Vec<(String, Vec<StaleItem>)> = stale_groups.into_iter().collect();
-    let stale: Vec<Finding> = stale_groups
+    let stale: Vec<stale::StaleOutcome> = stale_groups
         .par_iter()
         .map_init(
             || repo.open().ok(),
             |git, (path, items)| match git {
                 Some(git) => stale::check_group(repo, git, target, path, items, &docs),
-                None => Vec::new(),
+                None => stale::StaleOutcome::default(),
             },
         )
-        .flatten()
         .collect();
-    findings.extend(stale);
+    let mut repins = Vec::new();
+    for s in stale {
+        findings.extend(s.findings);
+        repins.extend(s.repins);
+    }
+    repins.sort_by_key(|(doc, fix)| (docs[*doc].doc.name.clone(), fix.byte_start));
 
     // Quotes found nowhere in their file: name another file that holds them.
     let doc_paths: std::collections::HashSet<&str> = docs
@@ -514,6 +520,7 @@ fn check_all(
         revision: target.to_string(),
         docs,
         findings,
+        repins,
         summary,
     }
 }

@@ -1,14 +1,17 @@
 //! Fixes: content-verified edits of a citation in its own syntax, and applying them to a doc
 //! without losing a byte (edits only inside their spans, atomic writes, idempotent).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use git2::Oid;
 
+use crate::audit::Report;
 use crate::citation::{Citation, LineRange, PinSource};
 use crate::doc::Span;
 use crate::finding::Fix;
+use crate::rules::FixSafety;
 
 /// Where a citation's content was found again.
 #[derive(Debug, Clone, Default)]
@@ -79,6 +82,53 @@ pub fn build(doc_text: &str, citation: &Citation, pin: PinSource, to: &Relocatio
         byte_start: start,
         byte_end: end,
     })
+}
+
+/// The edits `citegate fix` makes to one doc.
+#[derive(Debug)]
+pub struct DocFix {
+    /// Index into [`Report::docs`].
+    pub doc: usize,
+    pub after: String,
+    /// How many citations change.
+    pub applied: usize,
+}
+
+/// Every safe fix of a report, grouped by doc (and the re-pins when `repin`). Only fixes of
+/// rules whose catalogue entry says `fix: safe` are taken: they rest on content found again,
+/// exactly and uniquely.
+pub fn plan(report: &Report, repin: bool) -> Vec<DocFix> {
+    let mut by_doc: BTreeMap<usize, Vec<&Fix>> = BTreeMap::new();
+    for f in &report.findings {
+        if let (Some(fix), FixSafety::Safe) = (&f.fix, f.rule.info().fix) {
+            by_doc.entry(f.doc).or_default().push(fix);
+        }
+    }
+    if repin {
+        for (doc, fix) in &report.repins {
+            by_doc.entry(*doc).or_default().push(fix);
+        }
+    }
+    by_doc
+        .into_iter()
+        .filter_map(|(doc, fixes)| {
+            let (after, applied) = apply(&report.docs[doc].doc.text, &fixes);
+            (applied > 0).then_some(DocFix {
+                doc,
+                after,
+                applied,
+            })
+        })
+        .collect()
+}
+
+/// A unified diff of a doc before and after its fixes.
+pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
 }
 
 /// `text` with the fixes applied. Overlapping fixes after the first are skipped (a second run

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use citegate::audit::{self, AuditOptions};
+use citegate::fix;
 use citegate::report::{human, json};
 use citegate::rules::RuleId;
 
@@ -24,6 +25,8 @@ struct Cli {
 enum Command {
     /// Check every citation in the docs under PATHS
     Audit(AuditArgs),
+    /// Apply the safe fixes: citations whose content was found again, exactly and uniquely
+    Fix(FixArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Explain a rule: what it checks, why it matters, whether it has a fix
@@ -35,6 +38,34 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct AuditArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Print nothing; the exit code tells the outcome
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// When to colour human output
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+#[derive(clap::Args, Debug)]
+struct FixArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// Print a unified diff of the fixes and write nothing (exit 1 when there is something to fix)
+    #[arg(long)]
+    diff: bool,
+    /// Also re-pin citations whose content is unchanged at an older pin to the target
+    #[arg(long)]
+    repin: bool,
+}
+
+/// What to audit: shared by `audit` and `fix`.
+#[derive(clap::Args, Debug)]
+struct Selection {
     /// Doc files or folders (Markdown *.md/*.mdx, answers *.json/*.jsonl) [default: .]
     paths: Vec<PathBuf>,
     /// The code repository [default: the Git repository holding the current folder]
@@ -54,21 +85,30 @@ struct AuditArgs {
     /// The audited repository's URL, when its remotes do not name it (for permalinks)
     #[arg(long, value_name = "URL")]
     repo_url: Option<String>,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
-    /// Print nothing; the exit code tells the outcome
-    #[arg(long, short = 'q')]
-    quiet: bool,
     /// `overbroad-span` threshold: the most lines one citation may cover
     #[arg(long, value_name = "N", default_value_t = 200)]
     max_span_lines: usize,
-    /// When to colour human output
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    color: Color,
+}
+
+impl Selection {
+    fn options(self) -> AuditOptions {
+        AuditOptions {
+            paths: if self.paths.is_empty() {
+                vec![PathBuf::from(".")]
+            } else {
+                self.paths
+            },
+            repo: self.repo,
+            target: self.target,
+            history: !self.no_history,
+            repo_url: self.repo_url,
+            jobs: self.jobs,
+            max_span_lines: self.max_span_lines,
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -88,6 +128,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Audit(args) => audit_command(args),
+        Command::Fix(args) => fix_command(args),
         Command::Rules => {
             let mut out = String::new();
             for rule in RuleId::ALL {
@@ -129,26 +170,17 @@ fn main() -> ExitCode {
     }
 }
 
+fn run_audit(selection: Selection) -> Result<audit::Report, ExitCode> {
+    audit::run(&selection.options()).map_err(|e| {
+        eprintln!("citegate: error: {e}");
+        ExitCode::from(2)
+    })
+}
+
 fn audit_command(args: AuditArgs) -> ExitCode {
-    let opts = AuditOptions {
-        paths: if args.paths.is_empty() {
-            vec![PathBuf::from(".")]
-        } else {
-            args.paths
-        },
-        repo: args.repo,
-        target: args.target,
-        history: !args.no_history,
-        repo_url: args.repo_url,
-        jobs: args.jobs,
-        max_span_lines: args.max_span_lines,
-    };
-    let report = match audit::run(&opts) {
+    let report = match run_audit(args.selection) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("citegate: error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let code = if report.has_errors() {
         ExitCode::from(1)
@@ -179,6 +211,63 @@ fn audit_command(args: AuditArgs) -> ExitCode {
         }
     };
     print_out(&text, code)
+}
+
+fn fix_command(args: FixArgs) -> ExitCode {
+    let report = match run_audit(args.selection) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let plan = fix::plan(&report, args.repin);
+    let mut out = String::new();
+    let mut failed = false;
+    let mut fixed = 0;
+    for doc_fix in &plan {
+        let doc = &report.docs[doc_fix.doc].doc;
+        if args.diff {
+            out.push_str(&fix::unified_diff(&doc.name, &doc.text, &doc_fix.after));
+            continue;
+        }
+        match fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()) {
+            Ok(()) => {
+                fixed += doc_fix.applied;
+                out.push_str(&format!(
+                    "{}: fixed {} citation{}\n",
+                    doc.name,
+                    doc_fix.applied,
+                    plural(doc_fix.applied)
+                ));
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("citegate: error: {}: {e}", doc.fs_path.display());
+            }
+        }
+    }
+    if !args.diff {
+        out.push_str(&format!(
+            "{fixed} citation{} fixed in {} doc{}\n",
+            plural(fixed),
+            plan.len(),
+            plural(plan.len())
+        ));
+    }
+    let code = if failed {
+        ExitCode::from(2)
+    } else if args.diff && !plan.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    print_out(&out, code)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// Write to stdout; a closed pipe (`citegate audit | head`) ends quietly.

@@ -106,6 +106,14 @@ impl Subject<'_> {
     }
 }
 
+/// Why a relocation found exactly and uniquely still carries no fix.
+pub fn no_fix_help(subject: &Subject<'_>) -> String {
+    match subject.pin {
+        PinSource::Doc => "no fix: the citation's pin is the doc's (front matter `citegate: {rev}` or the answer's `revision`); re-pin the doc, then run `citegate fix`".to_string(),
+        _ => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
+    }
+}
+
 /// The first 8 hex digits of a commit ID.
 pub fn short(oid: Oid) -> String {
     oid.to_string()[..8].to_string()

@@ -8,7 +8,8 @@
 use git2::{Oid, Repository};
 
 use crate::citation::{LineRange, PinSource};
-use crate::finding::Finding;
+use crate::finding::{Finding, Fix};
+use crate::fix::{self, Relocation};
 use crate::normalize::{self, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::rules::{stale_ambiguous, stale_changed, stale_deleted, stale_moved, stale_renamed};
@@ -24,6 +25,15 @@ pub struct StaleItem {
     pub held: Held,
 }
 
+/// What comparing with the target found.
+#[derive(Debug, Default)]
+pub struct StaleOutcome {
+    pub findings: Vec<Finding>,
+    /// Citations whose content is unchanged at the same lines but whose own pin is older than
+    /// the target: the fix that re-pins them (`citegate fix --repin`).
+    pub repins: Vec<(usize, Fix)>,
+}
+
 /// Compare every held citation of one path with the target.
 pub fn check_group(
     repo: &CodeRepo,
@@ -32,7 +42,7 @@ pub fn check_group(
     path: &str,
     items: &[StaleItem],
     docs: &[AuditedDoc],
-) -> Vec<Finding> {
+) -> StaleOutcome {
     let subject = |item: &StaleItem| Subject {
         doc: item.cite.doc,
         doc_text: &docs[item.cite.doc].doc.text,
@@ -40,7 +50,7 @@ pub fn check_group(
         revision: Some(item.from),
         pin: item.pin,
     };
-    let mut out = Vec::new();
+    let mut out = StaleOutcome::default();
     match repo.file_at(git, target, path).unwrap_or(FileAt::Missing) {
         FileAt::Text(text) => {
             let refs: Vec<&StaleItem> = items.iter().collect();
@@ -55,15 +65,19 @@ pub fn check_group(
                         Ok(FileAt::Text(text)) => {
                             verdicts(&mut out, &[item], &text, &new, Some(&new), target, &subject)
                         }
-                        _ => out.push(stale_changed::finding(&s, target, Some(&new), None)),
+                        _ => {
+                            out.findings
+                                .push(stale_changed::finding(&s, target, Some(&new), None))
+                        }
                     },
-                    None => out.push(stale_deleted::finding(&s, target, path)),
+                    None => out.findings.push(stale_deleted::finding(&s, target, path)),
                 }
             }
         }
         _ => {
             for item in items {
-                out.push(stale_changed::finding(&subject(item), target, None, None));
+                out.findings
+                    .push(stale_changed::finding(&subject(item), target, None, None));
             }
         }
     }
@@ -71,7 +85,7 @@ pub fn check_group(
 }
 
 fn verdicts<'a>(
-    out: &mut Vec<Finding>,
+    out: &mut StaleOutcome,
     items: &[&'a StaleItem],
     text: &str,
     path: &str,
@@ -93,7 +107,8 @@ fn verdicts<'a>(
         if pattern.is_empty() {
             // A whole-file citation: only the path can go stale.
             if let Some(new) = renamed {
-                out.push(stale_renamed::finding(&s, target, new, None));
+                out.findings
+                    .push(stale_renamed::finding(&s, target, new, None));
             }
             continue;
         }
@@ -107,6 +122,15 @@ fn verdicts<'a>(
                 (_, None) => true,
             });
         if in_place && renamed.is_none() {
+            if s.pin == PinSource::Citation {
+                let to = Relocation {
+                    rev: Some(target),
+                    ..Relocation::default()
+                };
+                if let Some(fix) = fix::build(s.doc_text, s.citation, s.pin, &to) {
+                    out.repins.push((s.doc, fix));
+                }
+            }
             continue;
         }
         match found.as_slice() {
@@ -119,19 +143,24 @@ fn verdicts<'a>(
                     );
                     span_diff(old, now, r)
                 });
-                out.push(stale_changed::finding(&s, target, renamed, diff));
+                out.findings
+                    .push(stale_changed::finding(&s, target, renamed, diff));
             }
             [one] => {
                 let to = relocate(range, item.held.anchor, *one, normalize::line_count(text));
                 match renamed {
-                    Some(new) => out.push(stale_renamed::finding(&s, target, new, to)),
+                    Some(new) => out
+                        .findings
+                        .push(stale_renamed::finding(&s, target, new, to)),
                     None => match to {
-                        Some(to) => out.push(stale_moved::finding(&s, target, to)),
-                        None => out.push(stale_changed::finding(&s, target, None, None)),
+                        Some(to) => out.findings.push(stale_moved::finding(&s, target, to)),
+                        None => out
+                            .findings
+                            .push(stale_changed::finding(&s, target, None, None)),
                     },
                 }
             }
-            many => out.push(stale_ambiguous::finding(
+            many => out.findings.push(stale_ambiguous::finding(
                 &s,
                 target,
                 renamed.unwrap_or(path),

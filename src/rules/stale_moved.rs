@@ -4,7 +4,7 @@
 //! verdict is made in [`crate::check::stale`].
 
 use super::RuleId;
-use crate::check::{short, Subject};
+use crate::check::{no_fix_help, short, Subject};
 use crate::citation::LineRange;
 use crate::finding::Finding;
 use crate::fix::Relocation;
@@ -25,5 +25,9 @@ pub fn finding(subject: &Subject<'_>, target: git2::Oid, to: LineRange) -> Findi
         lines: Some(to),
         rev: Some(target),
     };
-    subject.with_fix(f, relocation)
+    let f = subject.with_fix(f, relocation);
+    if f.fix.is_none() {
+        return f.help(no_fix_help(subject));
+    }
+    f
 }

@@ -1,0 +1,138 @@
+//! `citegate fix`: safe fixes only, in the citation's own syntax, every other byte kept (BOM, CRLF,
+//! no final newline, JSON formatting), idempotent, and `--diff` writes nothing.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const SPEC: &str = "@@@ remote origin https://github.com/acme/f
+@@@ commit v1 first
+@@@ file src/a.rs
+fn one() {}
+fn two() {}
+@@@ file src/b.rs
+fn bee() {}
+@@@ file src/dup.rs
+fn twice() {}
+@@@ file src/same.rs
+fn same() {}
+@@@ file answers/old.json
+{
+  \"summary\": \"s\",
+  \"citations\": [
+    {\"path\": \"src/b.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"fn bee() {}\"}
+  ]
+}
+@@@ commit v2 move, rename, duplicate
+@@@ file src/a.rs
+// moved down
+fn one() {}
+fn two() {}
+@@@ delete src/b.rs
+@@@ file src/bee.rs
+fn bee() {}
+@@@ file src/dup.rs
+// header
+fn twice() {}
+fn twice() {}
+";
+
+fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("citegate")
+        .unwrap()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn fixes_keep_every_byte_outside_their_spans_and_converge() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(SPEC, dir.path()).unwrap();
+    let v1 = &labels["v1"].to_string()[..8];
+    let v2 = &labels["v2"].to_string()[..8];
+    let md = format!(
+        "\u{feff}# Fix\r\n[one](https://github.com/acme/f/blob/{v1}/src/a.rs#L1) and \
+         [dup](https://github.com/acme/f/blob/{v1}/src/dup.rs#L1)\r\nno final newline"
+    );
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/a.md"), &md).unwrap();
+    let json = "{\n    \"summary\":\"s\",\n    \"citations\":[ { \"path\" : \"src/a.rs\" , \"startLine\" : 1, \"endLine\":1, \"quote\": \"fn two() {}\" } ]\n}";
+    std::fs::write(dir.path().join("answers/q.json"), json).unwrap();
+    let old_json = std::fs::read_to_string(dir.path().join("answers/old.json")).unwrap();
+
+    // --diff shows the change and writes nothing.
+    let out = citegate(dir.path(), &["fix", "--diff"]);
+    assert_eq!(out.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.contains("+++ b/docs/a.md"), "{diff}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        md
+    );
+
+    let out = citegate(dir.path(), &["fix"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("3 citations fixed in 3 docs"), "{stdout}");
+
+    // Markdown: re-pinned and re-lined; the ambiguous citation, BOM, CRLF and the missing final
+    // newline are untouched.
+    let expected_md = md.replace(&format!("{v1}/src/a.rs#L1)"), &format!("{v2}/src/a.rs#L2)"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        expected_md
+    );
+    // JSON: only the two numbers change, spacing kept.
+    let expected_json = json.replace(
+        "\"startLine\" : 1, \"endLine\":1",
+        "\"startLine\" : 3, \"endLine\":3",
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/q.json")).unwrap(),
+        expected_json
+    );
+    // A committed answer whose file was renamed: the path follows the rename (implied pin).
+    let expected_old = old_json.replace("\"src/b.rs\"", "\"src/bee.rs\"");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/old.json")).unwrap(),
+        expected_old
+    );
+
+    // A second run changes nothing.
+    let out = citegate(dir.path(), &["fix"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 citations fixed in 0 docs"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        expected_md
+    );
+    let out = citegate(dir.path(), &["fix", "--diff"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn repin_moves_unchanged_citations_to_the_target_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(SPEC, dir.path()).unwrap();
+    let v1 = &labels["v1"].to_string()[..8];
+    let v2 = &labels["v2"].to_string()[..8];
+    let md = format!("See [s](https://github.com/acme/f/blob/{v1}/src/same.rs#L1).\n");
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/a.md"), &md).unwrap();
+    let read = || std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+
+    // Unchanged content at the same lines is fine: nothing to fix by default.
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(read(), md);
+
+    let out = citegate(dir.path(), &["fix", "docs", "--repin"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(read(), md.replace(v1, v2));
+}
