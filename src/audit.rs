@@ -20,6 +20,7 @@ use crate::rules::{
     foreign_citation, invented_lines, invented_path, invented_revision, not_retrieved, unsafe_path,
     unsupported_literal, RuleId, Severity,
 };
+use crate::select::{self, Reason};
 
 /// Docs larger than this are reported, not read.
 pub const MAX_DOC_BYTES: u64 = 16 << 20;
@@ -42,6 +43,8 @@ pub struct AuditOptions {
     pub jobs: Option<usize>,
     /// `overbroad-span` threshold.
     pub max_span_lines: usize,
+    /// Only the docs a change since this revision can affect.
+    pub since: Option<String>,
 }
 
 impl Default for AuditOptions {
@@ -54,6 +57,7 @@ impl Default for AuditOptions {
             repo_url: None,
             jobs: None,
             max_span_lines: 200,
+            since: None,
         }
     }
 }
@@ -109,6 +113,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
     pub repins: Vec<(usize, Fix)>,
+    /// With `--since`: why each doc (same order as `docs`) was selected.
+    pub selection: Option<Vec<Vec<Reason>>>,
     pub summary: Summary,
 }
 
@@ -158,7 +164,7 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         .map_err(|e| AuditError::Threads(e.to_string()))?;
 
     pool.install(|| {
-        let docs: Vec<AuditedDoc> = files
+        let mut docs: Vec<AuditedDoc> = files
             .par_iter()
             .map(|f| read_and_extract(f, &repo, &ctx))
             .collect();
@@ -166,7 +172,31 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             path: repo_start.clone(),
             error: e.message().to_string(),
         })?;
-        Ok(check_all(&repo, &git, default_rev, docs, opts))
+        let mut selection = None;
+        if let Some(since) = &opts.since {
+            let base = repo.resolve(&git, since).map_err(|e| AuditError::Rev {
+                rev: format!("--since {since}"),
+                message: e.describe(since).0,
+            })?;
+            let chosen =
+                select::select(&git, base, default_rev, &docs).map_err(|e| AuditError::Rev {
+                    rev: format!("--since {since}"),
+                    message: e.message().to_string(),
+                })?;
+            let mut kept = Vec::new();
+            let mut reasons = Vec::new();
+            for (i, d) in docs.into_iter().enumerate() {
+                if let Some(r) = chosen.get(&i) {
+                    reasons.push(r.iter().copied().collect());
+                    kept.push(d);
+                }
+            }
+            docs = kept;
+            selection = Some(reasons);
+        }
+        let mut report = check_all(&repo, &git, default_rev, docs, opts);
+        report.selection = selection;
+        Ok(report)
     })
 }
 
@@ -521,6 +551,7 @@ fn check_all(
         docs,
         findings,
         repins,
+        selection: None,
         summary,
     }
 }

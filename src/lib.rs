@@ -19,3 +19,4 @@ pub mod normalize;
 pub mod report;
 pub mod resolve;
 pub mod rules;
+pub mod select;

@@ -85,6 +85,9 @@ struct Selection {
     /// The audited repository's URL, when its remotes do not name it (for permalinks)
     #[arg(long, value_name = "URL")]
     repo_url: Option<String>,
+    /// Only the docs that changed since merge-base(REF, target), or that cite code changed there
+    #[arg(long, value_name = "REF")]
+    since: Option<String>,
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
@@ -107,6 +110,7 @@ impl Selection {
             repo_url: self.repo_url,
             jobs: self.jobs,
             max_span_lines: self.max_span_lines,
+            since: self.since,
         }
     }
 }

@@ -240,3 +240,25 @@ fn human_report_snapshot() {
         .unwrap();
     insta::assert_snapshot!("example_human", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn since_reports_why_each_doc_was_selected() {
+    let spec = "@@@ commit v1 first\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n\
+                @@@ file docs/cites.md\nsrc/a.rs:2\n@@@ file docs/quiet.md\nsrc/a.rs:1\n@@@ tag v1\n\
+                @@@ commit v2 second\n@@@ file src/a.rs\nfn a() {}\nfn b2() {}\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    std::fs::write(dir.path().join("docs/new.md"), "Uncommitted: src/a.rs:1\n").unwrap();
+    let out = citegate(dir.path())
+        .args(["audit", "docs", "--since", "v1", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    assert_eq!(
+        report["selected"],
+        serde_json::json!([
+            {"doc": "docs/cites.md", "reasons": ["cites-changed-code"]},
+            {"doc": "docs/new.md", "reasons": ["doc-changed"]},
+        ])
+    );
+}

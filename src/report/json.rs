@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::audit::Report;
 use crate::finding::Fix;
 use crate::rules::{Family, Severity};
+use crate::select::Reason;
 
 /// The report format version.
 pub const VERSION: u32 = 1;
@@ -16,7 +17,16 @@ struct JsonReport<'a> {
     version: u32,
     revision: &'a str,
     summary: JsonSummary<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selected: Option<Vec<JsonSelected<'a>>>,
     findings: Vec<JsonFinding<'a>>,
+}
+
+/// With `--since`: each audited doc and why it was selected.
+#[derive(Serialize)]
+struct JsonSelected<'a> {
+    doc: &'a str,
+    reasons: &'a [Reason],
 }
 
 #[derive(Serialize)]
@@ -92,6 +102,16 @@ pub fn render(report: &Report) -> String {
             by_rule: &s.by_rule,
             by_family: &s.by_family,
         },
+        selected: report.selection.as_ref().map(|reasons| {
+            reasons
+                .iter()
+                .zip(&report.docs)
+                .map(|(r, d)| JsonSelected {
+                    doc: &d.doc.name,
+                    reasons: r,
+                })
+                .collect()
+        }),
         findings,
     };
     let mut text = serde_json::to_string_pretty(&out).expect("report serialises");

@@ -1,0 +1,131 @@
+//! `audit --since REF`: only the docs a change can affect. A doc is selected when it changed
+//! between merge-base(REF, target) and the target (or is modified on disk), or when one of its
+//! citations' spans intersects a hunk changed in that range. A reverse index (cited path → citing
+//! docs) keeps the cost proportional to the change, not to the repository.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use git2::{DiffOptions, Oid, Repository, Status, StatusOptions};
+use serde::Serialize;
+
+use crate::check::AuditedDoc;
+use crate::citation::LineRange;
+
+/// Why a doc was selected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The doc itself changed.
+    DocChanged,
+    /// A cited span intersects changed code.
+    CitesChangedCode,
+}
+
+/// Old-side and new-side line ranges of each changed hunk, by path.
+type Hunks = HashMap<String, Vec<(Option<LineRange>, Option<LineRange>)>>;
+
+fn side(start: u32, lines: u32) -> Option<LineRange> {
+    (lines > 0).then(|| LineRange::new(start as i64, (start + lines - 1) as i64))
+}
+
+/// Changed paths and hunks between `base` and `target` (no context lines, renames followed).
+fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error> {
+    let a = git.find_commit(base)?.tree()?;
+    let b = git.find_commit(target)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.context_lines(0);
+    let mut diff = git.diff_tree_to_tree(Some(&a), Some(&b), Some(&mut opts))?;
+    diff.find_similar(None)?;
+    let mut out: Hunks = HashMap::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(p) = file.path() {
+                out.entry(p.to_string_lossy().into_owned()).or_default();
+            }
+        }
+    }
+    diff.foreach(
+        &mut |_, _| true,
+        None,
+        Some(&mut |delta, hunk| {
+            let old = side(hunk.old_start(), hunk.old_lines());
+            // A pure deletion touches the line where it happened.
+            let new = side(hunk.new_start(), hunk.new_lines())
+                .or_else(|| Some(LineRange::single(hunk.new_start().max(1) as i64)));
+            for file in [delta.old_file(), delta.new_file()] {
+                if let Some(p) = file.path() {
+                    out.entry(p.to_string_lossy().into_owned())
+                        .or_default()
+                        .push((old, new));
+                }
+            }
+            true
+        }),
+        None,
+    )?;
+    Ok(out)
+}
+
+/// Docs modified, added or untracked in the work tree.
+fn dirty(git: &Repository) -> BTreeSet<String> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true).recurse_untracked_dirs(true);
+    let Ok(statuses) = git.statuses(Some(&mut opts)) else {
+        return BTreeSet::new();
+    };
+    statuses
+        .iter()
+        .filter(|s| !s.status().is_empty() && s.status() != Status::IGNORED)
+        .filter_map(|s| s.path().ok().map(str::to_string))
+        .collect()
+}
+
+/// The docs to audit and why, in doc order.
+pub fn select(
+    git: &Repository,
+    base: Oid,
+    target: Oid,
+    docs: &[AuditedDoc],
+) -> Result<BTreeMap<usize, BTreeSet<Reason>>, git2::Error> {
+    let base = git.merge_base(base, target)?;
+    let changed = hunks(git, base, target)?;
+    let dirty = dirty(git);
+    let mut out: BTreeMap<usize, BTreeSet<Reason>> = BTreeMap::new();
+
+    // Reverse index: cited path → (doc, citation range).
+    let mut citing: HashMap<&str, Vec<(usize, Option<LineRange>)>> = HashMap::new();
+    for (i, d) in docs.iter().enumerate() {
+        if d.doc.repo_dir.is_some()
+            && (changed.contains_key(&d.doc.name) || dirty.contains(&d.doc.name))
+        {
+            out.entry(i).or_default().insert(Reason::DocChanged);
+        }
+        for c in &d.extracted.citations {
+            if let Some(p) = c.repo_path() {
+                citing.entry(p).or_default().push((i, c.lines));
+            }
+        }
+    }
+    for (path, hunks) in &changed {
+        let Some(cites) = citing.get(path.as_str()) else {
+            continue;
+        };
+        for (doc, lines) in cites {
+            let hit = match lines {
+                None => true,
+                Some(r) => hunks.iter().any(|(old, new)| {
+                    [old, new]
+                        .into_iter()
+                        .flatten()
+                        .any(|h| h.start <= r.end && r.start <= h.end)
+                }),
+            };
+            if hit {
+                out.entry(*doc)
+                    .or_default()
+                    .insert(Reason::CitesChangedCode);
+            }
+        }
+    }
+    Ok(out)
+}
