@@ -115,6 +115,10 @@ pub struct Report {
     pub repins: Vec<(usize, Fix)>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
+    /// The repository's web address (`https://github.com/o/r`), for links in reports.
+    pub web_url: Option<String>,
+    /// The audited repository's Git folder.
+    pub git_dir: PathBuf,
     pub summary: Summary,
 }
 
@@ -152,6 +156,7 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         workdir: repo.workdir.clone(),
     };
     if let Some(url) = &opts.repo_url {
+        // Last, so that reports link to it.
         ctx.repo_ids.extend(crate::extract::forge::repo_id(url));
     }
 
@@ -196,6 +201,7 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         }
         let mut report = check_all(&repo, &git, default_rev, docs, opts);
         report.selection = selection;
+        report.web_url = ctx.repo_ids.last().map(|id| format!("https://{id}"));
         Ok(report)
     })
 }
@@ -552,6 +558,8 @@ fn check_all(
         findings,
         repins,
         selection: None,
+        web_url: None,
+        git_dir: repo.git_dir.clone(),
         summary,
     }
 }

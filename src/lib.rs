@@ -20,3 +20,4 @@ pub mod report;
 pub mod resolve;
 pub mod rules;
 pub mod select;
+pub mod sweep;

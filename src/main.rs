@@ -9,8 +9,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use citegate::audit::{self, AuditOptions};
 use citegate::fix;
-use citegate::report::{human, json};
+use citegate::report::{human, json, markdown};
 use citegate::rules::RuleId;
+use citegate::sweep;
 
 /// Audit `path:line` code citations in Markdown wikis and AI answer files against the Git
 /// revision they were written for.
@@ -27,6 +28,9 @@ enum Command {
     Audit(AuditArgs),
     /// Apply the safe fixes: citations whose content was found again, exactly and uniquely
     Fix(FixArgs),
+    /// The scheduled whole-repository pass: a Markdown report (and JSON), and what changed since
+    /// an index was built
+    Sweep(SweepArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Explain a rule: what it checks, why it matters, whether it has a fix
@@ -63,7 +67,32 @@ struct FixArgs {
     repin: bool,
 }
 
-/// What to audit: shared by `audit` and `fix`.
+#[derive(clap::Args, Debug)]
+struct SweepArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// An index manifest (YAML `revision: SHA`): list docs and cited files changed since
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
+    /// Write the Markdown report here (`$GITHUB_STEP_SUMMARY`) instead of standard output
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Also write the JSON report here
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Exit 1 when there is a finding of this severity or worse
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum FailOn {
+    Error,
+    Warning,
+    Never,
+}
+
+/// What to audit: shared by `audit`, `fix` and `sweep`.
 #[derive(clap::Args, Debug)]
 struct Selection {
     /// Doc files or folders (Markdown *.md/*.mdx, answers *.json/*.jsonl) [default: .]
@@ -119,6 +148,7 @@ impl Selection {
 enum Format {
     Human,
     Json,
+    Markdown,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -133,6 +163,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Audit(args) => audit_command(args),
         Command::Fix(args) => fix_command(args),
+        Command::Sweep(args) => sweep_command(args),
         Command::Rules => {
             let mut out = String::new();
             for rule in RuleId::ALL {
@@ -196,6 +227,7 @@ fn audit_command(args: AuditArgs) -> ExitCode {
     }
     let text = match args.format {
         Format::Json => json::render(&report),
+        Format::Markdown => markdown::render(&report, "citegate audit"),
         Format::Human => {
             let color = match args.color {
                 Color::Always => true,
@@ -264,6 +296,61 @@ fn fix_command(args: FixArgs) -> ExitCode {
         ExitCode::SUCCESS
     };
     print_out(&out, code)
+}
+
+fn sweep_command(args: SweepArgs) -> ExitCode {
+    let report = match run_audit(args.selection) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let drift = match args
+        .manifest
+        .as_deref()
+        .map(|m| sweep::read_manifest(m).and_then(|manifest| sweep::drift(&report, &manifest)))
+    {
+        None => None,
+        Some(Ok(d)) => Some(d),
+        Some(Err(e)) => {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = sweep::render(&report, drift.as_ref());
+    let fail = match args.fail_on {
+        FailOn::Error => report.has_errors(),
+        FailOn::Warning => report
+            .findings
+            .iter()
+            .any(|f| f.severity != citegate::rules::Severity::Note),
+        FailOn::Never => false,
+    };
+    let code = if fail {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, json::render(&report)) {
+            eprintln!("citegate: error: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    match &args.markdown {
+        Some(path) => {
+            // Appending suits $GITHUB_STEP_SUMMARY, which other steps write to as well.
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+            if let Err(e) = written {
+                eprintln!("citegate: error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            code
+        }
+        None => print_out(&text, code),
+    }
 }
 
 fn plural(n: usize) -> &'static str {

@@ -262,3 +262,74 @@ fn since_reports_why_each_doc_was_selected() {
         ])
     );
 }
+
+#[test]
+fn sweep_writes_markdown_and_json_and_lists_drift_since_the_manifest() {
+    let (dir, repo) = example();
+    let first = {
+        let git = git2::Repository::open(&repo).unwrap();
+        let mut walk = git.revwalk().unwrap();
+        walk.push_head().unwrap();
+        walk.last().unwrap().unwrap().to_string()
+    };
+    let manifest = dir.path().join("index.yaml");
+    std::fs::write(
+        &manifest,
+        format!("revision: {first}\nbuilt_at: 2026-01-01\n"),
+    )
+    .unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let json_out = dir.path().join("report.json");
+    let out = citegate(&repo)
+        .args(["sweep", "--manifest"])
+        .arg(&manifest)
+        .arg("--markdown")
+        .arg(&summary)
+        .arg("--json")
+        .arg(&json_out)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "errors fail by default");
+    assert!(out.stdout.is_empty());
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.starts_with("earlier step\n## citegate sweep"),
+        "appends: {md}"
+    );
+    assert!(
+        md.contains("[docs/wiki/cache.md:20](https://github.com/acme/shop/blob/"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Docs changed: 2\n- `docs/answers/ttl.json`\n- `docs/wiki/cache.md`"),
+        "{md}"
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json_out).unwrap()).unwrap();
+    assert_eq!(report["summary"]["errors"], 9);
+
+    let out = citegate(&repo)
+        .args(["sweep", "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "revision: [\n").unwrap();
+    let out = citegate(&repo)
+        .args(["sweep", "--manifest"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.yaml:"));
+}
+
+#[test]
+fn markdown_report_snapshot() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--format", "markdown"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("example_markdown", String::from_utf8_lossy(&out.stdout));
+}

@@ -1,0 +1,80 @@
+//! Markdown output, for `$GITHUB_STEP_SUMMARY`, pull-request comments and sweep issues: counts per
+//! family and a table of findings, with links to the doc line and to the cited span at its
+//! revision when the repository's web address is known.
+
+use std::fmt::Write;
+
+use crate::audit::Report;
+use crate::finding::Finding;
+use crate::report::human;
+
+/// Escape text for a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn doc_link(report: &Report, f: &Finding, line: usize) -> String {
+    let doc = &report.docs[f.doc].doc;
+    let label = format!("{}:{line}", doc.name);
+    match (&report.web_url, doc.repo_dir.is_some()) {
+        (Some(web), true) => format!(
+            "[{}]({web}/blob/{}/{}#L{line})",
+            cell(&label),
+            report.revision,
+            doc.name
+        ),
+        _ => format!("`{}`", cell(&label)),
+    }
+}
+
+fn cited_link(report: &Report, f: &Finding) -> String {
+    let Some(path) = &f.path else {
+        return String::new();
+    };
+    let label = match f.lines {
+        Some(l) => format!("{path}:{l}"),
+        None => path.clone(),
+    };
+    match (&report.web_url, &f.revision) {
+        (Some(web), Some(rev)) => {
+            let frag = match f.lines {
+                Some(l) if l.start == l.end => format!("#L{}", l.start),
+                Some(l) => format!("#L{}-L{}", l.start, l.end),
+                None => String::new(),
+            };
+            format!("[{}]({web}/blob/{rev}/{path}{frag})", cell(&label))
+        }
+        _ => format!("`{}`", cell(&label)),
+    }
+}
+
+/// The report as Markdown, under a `## title` heading.
+pub fn render(report: &Report, title: &str) -> String {
+    let s = &report.summary;
+    let mut out = String::new();
+    let _ = writeln!(out, "## {title}\n");
+    let _ = writeln!(out, "{}\n", human::summary_line(report).trim_end());
+    if report.findings.is_empty() {
+        out.push_str("No findings: every citation holds.\n");
+        return out;
+    }
+    out.push_str("| family | findings |\n|---|---|\n");
+    for (family, n) in &s.by_family {
+        let _ = writeln!(out, "| {family} | {n} |");
+    }
+    out.push_str("\n| doc | rule | severity | cited | message |\n|---|---|---|---|---|\n");
+    for f in &report.findings {
+        let doc = &report.docs[f.doc].doc;
+        let (line, _) = doc.lines.line_col(&doc.text, f.span.start);
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} | {} |",
+            doc_link(report, f, line),
+            f.rule,
+            f.severity.as_str(),
+            cited_link(report, f),
+            cell(&f.message),
+        );
+    }
+    out
+}

@@ -1,0 +1,133 @@
+//! `citegate sweep`: the scheduled whole-repository pass. Every doc is audited against the
+//! target; with an index manifest (the revision a RAG index or generated wiki was built at), the
+//! docs and cited files changed since that revision are listed, since the index may now say
+//! things the code no longer does.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::Path;
+
+use git2::Repository;
+use serde::Deserialize;
+
+use crate::audit::Report;
+use crate::report::markdown;
+
+/// A small YAML (or JSON) file written when an index or wiki is built, e.g. `revision: 1a2b3c4d`.
+/// Other keys (`built_at`, `tool`…) are allowed and ignored.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Manifest {
+    pub revision: String,
+}
+
+/// What changed since the manifest's revision.
+#[derive(Debug, Clone)]
+pub struct Drift {
+    pub manifest_revision: String,
+    pub docs_changed: Vec<String>,
+    pub cited_files_changed: Vec<String>,
+}
+
+#[derive(Debug)]
+pub struct SweepError(pub String);
+
+impl std::fmt::Display for SweepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SweepError {}
+
+/// Read a manifest file, with the location of a YAML error.
+pub fn read_manifest(path: &Path) -> Result<Manifest, SweepError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SweepError(format!("{}: {e}", path.display())))?;
+    serde_yaml_ng::from_str(&text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| format!(":{}:{}", l.line(), l.column()))
+            .unwrap_or_default();
+        SweepError(format!("{}{at}: {e}", path.display()))
+    })
+}
+
+/// The docs and cited files that changed between the manifest's revision and the target.
+pub fn drift(report: &Report, manifest: &Manifest) -> Result<Drift, SweepError> {
+    let err = |e: git2::Error| {
+        SweepError(format!(
+            "manifest revision `{}`: {}",
+            manifest.revision,
+            e.message()
+        ))
+    };
+    let git = Repository::open(&report.git_dir).map_err(err)?;
+    let from = git
+        .revparse_single(&manifest.revision)
+        .and_then(|o| o.peel_to_commit())
+        .map_err(err)?;
+    let to = git
+        .find_commit(git2::Oid::from_str(&report.revision).map_err(err)?)
+        .map_err(err)?;
+    let diff = git
+        .diff_tree_to_tree(
+            Some(&from.tree().map_err(err)?),
+            Some(&to.tree().map_err(err)?),
+            None,
+        )
+        .map_err(err)?;
+    let mut changed = BTreeSet::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(p) = file.path() {
+                changed.insert(p.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let docs: BTreeSet<&str> = report
+        .docs
+        .iter()
+        .filter(|d| !d.extracted.skipped)
+        .map(|d| d.doc.name.as_str())
+        .collect();
+    let cited: BTreeSet<&str> = report
+        .docs
+        .iter()
+        .flat_map(|d| d.extracted.citations.iter().filter_map(|c| c.repo_path()))
+        .collect();
+    Ok(Drift {
+        manifest_revision: from.id().to_string(),
+        docs_changed: changed
+            .iter()
+            .filter(|p| docs.contains(p.as_str()))
+            .cloned()
+            .collect(),
+        cited_files_changed: changed
+            .iter()
+            .filter(|p| cited.contains(p.as_str()))
+            .cloned()
+            .collect(),
+    })
+}
+
+/// The sweep's Markdown report: the audit, then the drift since the index was built.
+pub fn render(report: &Report, drift: Option<&Drift>) -> String {
+    let mut out = markdown::render(report, "citegate sweep");
+    if let Some(d) = drift {
+        let _ = writeln!(
+            out,
+            "\n### Since the index was built at `{}`\n",
+            &d.manifest_revision[..8]
+        );
+        let list = |title: &str, items: &[String], out: &mut String| {
+            let _ = writeln!(out, "{title}: {}", items.len());
+            for i in items {
+                let _ = writeln!(out, "- `{i}`");
+            }
+            out.push('\n');
+        };
+        list("Docs changed", &d.docs_changed, &mut out);
+        list("Cited files changed", &d.cited_files_changed, &mut out);
+    }
+    out
+}
