@@ -9,12 +9,13 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 2
 fi
 cargo build --locked --quiet --bins
-dir=target/example
+bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug"
+dir="${CARGO_TARGET_DIR:-target}/example"
 rm -rf "$dir"
-target/debug/citegate-fixture fixtures/example.fixture "$dir"
+"$bin/citegate-fixture" fixtures/example.fixture "$dir"
 cd "$dir"
 set +e
-../debug/citegate audit "$@"
+"$bin/citegate" audit "$@"
 code=$?
 set -e
 if [ "$code" -eq 1 ]; then
