@@ -9,7 +9,8 @@ use rayon::prelude::*;
 
 use crate::check::stale::{self, StaleItem};
 use crate::check::{self, AuditedDoc, CiteOutcome, CiteRef, Subject};
-use crate::citation::{CitedPath, PinSource};
+use crate::citation::{CitedPath, PinSource, Syntax};
+use crate::config::{self, Config, ConfigError};
 use crate::discover::{self, DocFile};
 use crate::doc::{Doc, Span};
 use crate::extract::literal::LiteralKind;
@@ -32,8 +33,9 @@ pub struct AuditOptions {
     pub paths: Vec<PathBuf>,
     /// The code repository; `None`: the one holding the current folder.
     pub repo: Option<PathBuf>,
-    /// What docs are checked against, and where unpinned citations resolve.
-    pub target: String,
+    /// What docs are checked against, and where unpinned citations resolve (default: the
+    /// configuration's `target`, else `HEAD`).
+    pub target: Option<String>,
     /// Compare citations that held at an older revision with the target, and find the implied pin
     /// of unpinned citations that fail (blame).
     pub history: bool,
@@ -41,8 +43,10 @@ pub struct AuditOptions {
     pub repo_url: Option<String>,
     /// Worker threads; `None`: one per core.
     pub jobs: Option<usize>,
-    /// `overbroad-span` threshold.
-    pub max_span_lines: usize,
+    /// `overbroad-span` threshold (default: the configuration's, else 200).
+    pub max_span_lines: Option<usize>,
+    /// The configuration file (default: `.citegate.yaml` at the repository root, when present).
+    pub config: Option<PathBuf>,
     /// Only the docs a change since this revision can affect.
     pub since: Option<String>,
 }
@@ -52,11 +56,12 @@ impl Default for AuditOptions {
         AuditOptions {
             paths: vec![PathBuf::from(".")],
             repo: None,
-            target: "HEAD".to_string(),
+            target: None,
             history: true,
             repo_url: None,
             jobs: None,
-            max_span_lines: 200,
+            max_span_lines: None,
+            config: None,
             since: None,
         }
     }
@@ -69,6 +74,7 @@ pub enum AuditError {
     Rev { rev: String, message: String },
     Path { path: PathBuf, error: String },
     Threads(String),
+    Config(ConfigError),
 }
 
 impl std::fmt::Display for AuditError {
@@ -80,6 +86,7 @@ impl std::fmt::Display for AuditError {
             AuditError::Rev { rev, message } => write!(f, "--target {rev}: {message}"),
             AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
             AuditError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
+            AuditError::Config(e) => write!(f, "{e}"),
         }
     }
 }
@@ -135,25 +142,43 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         path: repo_start.clone(),
         error: e.message().to_string(),
     })?;
+    let config = match &opts.config {
+        Some(path) => Config::load(path, false),
+        None => match &repo.workdir {
+            Some(w) => Config::load(&w.join(config::FILE_NAME), true),
+            None => Ok(None),
+        },
+    }
+    .map_err(AuditError::Config)?
+    .unwrap_or_default();
+    let target_name = opts
+        .target
+        .clone()
+        .or_else(|| config.target.clone())
+        .unwrap_or_else(|| "HEAD".to_string());
+    let max_span_lines = opts.max_span_lines.or(config.max_span_lines).unwrap_or(200);
     let default_rev = {
         let git = repo.open().map_err(|e| AuditError::Repo {
             path: repo_start.clone(),
             error: e.message().to_string(),
         })?;
-        repo.resolve(&git, &opts.target)
+        repo.resolve(&git, &target_name)
             .map_err(|e| AuditError::Rev {
-                rev: opts.target.clone(),
-                message: e.describe(&opts.target).0,
+                rev: target_name.clone(),
+                message: e.describe(&target_name).0,
             })?
     };
 
-    let files = discover::discover(&opts.paths).map_err(|e| AuditError::Path {
-        path: e.path,
-        error: e.error,
+    let files = discover::discover(&opts.paths, &|p| config.wants_doc(p)).map_err(|e| {
+        AuditError::Path {
+            path: e.path,
+            error: e.error,
+        }
     })?;
     let mut ctx = ExtractContext {
         repo_ids: repo.ids.clone(),
         workdir: repo.workdir.clone(),
+        patterns: config.patterns.clone(),
     };
     if let Some(url) = &opts.repo_url {
         // Last, so that reports link to it.
@@ -171,7 +196,11 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
     pool.install(|| {
         let mut docs: Vec<AuditedDoc> = files
             .par_iter()
-            .map(|f| read_and_extract(f, &repo, &ctx))
+            .map(|f| {
+                let mut d = read_and_extract(f, &repo, &ctx);
+                configure(&mut d, &config);
+                d
+            })
             .collect();
         let git = repo.open().map_err(|e| AuditError::Repo {
             path: repo_start.clone(),
@@ -199,7 +228,8 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             docs = kept;
             selection = Some(reasons);
         }
-        let mut report = check_all(&repo, &git, default_rev, docs, opts);
+        let mut report = check_all(&repo, &git, default_rev, docs, opts.history, max_span_lines);
+        apply_severities(&mut report, &config);
         report.selection = selection;
         report.web_url = ctx.repo_ids.last().map(|id| format!("https://{id}"));
         Ok(report)
@@ -309,20 +339,66 @@ fn check_groups(
         .collect()
 }
 
-fn check_all(
-    repo: &CodeRepo,
-    git: &git2::Repository,
-    target: Oid,
-    docs: Vec<AuditedDoc>,
-    opts: &AuditOptions,
-) -> Report {
-    let mut findings: Vec<Finding> = Vec::new();
+/// Drop the citations of syntaxes the configuration turns off, and apply path remaps.
+fn configure(d: &mut AuditedDoc, config: &Config) {
+    d.extracted.retain_citations(|c| config.syntax_on(c.syntax));
+    for remap in &config.remap {
+        if !d.doc.name.starts_with(remap.docs.as_str()) {
+            continue;
+        }
+        for c in &mut d.extracted.citations {
+            if c.syntax == Syntax::Permalink {
+                continue;
+            }
+            if let CitedPath::Repo(p) = &c.path {
+                c.path = crate::extract::resolve_path(p, Some(&remap.repo), false);
+                // A rename fix would write the remapped path back: none is offered.
+                c.path_span = None;
+            }
+        }
+    }
+}
+
+/// Severities from the configuration (rules, per-path overrides); `off` drops the finding.
+fn apply_severities(report: &mut Report, config: &Config) {
+    let docs = &report.docs;
+    report
+        .findings
+        .retain_mut(|f| match config.severity(f.rule, &docs[f.doc].doc.name) {
+            Some(s) => {
+                f.severity = s;
+                true
+            }
+            None => false,
+        });
+    report.summary = summarize(&report.findings, &report.docs);
+}
+
+fn summarize(findings: &[Finding], docs: &[AuditedDoc]) -> Summary {
     let mut summary = Summary {
         docs: docs.iter().filter(|d| !d.extracted.skipped).count(),
         skipped: docs.iter().filter(|d| d.extracted.skipped).count(),
         citations: docs.iter().map(|d| d.extracted.citations.len()).sum(),
         ..Summary::default()
     };
+    for f in findings {
+        let info = f.rule.info();
+        *summary.by_rule.entry(f.rule.as_str()).or_default() += 1;
+        *summary.by_family.entry(info.family.as_str()).or_default() += 1;
+        *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
+    }
+    summary
+}
+
+fn check_all(
+    repo: &CodeRepo,
+    git: &git2::Repository,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    history: bool,
+    max_span_lines: usize,
+) -> Report {
+    let mut findings: Vec<Finding> = Vec::new();
 
     // Doc-level problems found by extraction.
     for (i, d) in docs.iter().enumerate() {
@@ -395,12 +471,12 @@ fn check_all(
     }
     let mut outcomes: Vec<(Oid, PinSource, CiteOutcome)> = Vec::new();
     let sources: HashMap<CiteRef, PinSource> = groups.values().flatten().copied().collect();
-    for (commit, o) in check_groups(repo, groups, &docs, opts.max_span_lines) {
+    for (commit, o) in check_groups(repo, groups, &docs, max_span_lines) {
         outcomes.push((commit, sources[&o.cite], o));
     }
 
     // 2. Unpinned citations that fail at the target: did they hold when their line was written?
-    if opts.history {
+    if history {
         let failing: Vec<CiteRef> = outcomes
             .iter()
             .filter(|(_, source, o)| *source == PinSource::Target && o.held.is_none())
@@ -423,7 +499,7 @@ fn check_all(
             }
         }
         let held_then: HashMap<CiteRef, (Oid, CiteOutcome)> =
-            check_groups(repo, again, &docs, opts.max_span_lines)
+            check_groups(repo, again, &docs, max_span_lines)
                 .into_iter()
                 .filter(|(_, o)| o.held.is_some())
                 .map(|(commit, o)| (o.cite, (commit, o)))
@@ -546,12 +622,7 @@ fn check_all(
     }
 
     sort_findings(&mut findings, &docs);
-    for f in &findings {
-        let info = f.rule.info();
-        *summary.by_rule.entry(f.rule.as_str()).or_default() += 1;
-        *summary.by_family.entry(info.family.as_str()).or_default() += 1;
-        *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
-    }
+    let summary = summarize(&findings, &docs);
     Report {
         revision: target.to_string(),
         docs,

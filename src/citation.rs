@@ -195,6 +195,8 @@ pub enum Syntax {
     Json,
     /// `vscode://file/…:line`.
     EditorLink,
+    /// An in-house syntax from the configuration's `patterns`.
+    Pattern,
 }
 
 /// A path as cited, after URL-decoding and normalisation against the repository root.

@@ -20,8 +20,13 @@ pub struct DiscoverError {
     pub error: String,
 }
 
-/// The docs under `paths`, sorted and without duplicates.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<DocFile>, DiscoverError> {
+/// The docs under `paths`, sorted and without duplicates. Walked files must pass `wanted` (the
+/// configuration's include/exclude globs, over the path as walked); files named explicitly are
+/// always audited.
+pub fn discover(
+    paths: &[PathBuf],
+    wanted: &dyn Fn(&str) -> bool,
+) -> Result<Vec<DocFile>, DiscoverError> {
     let mut out = Vec::new();
     for root in paths {
         let meta = std::fs::metadata(root).map_err(|e| DiscoverError {
@@ -47,11 +52,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<DocFile>, DiscoverError> {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
             }
-            if let Some(kind) = DocKind::from_path(entry.path()) {
-                out.push(DocFile {
-                    path: clean(entry.path()),
-                    kind,
-                });
+            let path = clean(entry.path());
+            if let Some(kind) = DocKind::from_path(&path) {
+                if wanted(&path.to_string_lossy().replace('\\', "/")) {
+                    out.push(DocFile { path, kind });
+                }
             }
         }
     }

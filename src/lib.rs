@@ -9,6 +9,7 @@
 pub mod audit;
 pub mod check;
 pub mod citation;
+pub mod config;
 pub mod discover;
 pub mod doc;
 pub mod extract;

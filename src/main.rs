@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use citegate::audit::{self, AuditOptions};
 use citegate::fix;
-use citegate::report::{human, json, markdown};
+use citegate::report::{github, human, json, markdown, sarif};
 use citegate::rules::RuleId;
 use citegate::sweep;
 
@@ -53,6 +53,12 @@ struct AuditArgs {
     /// When to colour human output
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Also write the report in another format to a file, from the same run (repeatable)
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_write)]
+    write: Vec<(Format, PathBuf)>,
+    /// Exit 1 when there is a finding of this severity or worse
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
 }
 
 #[derive(clap::Args, Debug)]
@@ -92,6 +98,19 @@ enum FailOn {
     Never,
 }
 
+impl FailOn {
+    fn fails(self, report: &audit::Report) -> bool {
+        match self {
+            FailOn::Error => report.has_errors(),
+            FailOn::Warning => report
+                .findings
+                .iter()
+                .any(|f| f.severity != citegate::rules::Severity::Note),
+            FailOn::Never => false,
+        }
+    }
+}
+
 /// What to audit: shared by `audit`, `fix` and `sweep`.
 #[derive(clap::Args, Debug)]
 struct Selection {
@@ -100,14 +119,12 @@ struct Selection {
     /// The code repository [default: the Git repository holding the current folder]
     #[arg(long, value_name = "DIR")]
     repo: Option<PathBuf>,
-    /// What the docs are checked against; unpinned citations resolve here
-    #[arg(
-        long,
-        visible_alias = "rev",
-        value_name = "REV",
-        default_value = "HEAD"
-    )]
-    target: String,
+    /// What the docs are checked against; unpinned citations resolve here [default: HEAD]
+    #[arg(long, visible_alias = "rev", value_name = "REV")]
+    target: Option<String>,
+    /// The configuration file [default: .citegate.yaml at the repository root, when present]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Check each citation at its revision only: no stale verdicts, no blame
     #[arg(long)]
     no_history: bool,
@@ -120,9 +137,9 @@ struct Selection {
     /// Worker threads [default: one per core]
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
-    /// `overbroad-span` threshold: the most lines one citation may cover
-    #[arg(long, value_name = "N", default_value_t = 200)]
-    max_span_lines: usize,
+    /// `overbroad-span` threshold: the most lines one citation may cover [default: 200]
+    #[arg(long, value_name = "N")]
+    max_span_lines: Option<usize>,
 }
 
 impl Selection {
@@ -139,19 +156,22 @@ impl Selection {
             repo_url: self.repo_url,
             jobs: self.jobs,
             max_span_lines: self.max_span_lines,
+            config: self.config,
             since: self.since,
         }
     }
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum Format {
     Human,
     Json,
     Markdown,
+    Sarif,
+    Github,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum Color {
     Auto,
     Always,
@@ -207,9 +227,40 @@ fn main() -> ExitCode {
 
 fn run_audit(selection: Selection) -> Result<audit::Report, ExitCode> {
     audit::run(&selection.options()).map_err(|e| {
-        eprintln!("citegate: error: {e}");
+        match e {
+            audit::AuditError::Config(c) if !c.text.is_empty() => {
+                eprintln!("{}", config_report(&c))
+            }
+            e => eprintln!("citegate: error: {e}"),
+        }
         ExitCode::from(2)
     })
+}
+
+/// A configuration error as a miette diagnostic pointing at the line in the file.
+fn config_report(e: &citegate::config::ConfigError) -> String {
+    let at = e.at.min(e.text.len());
+    let len = e.text[at..]
+        .find('\n')
+        .unwrap_or(e.text.len() - at)
+        .max(1)
+        .min(e.text.len() - at);
+    let report = miette::miette!(
+        labels = vec![miette::LabeledSpan::at(at..at + len, "here")],
+        "{}",
+        e.message
+    )
+    .with_source_code(miette::NamedSource::new(
+        e.path.display().to_string(),
+        e.text.clone(),
+    ));
+    let mut out = String::from("citegate: error: bad configuration\n");
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
+    if handler.render_report(&mut out, report.as_ref()).is_err() {
+        out.push_str(&e.to_string());
+    }
+    out
 }
 
 fn audit_command(args: AuditArgs) -> ExitCode {
@@ -217,19 +268,32 @@ fn audit_command(args: AuditArgs) -> ExitCode {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let code = if report.has_errors() {
+    let code = if args.fail_on.fails(&report) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     };
+    for (format, path) in &args.write {
+        if let Err(e) = std::fs::write(path, render(&report, *format, Color::Never)) {
+            eprintln!("citegate: error: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if args.quiet {
         return code;
     }
-    let text = match args.format {
-        Format::Json => json::render(&report),
-        Format::Markdown => markdown::render(&report, "citegate audit"),
+    print_out(&render(&report, args.format, args.color), code)
+}
+
+/// The report in one format.
+fn render(report: &audit::Report, format: Format, color: Color) -> String {
+    match format {
+        Format::Json => json::render(report),
+        Format::Markdown => markdown::render(report, "citegate audit"),
+        Format::Sarif => sarif::render(report),
+        Format::Github => github::render(report),
         Format::Human => {
-            let color = match args.color {
+            let color = match color {
                 Color::Always => true,
                 Color::Never => false,
                 Color::Auto => {
@@ -237,7 +301,7 @@ fn audit_command(args: AuditArgs) -> ExitCode {
                 }
             };
             human::render(
-                &report,
+                report,
                 human::HumanStyle {
                     color,
                     unicode: true,
@@ -245,8 +309,19 @@ fn audit_command(args: AuditArgs) -> ExitCode {
                 },
             )
         }
-    };
-    print_out(&text, code)
+    }
+}
+
+/// `FORMAT=PATH` for `--write`.
+fn parse_write(arg: &str) -> Result<(Format, PathBuf), String> {
+    let (format, path) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=PATH, got `{arg}`"))?;
+    let format = Format::from_str(format, false)?;
+    if path.is_empty() {
+        return Err("the PATH after `=` is empty".to_string());
+    }
+    Ok((format, PathBuf::from(path)))
 }
 
 fn fix_command(args: FixArgs) -> ExitCode {

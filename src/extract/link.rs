@@ -187,6 +187,7 @@ mod tests {
         let ctx = ExtractContext {
             repo_ids: vec!["github.com/o/r".into()],
             workdir: Some("/work/repo".into()),
+            ..ExtractContext::default()
         };
         let mut v = citations(link(dest, text), base, &ctx);
         assert_eq!(v.len(), 1, "{dest}");

@@ -22,6 +22,8 @@ pub struct ExtractContext {
     pub repo_ids: Vec<String>,
     /// The repository's work tree, to map absolute editor links (`vscode://file/…`) back into it.
     pub workdir: Option<std::path::PathBuf>,
+    /// In-house citation syntaxes from the configuration.
+    pub patterns: Vec<crate::config::Pattern>,
 }
 
 /// A retrieved chunk of a JSON answer's retrieval payload.
@@ -63,6 +65,33 @@ pub struct Extracted {
 }
 
 impl Extracted {
+    /// Keep only the citations `keep` accepts, and the claims' references to them.
+    pub fn retain_citations(&mut self, keep: impl Fn(&Citation) -> bool) {
+        let mut new_index = Vec::with_capacity(self.citations.len());
+        let mut kept = 0;
+        for c in &self.citations {
+            new_index.push(keep(c).then(|| {
+                kept += 1;
+                kept - 1
+            }));
+        }
+        if kept == self.citations.len() {
+            return;
+        }
+        let mut i = 0;
+        self.citations.retain(|_| {
+            i += 1;
+            new_index[i - 1].is_some()
+        });
+        for claim in &mut self.claims {
+            claim.citations = claim
+                .citations
+                .iter()
+                .filter_map(|&c| new_index[c])
+                .collect();
+        }
+    }
+
     pub fn problem(&mut self, rule: RuleId, span: Span, message: impl Into<String>) {
         self.problems.push(DocProblem {
             rule,
@@ -73,12 +102,51 @@ impl Extracted {
     }
 }
 
-/// Extract a doc according to its kind.
+/// Extract a doc according to its kind, then the configuration's in-house patterns.
 pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
-    match doc.kind {
+    let mut ext = match doc.kind {
         DocKind::Markdown => markdown::extract(doc, ctx),
         DocKind::Json => answer::extract_json(doc),
         DocKind::JsonLines => answer::extract_jsonl(doc),
+    };
+    if !ctx.patterns.is_empty() && !ext.skipped {
+        patterns(doc, ctx, &mut ext);
+    }
+    ext
+}
+
+/// Citations written in an in-house syntax: a regex with named groups `path`, `start`, optional
+/// `end` and `rev`.
+fn patterns(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
+    for p in &ctx.patterns {
+        for caps in p.regex.captures_iter(&doc.text) {
+            let (Some(whole), Some(path), Some(start)) =
+                (caps.get(0), caps.name("path"), caps.name("start"))
+            else {
+                continue;
+            };
+            let Ok(first) = start.as_str().parse::<i64>() else {
+                continue;
+            };
+            let last = caps
+                .name("end")
+                .and_then(|e| e.as_str().parse::<i64>().ok())
+                .unwrap_or(first);
+            let mut c = Citation::new(
+                crate::citation::Syntax::Pattern,
+                Span::new(whole.start(), whole.end()),
+                path.as_str(),
+                resolve_path(path.as_str(), None, false),
+            )
+            .with_lines(Some(LineRange::new(first, last)));
+            c.path_span = Some((
+                Span::new(path.start(), path.end()),
+                crate::citation::PathStyle::Repo,
+            ));
+            c.pin = caps.name("rev").map(|r| r.as_str().to_string());
+            c.pin_span = caps.name("rev").map(|r| Span::new(r.start(), r.end()));
+            ext.citations.push(c);
+        }
     }
 }
 

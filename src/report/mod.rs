@@ -1,5 +1,7 @@
 //! Reporters: one file per output format. They only render a finished [`crate::audit::Report`].
 
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod markdown;
+pub mod sarif;

@@ -1,0 +1,383 @@
+//! Configuration: `.citegate.yaml` at the repository root (or `--config FILE`). Read into a raw
+//! serde type that denies unknown keys, then validated into [`Config`] (globs compiled, rule IDs
+//! and patterns checked), with every error located in the file. CLI flags override the file. The
+//! JSON Schema in `schemas/citegate.schema.json` is generated from [`RawConfig`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::citation::Syntax;
+use crate::rules::{RuleId, Severity};
+
+/// The file looked for at the repository root.
+pub const FILE_NAME: &str = ".citegate.yaml";
+
+/// A rule's level: a severity, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Note,
+    Off,
+}
+
+/// Which citation syntaxes are read (all are on by default).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawSyntaxes {
+    /// `src/a.rs:10-20` in text and inline code.
+    pub bare: Option<bool>,
+    /// `[t](src/a.rs#L10-L20)`.
+    pub markdown_link: Option<bool>,
+    /// Forge permalinks (GitHub, GitLab, Bitbucket, Gitea).
+    pub permalink: Option<bool>,
+    /// deepwiki-open `[src/a.rs:10-20]()`.
+    pub empty_link: Option<bool>,
+    /// Fences whose info string names the span (Cursor, `title=`).
+    pub fence_info: Option<bool>,
+    /// `sources:` in front matter.
+    pub front_matter: Option<bool>,
+    /// `[n] path (52%)` under `Sources:`.
+    pub source_list: Option<bool>,
+    /// Citations in JSON answers.
+    pub json: Option<bool>,
+    /// `vscode://file/…:line`.
+    pub editor_link: Option<bool>,
+    /// The `patterns` below.
+    pub pattern: Option<bool>,
+}
+
+/// Severities for the docs matching `paths`, over the top-level `rules`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawOverride {
+    /// Globs over doc paths (repo-relative when the doc is inside the repository).
+    pub paths: Vec<String>,
+    /// Rule ID → level.
+    pub rules: BTreeMap<String, Level>,
+}
+
+/// Docs under `docs` cite paths relative to `repo` (a monorepo subfolder, a wiki clone).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawRemap {
+    /// A doc path prefix, e.g. `wiki/`.
+    pub docs: String,
+    /// The repository folder their citations are relative to, e.g. `services/api/`.
+    pub repo: String,
+}
+
+/// An in-house citation syntax: a regex with named groups `path`, `start`, optional `end` and
+/// `rev`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawPattern {
+    pub name: String,
+    pub regex: String,
+}
+
+/// `.citegate.yaml` as written.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawConfig {
+    /// Globs of docs to audit inside the folders given (default: every Markdown and answer file).
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Globs of docs to leave out.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub syntaxes: RawSyntaxes,
+    /// Rule ID → level (`error`, `warning`, `note`, `off`).
+    #[serde(default)]
+    pub rules: BTreeMap<String, Level>,
+    #[serde(default)]
+    pub overrides: Vec<RawOverride>,
+    #[serde(default)]
+    pub remap: Vec<RawRemap>,
+    #[serde(default)]
+    pub patterns: Vec<RawPattern>,
+    /// `overbroad-span` threshold (default 200).
+    pub max_span_lines: Option<usize>,
+    /// The default target revision (default `HEAD`).
+    pub target: Option<String>,
+}
+
+/// A configuration problem, located in the file (exit code 2).
+#[derive(Debug, Clone)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub text: String,
+    /// Byte offset of the problem in `text`.
+    pub at: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let line = self.text[..self.at.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1;
+        write!(f, "{}:{line}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A compiled in-house pattern.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub name: String,
+    pub regex: Regex,
+}
+
+#[derive(Debug, Clone)]
+struct Override {
+    paths: GlobSet,
+    rules: BTreeMap<RuleId, Level>,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+    disabled: Vec<Syntax>,
+    rules: BTreeMap<RuleId, Level>,
+    overrides: Vec<Override>,
+    pub remap: Vec<RawRemap>,
+    pub patterns: Vec<Pattern>,
+    pub max_span_lines: Option<usize>,
+    pub target: Option<String>,
+}
+
+impl Config {
+    /// Read `path`; `Ok(None)` when `optional` and it does not exist.
+    pub fn load(path: &Path, optional: bool) -> Result<Option<Config>, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(ConfigError {
+                    path: path.to_path_buf(),
+                    text: String::new(),
+                    at: 0,
+                    message: e.to_string(),
+                })
+            }
+        };
+        Config::parse(path, &text).map(Some)
+    }
+
+    /// Parse and validate configuration text.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let error = |at: usize, message: String| ConfigError {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            at,
+            message,
+        };
+        // Where a value is written, for errors found after parsing.
+        let find = |needle: &str| text.find(needle).unwrap_or(0);
+        let raw: RawConfig = if text.trim().is_empty() {
+            RawConfig::default()
+        } else {
+            serde_yaml_ng::from_str(text).map_err(|e| {
+                let at = e.location().map(|l| l.index()).unwrap_or(0);
+                error(at, e.to_string())
+            })?
+        };
+        let globs = |globs: &[String]| -> Result<Option<GlobSet>, ConfigError> {
+            if globs.is_empty() {
+                return Ok(None);
+            }
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(Glob::new(g).map_err(|e| error(find(g), format!("bad glob `{g}`: {e}")))?);
+            }
+            b.build().map(Some).map_err(|e| error(0, e.to_string()))
+        };
+        let rules =
+            |map: &BTreeMap<String, Level>| -> Result<BTreeMap<RuleId, Level>, ConfigError> {
+                map.iter()
+                    .map(|(id, level)| {
+                        RuleId::from_id(id).map(|r| (r, *level)).ok_or_else(|| {
+                            error(
+                                find(id),
+                                format!("unknown rule `{id}` (`citegate rules` lists them)"),
+                            )
+                        })
+                    })
+                    .collect()
+            };
+        let s = &raw.syntaxes;
+        let disabled = [
+            (s.bare, Syntax::Bare),
+            (s.markdown_link, Syntax::MarkdownLink),
+            (s.permalink, Syntax::Permalink),
+            (s.empty_link, Syntax::EmptyLink),
+            (s.fence_info, Syntax::FenceInfo),
+            (s.front_matter, Syntax::FrontMatter),
+            (s.source_list, Syntax::SourceList),
+            (s.json, Syntax::Json),
+            (s.editor_link, Syntax::EditorLink),
+            (s.pattern, Syntax::Pattern),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on == Some(false))
+        .map(|(_, syntax)| syntax)
+        .collect();
+        let mut overrides = Vec::new();
+        for o in &raw.overrides {
+            overrides.push(Override {
+                paths: globs(&o.paths)?.unwrap_or_else(GlobSet::empty),
+                rules: rules(&o.rules)?,
+            });
+        }
+        let mut patterns = Vec::new();
+        for p in &raw.patterns {
+            let regex = Regex::new(&p.regex)
+                .map_err(|e| error(find(&p.regex), format!("pattern `{}`: {e}", p.name)))?;
+            let names: Vec<&str> = regex.capture_names().flatten().collect();
+            if !names.contains(&"path") || !names.contains(&"start") {
+                return Err(error(
+                    find(&p.regex),
+                    format!("pattern `{}` needs named groups `path` and `start` (`end`, `rev` optional)", p.name),
+                ));
+            }
+            patterns.push(Pattern {
+                name: p.name.clone(),
+                regex,
+            });
+        }
+        if raw.max_span_lines == Some(0) {
+            return Err(error(
+                find("max-span-lines"),
+                "max-span-lines must be at least 1".into(),
+            ));
+        }
+        Ok(Config {
+            include: globs(&raw.include)?,
+            exclude: globs(&raw.exclude)?,
+            disabled,
+            rules: rules(&raw.rules)?,
+            overrides,
+            remap: raw.remap.clone(),
+            patterns,
+            max_span_lines: raw.max_span_lines,
+            target: raw.target.clone(),
+        })
+    }
+
+    /// Whether a walked doc (its path relative to where the walk started) is audited.
+    pub fn wants_doc(&self, path: &str) -> bool {
+        self.include.as_ref().is_none_or(|g| g.is_match(path))
+            && !self.exclude.as_ref().is_some_and(|g| g.is_match(path))
+    }
+
+    pub fn syntax_on(&self, syntax: Syntax) -> bool {
+        !self.disabled.contains(&syntax)
+    }
+
+    /// The severity of `rule` in the doc `doc`, or `None` when it is off.
+    pub fn severity(&self, rule: RuleId, doc: &str) -> Option<Severity> {
+        let mut level = self.rules.get(&rule).copied();
+        for o in &self.overrides {
+            if o.paths.is_match(doc) {
+                if let Some(l) = o.rules.get(&rule) {
+                    level = Some(*l);
+                }
+            }
+        }
+        match level {
+            None => Some(rule.info().severity),
+            Some(Level::Off) => None,
+            Some(Level::Error) => Some(Severity::Error),
+            Some(Level::Warning) => Some(Severity::Warning),
+            Some(Level::Note) => Some(Severity::Note),
+        }
+    }
+}
+
+/// The JSON Schema of `.citegate.yaml`, as committed in `schemas/citegate.schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(RawConfig);
+    let mut text = serde_json::to_string_pretty(&schema).expect("schema serialises");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new(".citegate.yaml"), text)
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_located() {
+        let e = parse("include: [docs/**]\nrulez: {}\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(".citegate.yaml:2: unknown field `rulez`"),
+            "{e}"
+        );
+        let e = parse("rules:\n  invented-paht: off\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(".citegate.yaml:2: unknown rule `invented-paht`"),
+            "{e}"
+        );
+        let e = parse("rules:\n  invented-path: loud\n").unwrap_err();
+        assert!(e.to_string().contains(":2:"), "{e}");
+        let e = parse("patterns:\n  - name: x\n    regex: '(?P<path>a'\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with(".citegate.yaml:3: pattern `x`"),
+            "{e}"
+        );
+        let e = parse("syntaxes: {barre: false}\n").unwrap_err();
+        assert!(e.to_string().contains("unknown field `barre`"), "{e}");
+    }
+
+    #[test]
+    fn severities_follow_rules_then_overrides() {
+        let c = parse(
+            "rules: {unsupported-literal: off, overbroad-span: error}\n\
+             overrides:\n  - paths: ['generated/**']\n    rules: {invented-path: warning, unsupported-literal: note}\n",
+        )
+        .unwrap();
+        assert_eq!(c.severity(RuleId::UnsupportedLiteral, "docs/a.md"), None);
+        assert_eq!(
+            c.severity(RuleId::OverbroadSpan, "docs/a.md"),
+            Some(Severity::Error)
+        );
+        assert_eq!(
+            c.severity(RuleId::InventedPath, "generated/x.md"),
+            Some(Severity::Warning)
+        );
+        assert_eq!(
+            c.severity(RuleId::UnsupportedLiteral, "generated/x.md"),
+            Some(Severity::Note)
+        );
+        assert_eq!(
+            c.severity(RuleId::InventedLines, "a.md"),
+            Some(Severity::Error)
+        );
+    }
+
+    #[test]
+    fn include_and_exclude_globs() {
+        let c = parse("include: ['docs/**']\nexclude: ['docs/archive/**']\n").unwrap();
+        assert!(c.wants_doc("docs/a.md"));
+        assert!(!c.wants_doc("docs/archive/a.md"));
+        assert!(!c.wants_doc("README.md"));
+    }
+}
