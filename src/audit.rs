@@ -26,6 +26,49 @@ use crate::select::{self, Reason};
 /// Docs larger than this are reported, not read.
 pub const MAX_DOC_BYTES: u64 = 16 << 20;
 
+/// Where progress is reported (a bar on a terminal); called from worker threads. The library
+/// never prints: the binary decides whether and how to show it.
+pub trait Progress: Send + Sync {
+    /// A new stage with `total` steps.
+    fn stage(&self, name: &'static str, total: usize);
+    fn advance(&self, steps: usize);
+    fn finish(&self);
+}
+
+/// An optional [`Progress`] sink.
+#[derive(Clone, Default)]
+pub struct ProgressSink(pub Option<std::sync::Arc<dyn Progress>>);
+
+impl ProgressSink {
+    fn stage(&self, name: &'static str, total: usize) {
+        if let Some(p) = &self.0 {
+            p.stage(name, total);
+        }
+    }
+
+    fn advance(&self) {
+        if let Some(p) = &self.0 {
+            p.advance(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(p) = &self.0 {
+            p.finish();
+        }
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "ProgressSink(on)"
+        } else {
+            "ProgressSink(off)"
+        })
+    }
+}
+
 /// What to audit and how.
 #[derive(Debug, Clone)]
 pub struct AuditOptions {
@@ -49,6 +92,7 @@ pub struct AuditOptions {
     pub config: Option<PathBuf>,
     /// Only the docs a change since this revision can affect.
     pub since: Option<String>,
+    pub progress: ProgressSink,
 }
 
 impl Default for AuditOptions {
@@ -63,6 +107,7 @@ impl Default for AuditOptions {
             max_span_lines: None,
             config: None,
             since: None,
+            progress: ProgressSink::default(),
         }
     }
 }
@@ -193,12 +238,15 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         .build()
         .map_err(|e| AuditError::Threads(e.to_string()))?;
 
+    let progress = &opts.progress;
     pool.install(|| {
+        progress.stage("reading docs", files.len());
         let mut docs: Vec<AuditedDoc> = files
             .par_iter()
             .map(|f| {
                 let mut d = read_and_extract(f, &repo, &ctx);
                 configure(&mut d, &config);
+                progress.advance();
                 d
             })
             .collect();
@@ -228,7 +276,16 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             docs = kept;
             selection = Some(reasons);
         }
-        let mut report = check_all(&repo, &git, default_rev, docs, opts.history, max_span_lines);
+        let mut report = check_all(
+            &repo,
+            &git,
+            default_rev,
+            docs,
+            opts.history,
+            max_span_lines,
+            progress,
+        );
+        progress.finish();
         apply_severities(&mut report, &config);
         report.selection = selection;
         report.web_url = ctx.repo_ids.last().map(|id| format!("https://{id}"));
@@ -319,20 +376,24 @@ fn check_groups(
     groups: Groups,
     docs: &[AuditedDoc],
     max_span_lines: usize,
+    progress: &ProgressSink,
 ) -> Vec<(Oid, CiteOutcome)> {
     let groups: Vec<_> = groups.into_iter().collect();
     groups
         .par_iter()
         .map_init(
             || repo.open().ok(),
-            |git, ((commit, path), cites)| match git {
-                Some(git) => {
-                    check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
-                        .into_iter()
-                        .map(|o| (*commit, o))
-                        .collect()
+            |git, ((commit, path), cites)| {
+                progress.advance();
+                match git {
+                    Some(git) => {
+                        check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
+                            .into_iter()
+                            .map(|o| (*commit, o))
+                            .collect()
+                    }
+                    None => Vec::new(),
                 }
-                None => Vec::new(),
             },
         )
         .flatten()
@@ -397,6 +458,7 @@ fn check_all(
     docs: Vec<AuditedDoc>,
     history: bool,
     max_span_lines: usize,
+    progress: &ProgressSink,
 ) -> Report {
     let mut findings: Vec<Finding> = Vec::new();
 
@@ -471,7 +533,8 @@ fn check_all(
     }
     let mut outcomes: Vec<(Oid, PinSource, CiteOutcome)> = Vec::new();
     let sources: HashMap<CiteRef, PinSource> = groups.values().flatten().copied().collect();
-    for (commit, o) in check_groups(repo, groups, &docs, max_span_lines) {
+    progress.stage("checking citations", groups.len());
+    for (commit, o) in check_groups(repo, groups, &docs, max_span_lines, progress) {
         outcomes.push((commit, sources[&o.cite], o));
     }
 
@@ -499,7 +562,7 @@ fn check_all(
             }
         }
         let held_then: HashMap<CiteRef, (Oid, CiteOutcome)> =
-            check_groups(repo, again, &docs, max_span_lines)
+            check_groups(repo, again, &docs, max_span_lines, &ProgressSink::default())
                 .into_iter()
                 .filter(|(_, o)| o.held.is_some())
                 .map(|(commit, o)| (o.cite, (commit, o)))

@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use citegate::audit::{self, AuditOptions};
 use citegate::fix;
@@ -33,6 +33,12 @@ enum Command {
     Sweep(SweepArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions { shell: clap_complete::Shell },
+    /// Print the man page (roff)
+    Man,
+    /// Print the JSON Schema of .citegate.yaml
+    ConfigSchema,
     /// Explain a rule: what it checks, why it matters, whether it has a fix
     Explain {
         /// A finding ID, e.g. invented-path
@@ -158,6 +164,7 @@ impl Selection {
             max_span_lines: self.max_span_lines,
             config: self.config,
             since: self.since,
+            progress: audit::ProgressSink::default(),
         }
     }
 }
@@ -198,6 +205,22 @@ fn main() -> ExitCode {
             }
             print_out(&out, ExitCode::SUCCESS)
         }
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "citegate", &mut out);
+            print_out(&String::from_utf8_lossy(&out), ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut out) {
+                Ok(()) => print_out(&String::from_utf8_lossy(&out), ExitCode::SUCCESS),
+                Err(e) => {
+                    eprintln!("citegate: error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::ConfigSchema => print_out(&citegate::config::json_schema(), ExitCode::SUCCESS),
         Command::Explain { id } => match RuleId::from_id(&id) {
             Some(rule) => {
                 let info = rule.info();
@@ -225,8 +248,42 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_audit(selection: Selection) -> Result<audit::Report, ExitCode> {
-    audit::run(&selection.options()).map_err(|e| {
+/// A progress bar on stderr, only when stderr is a terminal and not in CI.
+struct Bar(indicatif::ProgressBar);
+
+impl audit::Progress for Bar {
+    fn stage(&self, name: &'static str, total: usize) {
+        self.0.set_message(name);
+        self.0.set_length(total as u64);
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, steps: usize) {
+        self.0.inc(steps as u64);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+fn progress_bar(quiet: bool) -> audit::ProgressSink {
+    if quiet || !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        return audit::ProgressSink::default();
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{msg:20} [{bar:40}] {pos}/{len} {elapsed}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    audit::ProgressSink(Some(std::sync::Arc::new(Bar(bar))))
+}
+
+fn run_audit(selection: Selection, quiet: bool) -> Result<audit::Report, ExitCode> {
+    let mut options = selection.options();
+    options.progress = progress_bar(quiet);
+    audit::run(&options).map_err(|e| {
         match e {
             audit::AuditError::Config(c) if !c.text.is_empty() => {
                 eprintln!("{}", config_report(&c))
@@ -264,7 +321,7 @@ fn config_report(e: &citegate::config::ConfigError) -> String {
 }
 
 fn audit_command(args: AuditArgs) -> ExitCode {
-    let report = match run_audit(args.selection) {
+    let report = match run_audit(args.selection, args.quiet) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -325,7 +382,7 @@ fn parse_write(arg: &str) -> Result<(Format, PathBuf), String> {
 }
 
 fn fix_command(args: FixArgs) -> ExitCode {
-    let report = match run_audit(args.selection) {
+    let report = match run_audit(args.selection, false) {
         Ok(r) => r,
         Err(code) => return code,
     };
@@ -374,7 +431,7 @@ fn fix_command(args: FixArgs) -> ExitCode {
 }
 
 fn sweep_command(args: SweepArgs) -> ExitCode {
-    let report = match run_audit(args.selection) {
+    let report = match run_audit(args.selection, false) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -333,3 +333,38 @@ fn markdown_report_snapshot() {
         .unwrap();
     insta::assert_snapshot!("example_markdown", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn completions_man_page_and_config_schema_come_from_the_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = citegate(dir.path())
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    let bash = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && bash.contains("_citegate()") && bash.contains("--since"));
+    let out = citegate(dir.path()).arg("man").output().unwrap();
+    let man = String::from_utf8_lossy(&out.stdout);
+    assert!(man.contains(".SH NAME") && man.contains("audit"), "{man}");
+    let out = citegate(dir.path()).arg("config-schema").output().unwrap();
+    let committed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/citegate.schema.json"),
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), committed);
+}
+
+#[test]
+fn github_and_sarif_formats_snapshot() {
+    let (_d, repo) = example();
+    let out = citegate(&repo)
+        .args(["audit", "--format", "github"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("example_github", String::from_utf8_lossy(&out.stdout));
+    let out = citegate(&repo)
+        .args(["audit", "--format", "sarif"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("example_sarif", String::from_utf8_lossy(&out.stdout));
+}

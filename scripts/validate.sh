@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Validate what citegate ships against the official schemas: its SARIF output with the official
+# SARIF multitool (npm @microsoft/sarif-multitool-linux) and the OASIS schema, action.yml and the
+# workflows with check-jsonschema's built-in GitHub schemas. Installs both tools into a cache
+# folder when they are missing; never skips a check because a tool is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}"
+mkdir -p "$cache"
+
+need() { command -v "$1" >/dev/null 2>&1; }
+apt_install() {
+  need apt-get || { echo "validate: cannot install $*: no apt-get" >&2; exit 1; }
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# The SARIF multitool: a self-contained binary inside the npm package.
+multitool="$cache/sarif/package/Sarif.Multitool"
+if [ ! -x "$multitool" ]; then
+  need npm || apt_install npm
+  rm -rf "$cache/sarif" && mkdir -p "$cache/sarif"
+  (cd "$cache/sarif" && npm pack --silent @microsoft/sarif-multitool-linux >/dev/null && tar xzf microsoft-sarif-multitool-linux-*.tgz)
+  chmod +x "$multitool"
+fi
+
+# check-jsonschema, in its own virtual environment.
+checker="$cache/venv/bin/check-jsonschema"
+if [ ! -x "$checker" ]; then
+  need python3 || apt_install python3 python3-venv
+  python3 -m venv "$cache/venv" || { apt_install python3-venv && python3 -m venv "$cache/venv"; }
+  "$cache/venv/bin/pip" install -q check-jsonschema
+fi
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+# SARIF from the bundled example (it has findings of many rules and a fix).
+scripts/example.sh --format sarif > "$out/example.sarif"
+report="$("$multitool" validate "$out/example.sarif" 2>&1)"
+if grep -E ': (error|warning) [A-Z]+[0-9]+:' <<< "$report" || ! grep -q 'Analysis completed successfully' <<< "$report"; then
+  echo "validate: the SARIF multitool reports problems:" >&2
+  echo "$report" >&2
+  exit 1
+fi
+echo "validate: SARIF multitool: no errors, no warnings"
+schema="../shared/schemas/sarif-schema-2.1.0.json"
+[ -f "$schema" ] || schema="$cache/sarif/package/sarif-2.1.0.json"
+"$checker" --schemafile "$schema" "$out/example.sarif"
+
+# The Action and the workflows.
+"$checker" --builtin-schema vendor.github-actions action.yml
+"$checker" --builtin-schema vendor.github-workflows .github/workflows/*.yml
