@@ -158,7 +158,7 @@ fn ops_of<'a>(
 }
 
 /// Replace `{{rev:LABEL}}` and `{{short:LABEL}}`.
-fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
+pub fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find("{{") {

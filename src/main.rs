@@ -230,13 +230,17 @@ fn main() -> ExitCode {
                     }
                     citegate::rules::FixSafety::None => "none",
                 };
+                let indent = |t: &str| t.lines().map(|l| format!("    {l}\n")).collect::<String>();
                 let text = format!(
-                    "{} ({}, {} by default)\n\n{}\n\n{}\n\nFix: {fix}\n",
+                    "{} ({}, {} by default)\n\n{}\n\n{}\n\nFix: {fix}\n\nFlagged ({}):\n{}\nNot flagged:\n{}",
                     rule.as_str(),
                     info.family.as_str(),
                     info.severity.as_str(),
                     info.description,
                     info.why,
+                    info.example.doc,
+                    indent(&info.example.fail),
+                    indent(&info.example.pass),
                 );
                 print_out(&text, ExitCode::SUCCESS)
             }

@@ -94,6 +94,19 @@ pub struct RuleInfo {
     pub fix: FixSafety,
     pub description: String,
     pub why: String,
+    pub example: Example,
+}
+
+/// A failing and a passing doc for a rule, over a fixture repository (see
+/// [`crate::fixture`]); run as tests and shown by `citegate explain`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// Where the doc is written in the repository (its extension decides Markdown or JSON).
+    pub doc: String,
+    pub repo: String,
+    pub fail: String,
+    pub pass: String,
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
