@@ -190,7 +190,11 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
     let config = match &opts.config {
         Some(path) => Config::load(path, false),
         None => match &repo.workdir {
-            Some(w) => Config::load(&w.join(config::FILE_NAME), true),
+            // Errors name the file as users know it: at the repository root.
+            Some(w) => Config::load(&w.join(config::FILE_NAME), true).map_err(|mut e| {
+                e.path = PathBuf::from(config::FILE_NAME);
+                e
+            }),
             None => Ok(None),
         },
     }
