@@ -585,7 +585,7 @@ fn check_all(
 
     // 3. Collect, and compare what held at an older revision with the target.
     let mut support: HashMap<CiteRef, Vec<bool>> = HashMap::new();
-    let mut lost: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
+    let mut lost: BTreeMap<(Oid, Option<String>), Vec<(usize, String)>> = BTreeMap::new();
     let mut stale_groups: BTreeMap<String, Vec<StaleItem>> = BTreeMap::new();
     for (commit, source, o) in outcomes {
         let quote_finding = o
@@ -593,7 +593,12 @@ fn check_all(
             .iter()
             .position(|f| f.rule == RuleId::UnsupportedQuote);
         if let (Some(q), Some(at)) = (o.lost_quote, quote_finding) {
-            lost.entry(commit)
+            let ext = docs[o.cite.doc]
+                .citation(o.cite.index)
+                .repo_path()
+                .and_then(|p| p.rsplit_once('.'))
+                .map(|(_, e)| e.to_string());
+            lost.entry((commit, ext))
                 .or_default()
                 .push((findings.len() + at, q));
         }
@@ -641,9 +646,10 @@ fn check_all(
         .filter(|d| d.doc.repo_dir.is_some())
         .map(|d| d.doc.name.as_str())
         .collect();
-    for (commit, quotes) in lost {
+    for ((commit, ext), quotes) in lost {
         let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
-        let hits = check::find_quotes_elsewhere(repo, git, commit, &texts, &doc_paths);
+        let hits =
+            check::find_quotes_elsewhere(repo, git, commit, &texts, ext.as_deref(), &doc_paths);
         for ((fi, _), hit) in quotes.iter().zip(hits) {
             if let Some(other) = hit {
                 findings[*fi].help = Some(format!(

@@ -11,19 +11,27 @@ pub fn normalize(s: &str) -> String {
 /// Push `source` onto `out` normalised, calling `on_newline` with the output length at each `\n`.
 fn collapse(source: &str, out: &mut String, mut on_newline: impl FnMut(usize)) {
     let mut pending = false;
-    for ch in source.chars() {
-        if ch == '\n' {
-            on_newline(out.len());
-        }
+    // Runs of non-whitespace are copied as slices; only whitespace is looked at char by char.
+    let mut run_start = None;
+    for (i, ch) in source.char_indices() {
         if ch.is_whitespace() {
+            if let Some(s) = run_start.take() {
+                out.push_str(&source[s..i]);
+            }
+            if ch == '\n' {
+                on_newline(out.len());
+            }
             pending = !out.is_empty();
-        } else {
+        } else if run_start.is_none() {
             if pending {
                 out.push(' ');
                 pending = false;
             }
-            out.push(ch);
+            run_start = Some(i);
         }
+    }
+    if let Some(s) = run_start {
+        out.push_str(&source[s..]);
     }
 }
 

@@ -374,9 +374,19 @@ fn rules_explain_and_config_error_snapshots() {
     let (_d, repo) = example();
     let out = citegate(&repo).arg("rules").output().unwrap();
     insta::assert_snapshot!("rules", String::from_utf8_lossy(&out.stdout));
-    let out = citegate(&repo).args(["explain", "unsupported-quote"]).output().unwrap();
-    insta::assert_snapshot!("explain_unsupported_quote", String::from_utf8_lossy(&out.stdout));
-    std::fs::write(repo.join(".citegate.yaml"), "rules:\n  unsupported-quote: loud\n").unwrap();
+    let out = citegate(&repo)
+        .args(["explain", "unsupported-quote"])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!(
+        "explain_unsupported_quote",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(
+        repo.join(".citegate.yaml"),
+        "rules:\n  unsupported-quote: loud\n",
+    )
+    .unwrap();
     let out = citegate(&repo).arg("audit").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!("config_error", String::from_utf8_lossy(&out.stderr));

@@ -58,7 +58,16 @@ pub fn check_group(
         }
         FileAt::Missing => {
             for item in items {
-                let renamed = repo.renames(git, item.from, target).get(path).cloned();
+                // Most renames keep the content: try the cheap exact detection first.
+                let renamed = repo
+                    .renames(git, item.from, target, true)
+                    .get(path)
+                    .cloned()
+                    .or_else(|| {
+                        repo.renames(git, item.from, target, false)
+                            .get(path)
+                            .cloned()
+                    });
                 let s = subject(item);
                 match renamed {
                     Some(new) => match repo.file_at(git, target, &new) {
