@@ -585,7 +585,9 @@ fn check_all(
 
     // 3. Collect, and compare what held at an older revision with the target.
     let mut support: HashMap<CiteRef, Vec<bool>> = HashMap::new();
-    let mut lost: BTreeMap<(Oid, Option<String>), Vec<(usize, String)>> = BTreeMap::new();
+    // Quotes found nowhere in their file, by (revision, file extension): (finding, quote).
+    type LostQuotes = BTreeMap<(Oid, Option<String>), Vec<(usize, String)>>;
+    let mut lost = LostQuotes::new();
     let mut stale_groups: BTreeMap<String, Vec<StaleItem>> = BTreeMap::new();
     for (commit, source, o) in outcomes {
         let quote_finding = o
