@@ -122,6 +122,19 @@ impl LineIndex {
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
+
+    /// The 1-based inclusive lines `start..=end` of `text` (clamped to what exists), without
+    /// their final newline.
+    pub fn slice<'a>(&self, text: &'a str, start: usize, end: usize) -> &'a str {
+        let Some(&from) = self.starts.get(start.max(1) - 1) else {
+            return "";
+        };
+        let to = match self.starts.get(end.max(start.max(1))) {
+            Some(&next) => next - 1,
+            None => text.len(),
+        };
+        text.get(from..to.max(from)).unwrap_or("")
+    }
 }
 
 #[cfg(test)]
@@ -136,5 +149,17 @@ mod tests {
         assert_eq!(idx.line_col(text, 3), (2, 1));
         // 'x' is after a two-byte character: column counts characters.
         assert_eq!(idx.line_col(text, text.find('x').unwrap()), (2, 4));
+    }
+
+    #[test]
+    fn slices_lines() {
+        let text = "a\nb\nc\n";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.slice(text, 2, 3), "b\nc");
+        assert_eq!(idx.slice(text, 1, 1), "a");
+        let text = "a\nb\nc";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.slice(text, 3, 9), "c");
+        assert_eq!(idx.slice(text, 7, 9), "");
     }
 }

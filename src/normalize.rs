@@ -78,31 +78,6 @@ pub fn line_count(text: &str) -> usize {
     }
 }
 
-/// The 1-based inclusive lines `start..=end` of `text` (clamped to what exists), without their
-/// final newline.
-pub fn slice_lines(text: &str, start: usize, end: usize) -> &str {
-    let mut begin = None;
-    let mut line = 1;
-    if start <= 1 {
-        begin = Some(0);
-    }
-    for (i, b) in text.bytes().enumerate() {
-        if b == b'\n' {
-            if line == end {
-                return &text[begin.unwrap_or(i)..i];
-            }
-            line += 1;
-            if line == start {
-                begin = Some(i + 1);
-            }
-        }
-    }
-    match begin {
-        Some(b) => &text[b..],
-        None => "",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,12 +102,9 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_slices_lines() {
+    fn counts_lines() {
         assert_eq!(line_count(""), 0);
         assert_eq!(line_count("a"), 1);
         assert_eq!(line_count("a\nb\n"), 2);
-        assert_eq!(slice_lines("a\nb\nc\n", 2, 3), "b\nc");
-        assert_eq!(slice_lines("a\nb\nc", 3, 9), "c");
-        assert_eq!(slice_lines("a\nb\nc", 1, 1), "a");
     }
 }

@@ -11,7 +11,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::{Oid, Repository};
 
 use crate::citation::{Citation, LineRange, PinSource};
-use crate::doc::Doc;
+use crate::doc::{Doc, LineIndex};
 use crate::extract::literal::{self, LiteralKind};
 use crate::extract::Extracted;
 use crate::finding::Finding;
@@ -217,6 +217,7 @@ pub fn check_group(
         }
     };
     let line_count = normalize::line_count(&text);
+    let lines = LineIndex::new(&text);
 
     // Every quote of this blob, searched at once.
     let mut quote_ids: HashMap<String, usize> = HashMap::new();
@@ -268,7 +269,7 @@ pub fn check_group(
             Some(r) => (r.start as usize, r.end as usize),
             None => (1, line_count.max(1)),
         };
-        let span_text = normalize::slice_lines(&text, start, end);
+        let span_text = lines.slice(&text, start, end);
         let mut held = Held {
             content: citation
                 .lines
@@ -284,7 +285,7 @@ pub fn check_group(
                 match unsupported_quote::check(&s, citation.lines, &found[id]) {
                     Some(mut f) => {
                         holds = false;
-                        f.evidence = Some(evidence(&text, start, end));
+                        f.evidence = Some(evidence(&text, &lines, start, end));
                         if found[id].is_empty() {
                             result.lost_quote = Some(n);
                         }
@@ -329,9 +330,9 @@ pub fn check_group(
 }
 
 /// The cited lines, at most [`EVIDENCE_LINES`] of them.
-pub fn evidence(text: &str, start: usize, end: usize) -> String {
+pub fn evidence(text: &str, lines: &LineIndex, start: usize, end: usize) -> String {
     let shown_end = end.min(start + EVIDENCE_LINES - 1);
-    let mut e = normalize::slice_lines(text, start, shown_end).to_string();
+    let mut e = lines.slice(text, start, shown_end).to_string();
     if shown_end < end {
         e.push_str("\n…");
     }

@@ -8,6 +8,7 @@
 use git2::{Oid, Repository};
 
 use crate::citation::{LineRange, PinSource};
+use crate::doc::LineIndex;
 use crate::finding::{Finding, Fix};
 use crate::fix::{self, Relocation};
 use crate::normalize::{self, NormalizedSource};
@@ -58,16 +59,7 @@ pub fn check_group(
         }
         FileAt::Missing => {
             for item in items {
-                // Most renames keep the content: try the cheap exact detection first.
-                let renamed = repo
-                    .renames(git, item.from, target, true)
-                    .get(path)
-                    .cloned()
-                    .or_else(|| {
-                        repo.renames(git, item.from, target, false)
-                            .get(path)
-                            .cloned()
-                    });
+                let renamed = repo.renamed(git, item.from, target, path);
                 let s = subject(item);
                 match renamed {
                     Some(new) => match repo.file_at(git, target, &new) {
@@ -145,7 +137,7 @@ fn verdicts<'a>(
         match found.as_slice() {
             [] => {
                 let diff = item.held.lines_text.as_deref().zip(range).map(|(old, r)| {
-                    let now = normalize::slice_lines(
+                    let now = LineIndex::new(text).slice(
                         text,
                         r.start.max(1) as usize,
                         r.end.max(1) as usize,

@@ -11,9 +11,6 @@ use git2::{ObjectType, Oid, Repository};
 /// Blobs larger than this are not read as source text.
 pub const MAX_BLOB_BYTES: usize = 32 << 20;
 
-/// Old path → new path of the files renamed between two commits.
-pub type Renames = Arc<HashMap<String, String>>;
-
 /// The repository under audit.
 #[derive(Debug)]
 pub struct CodeRepo {
@@ -25,7 +22,8 @@ pub struct CodeRepo {
     /// `host/owner/repo` of each remote, for telling foreign permalinks apart.
     pub ids: Vec<String>,
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
-    renames: Mutex<HashMap<(Oid, Oid, bool), Renames>>,
+    renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
+    chains: Mutex<HashMap<Oid, Arc<Vec<Oid>>>>,
 }
 
 /// Why a revision did not resolve.
@@ -93,6 +91,7 @@ impl CodeRepo {
             ids,
             paths: Mutex::new(HashMap::new()),
             renames: Mutex::new(HashMap::new()),
+            chains: Mutex::new(HashMap::new()),
         })
     }
 
@@ -177,52 +176,80 @@ impl CodeRepo {
         out
     }
 
-    /// Files renamed between two commits (old path → new path), by git's rename detection;
-    /// computed once per pair of commits, only when a cited file is gone at the target. `exact`
-    /// finds only renames without edits (cheap: object IDs are compared, not contents).
-    pub fn renames(&self, repo: &Repository, from: Oid, to: Oid, exact: bool) -> Renames {
-        if let Some(r) = self
-            .renames
-            .lock()
-            .expect("renames lock")
-            .get(&(from, to, exact))
-        {
+    /// Where `path` (present at `from`, gone at `to`) was renamed to, by git's rename detection,
+    /// following the file's history as `git log --follow` does: find the commit that removed it
+    /// (a binary search along first parents), detect renames in that commit's own diff (small),
+    /// and follow the new name until it exists at `to`. Cached per `(from, to, path)`.
+    pub fn renamed(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
+        let key = (from, to, path.to_string());
+        if let Some(r) = self.renames.lock().expect("renames lock").get(&key) {
             return r.clone();
         }
-        let mut out = HashMap::new();
-        let trees = repo
-            .find_commit(from)
-            .and_then(|c| c.tree())
-            .and_then(|a| Ok((a, repo.find_commit(to)?.tree()?)));
-        if let Ok((a, b)) = trees {
-            if let Ok(mut diff) = repo.diff_tree_to_tree(Some(&a), Some(&b), None) {
-                let mut opts = git2::DiffFindOptions::new();
-                opts.renames(true).exact_match_only(exact);
-                if diff.find_similar(Some(&mut opts)).is_ok() {
-                    for delta in diff.deltas() {
-                        if delta.status() == git2::Delta::Renamed {
-                            let old = delta
-                                .old_file()
-                                .path()
-                                .map(|p| p.to_string_lossy().into_owned());
-                            let new = delta
-                                .new_file()
-                                .path()
-                                .map(|p| p.to_string_lossy().into_owned());
-                            if let (Some(old), Some(new)) = (old, new) {
-                                out.insert(old, new);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let out = Arc::new(out);
+        let found = self.follow(repo, from, to, path);
         self.renames
             .lock()
             .expect("renames lock")
-            .insert((from, to, exact), out.clone());
-        out
+            .insert(key, found.clone());
+        found
+    }
+
+    fn follow(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
+        let chain = self.first_parents(repo, to);
+        let Some(mut older) = chain.iter().position(|c| *c == from) else {
+            // A pin off the first-parent line (a merged branch): one diff of the whole range.
+            return rename_in_commit(repo, from, to, path).ok().flatten();
+        };
+        let exists = |i: usize, p: &str| {
+            repo.find_commit(chain[i])
+                .and_then(|c| c.tree())
+                .and_then(|t| t.get_path(Path::new(p)))
+                .is_ok()
+        };
+        let mut path = path.to_string();
+        // A file renamed again and again is followed a few steps, not forever.
+        for _ in 0..8 {
+            // chain[older] has the path, chain[0] (the target) does not: find where it went.
+            let (mut gone, mut has) = (0, older);
+            while has - gone > 1 {
+                let mid = (gone + has) / 2;
+                if exists(mid, &path) {
+                    has = mid;
+                } else {
+                    gone = mid;
+                }
+            }
+            let next = rename_in_commit(repo, chain[has], chain[gone], &path)
+                .ok()
+                .flatten()?;
+            if exists(0, &next) {
+                return Some(next);
+            }
+            if !exists(gone, &next) {
+                return None;
+            }
+            path = next;
+            older = gone;
+        }
+        None
+    }
+
+    /// First-parent history from `to`, newest first (cached).
+    fn first_parents(&self, repo: &Repository, to: Oid) -> Arc<Vec<Oid>> {
+        if let Some(c) = self.chains.lock().expect("chains lock").get(&to) {
+            return c.clone();
+        }
+        let mut chain = Vec::new();
+        if let Ok(mut walk) = repo.revwalk() {
+            if walk.push(to).is_ok() && walk.simplify_first_parent().is_ok() {
+                chain.extend(walk.flatten());
+            }
+        }
+        let chain = Arc::new(chain);
+        self.chains
+            .lock()
+            .expect("chains lock")
+            .insert(to, chain.clone());
+        chain
     }
 
     /// The repo-relative POSIX path of `path` when it is inside the work tree.
@@ -241,6 +268,27 @@ pub struct PathIndex {
     pub paths: Vec<String>,
     by_name: HashMap<String, Vec<usize>>,
     by_dir: HashMap<String, Vec<usize>>,
+}
+
+/// The new name of `path` in the one commit that removed it (`parent` → `commit`).
+fn rename_in_commit(
+    repo: &Repository,
+    parent: Oid,
+    commit: Oid,
+    path: &str,
+) -> Result<Option<String>, git2::Error> {
+    let a = repo.find_commit(parent)?.tree()?;
+    let b = repo.find_commit(commit)?.tree()?;
+    let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
+    let mut find = git2::DiffFindOptions::new();
+    find.renames(true);
+    diff.find_similar(Some(&mut find))?;
+    let name = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().replace('\\', "/"));
+    Ok(diff
+        .deltas()
+        .filter(|d| d.status() == git2::Delta::Renamed)
+        .find(|d| name(d.old_file()).as_deref() == Some(path))
+        .and_then(|d| name(d.new_file())))
 }
 
 fn split(p: &str) -> (&str, &str) {
@@ -262,6 +310,13 @@ impl PathIndex {
             by_name,
             by_dir,
         }
+    }
+
+    /// Whether `path` is a file at this commit.
+    pub fn contains(&self, path: &str) -> bool {
+        self.paths
+            .binary_search_by(|p| p.as_str().cmp(path))
+            .is_ok()
     }
 
     /// The closest existing paths to a missing one: the same file name elsewhere first, else a
