@@ -650,8 +650,7 @@ fn check_all(
         .collect();
     for ((commit, ext), quotes) in lost {
         let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
-        let hits =
-            check::find_quotes_elsewhere(repo, git, commit, &texts, ext.as_deref(), &doc_paths);
+        let hits = check::find_quotes_elsewhere(repo, commit, &texts, ext.as_deref(), &doc_paths);
         for ((fi, _), hit) in quotes.iter().zip(hits) {
             if let Some(other) = hit {
                 findings[*fi].help = Some(format!(

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::{Oid, Repository};
+use rayon::prelude::*;
 
 use crate::citation::{Citation, LineRange, PinSource};
 use crate::doc::{Doc, LineIndex};
@@ -145,8 +146,23 @@ pub struct CiteOutcome {
 /// Line ranges of every occurrence of each pattern in the normalised text, in one pass.
 pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
     let mut found = vec![Vec::new(); patterns.len()];
-    if patterns.is_empty() {
-        return found;
+    let push = |found: &mut Vec<Vec<LineRange>>, id: usize, start: usize, end: usize| {
+        let (s, e) = norm.lines_of(start, end);
+        found[id].push(LineRange::new(s as i64, e as i64));
+    };
+    match patterns {
+        [] => return found,
+        // Most blobs have one quote: a substring search needs no automaton.
+        [one] if !one.is_empty() => {
+            let step = one.chars().next().map_or(1, char::len_utf8);
+            let mut from = 0;
+            while let Some(i) = norm.text[from..].find(one) {
+                push(&mut found, 0, from + i, from + i + one.len());
+                from += i + step;
+            }
+            return found;
+        }
+        _ => {}
     }
     // A blob has few quotes: a contiguous NFA builds much faster than a DFA and searches nearly as
     // fast at that size.
@@ -155,8 +171,7 @@ pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange
         .build(patterns);
     if let Ok(ac) = ac {
         for m in ac.find_overlapping_iter(&norm.text) {
-            let (s, e) = norm.lines_of(m.start(), m.end());
-            found[m.pattern().as_usize()].push(LineRange::new(s as i64, e as i64));
+            push(&mut found, m.pattern().as_usize(), m.start(), m.end());
         }
     }
     found
@@ -353,38 +368,51 @@ fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> &[Option<LiteralKind>] {
 /// quote is always found in the doc that quotes it.
 pub fn find_quotes_elsewhere(
     repo: &CodeRepo,
-    git: &Repository,
     commit: Oid,
     quotes: &[String],
     extension: Option<&str>,
     skip: &std::collections::HashSet<&str>,
 ) -> Vec<Option<String>> {
-    let mut found = vec![None; quotes.len()];
     let Ok(ac) = AhoCorasick::new(quotes) else {
-        return found;
+        return vec![None; quotes.len()];
+    };
+    let Some(paths) = repo.open().ok().map(|git| repo.paths_at(&git, commit)) else {
+        return vec![None; quotes.len()];
     };
     let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
-    for path in repo.paths_at(git, commit).paths.iter() {
-        // A quote is looked for in files of the cited file's language only.
-        if skip.contains(path.as_str()) || ext(path).as_deref() != extension {
-            continue;
-        }
-        let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
-            continue;
-        };
-        if text.len() > 1 << 20 {
-            continue;
-        }
-        let norm = normalize(&text);
-        for m in ac.find_overlapping_iter(&norm) {
-            let slot = &mut found[m.pattern().as_usize()];
-            if slot.is_none() {
-                *slot = Some(path.clone());
-            }
-        }
-        if found.iter().all(Option::is_some) {
-            break;
-        }
+    // A quote is looked for in files of the cited file's language only, in parallel; the first
+    // file in path order wins, whatever the thread count.
+    let hits: Vec<(usize, usize)> = paths
+        .paths
+        .par_iter()
+        .enumerate()
+        .filter(|(_, p)| !skip.contains(p.as_str()) && ext(p).as_deref() == extension)
+        .map_init(
+            || repo.open().ok(),
+            |git, (i, path)| {
+                let Some(Ok(FileAt::Text(text))) =
+                    git.as_ref().map(|g| repo.file_at(g, commit, path))
+                else {
+                    return Vec::new();
+                };
+                if text.len() > 1 << 20 {
+                    return Vec::new();
+                }
+                let norm = normalize(&text);
+                ac.find_overlapping_iter(&norm)
+                    .map(|m| (m.pattern().as_usize(), i))
+                    .collect()
+            },
+        )
+        .flatten()
+        .collect();
+    let mut first: Vec<Option<usize>> = vec![None; quotes.len()];
+    for (quote, i) in hits {
+        let slot = &mut first[quote];
+        *slot = Some(slot.map_or(i, |best| best.min(i)));
     }
-    found
+    first
+        .into_iter()
+        .map(|f| f.map(|i| paths.paths[i].clone()))
+        .collect()
 }

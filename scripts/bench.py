@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""citegate benchmarks: one command, one corpus per size, side by side with the naive baseline
+and the object-read floor. Prints a table and the ratios; writes target/bench/results.json.
+
+    scripts/bench.py                      # 10k and 100k citations
+    scripts/bench.py --sizes 1000         # a quick run
+
+Measured on the same corpus (scripts' generator: `citegate-corpus`):
+  citegate   `citegate audit --format json`, one core and all cores (wall time, peak RSS)
+  naive      one `git show REV:PATH` per citation, then seed 000's cite_ok (range and quote check)
+  floor      `git cat-file --batch` reading exactly the distinct (revision, path) blobs cited
+  since      `audit --since HEAD~1` after a one-file change
+  sweep      `citegate sweep` over the whole corpus
+The naive baseline runs on at most --naive-sample citations and is scaled to the corpus (stated
+in the output): a process per citation is what makes it slow, and that cost is per citation.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+BIN = TARGET / "release"
+OUT = TARGET / "bench"
+
+
+def run(cmd, cwd=None, stdin=None):
+    """Wall time and peak RSS (KiB) of one command; its output is discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE if stdin else None,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if stdin:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    if code not in (0, 1):
+        sys.exit(f"bench: {' '.join(map(str, cmd))} exited {code}: {err}")
+    return wall, usage.ru_maxrss
+
+
+def best(cmd, cwd, repeat):
+    """The fastest of `repeat` runs after a warm-up (the page cache is warm for every contender)."""
+    run(cmd, cwd)
+    times = [run(cmd, cwd) for _ in range(repeat)]
+    return min(t for t, _ in times), max(r for _, r in times)
+
+
+def corpus(size, seed):
+    path = OUT / f"corpus-{size}-s{seed}"
+    if not (path / ".git").exists():
+        subprocess.run(["rm", "-rf", str(path), f"{path}.citations.tsv"], check=True)
+        subprocess.run([str(BIN / "citegate-corpus"), str(path), "--citations", str(size),
+                        "--seed", str(seed)], check=True)
+    rows = [line.split("\t") for line in Path(f"{path}.citations.tsv").read_text().splitlines()]
+    return path, rows
+
+
+def normalize(s):
+    return re.sub(r"\s+", " ", s.replace("\r\n", "\n")).strip()
+
+
+def naive(repo, rows):
+    """What a user writes instead: `git show` per citation, then seed 000's cite_ok."""
+    start = time.perf_counter()
+    ok = 0
+    for rev, path, s, e, quote in rows:
+        shown = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=repo,
+                               capture_output=True)
+        if shown.returncode != 0:
+            continue
+        lines = shown.stdout.decode(errors="replace").split("\n")
+        s, e = int(s), int(e)
+        if s < 1 or e > len(lines) or e < s:
+            continue
+        q = normalize(json.loads(quote))
+        if q and q not in normalize("\n".join(lines[s - 1:e])):
+            continue
+        ok += 1
+    return time.perf_counter() - start
+
+
+def floor(repo, rows):
+    distinct = sorted({f"{rev}:{path}" for rev, path, *_ in rows})
+    batch = ("\n".join(distinct) + "\n").encode()
+    run(["git", "cat-file", "--batch"], repo, batch)
+    times = [run(["git", "cat-file", "--batch"], repo, batch)[0] for _ in range(3)]
+    return min(times), len(distinct)
+
+
+def since_after_one_change(repo, size, jobs):
+    files = sorted((repo / "src").rglob("*.rs"))
+    victim = files[len(files) // 2]
+    original = victim.read_bytes()
+    try:
+        victim.write_bytes(b"// one change\n" + original)
+        subprocess.run(["git", "commit", "-qam", "one change"], cwd=repo, check=True,
+                       env={**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
+                            "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"})
+        t, rss = best([str(BIN / "citegate"), "audit", "--format", "json", "--since", "HEAD~1",
+                       "-j", str(jobs)], repo, 3)
+    finally:
+        subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo, check=True)
+    return t, rss
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--naive-sample", type=int, default=5000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins"], cwd=ROOT, check=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    cores = os.cpu_count() or 1
+    results = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        repo, rows = corpus(size, args.seed)
+        audit = [str(BIN / "citegate"), "audit", "--format", "json"]
+        r = {"citations": size}
+        r["one_core_s"], r["one_core_rss_kib"] = best(audit + ["-j", "1"], repo, args.repeat)
+        r["all_cores_s"], r["all_cores_rss_kib"] = best(audit + ["-j", str(cores)], repo, args.repeat)
+        r["floor_s"], r["distinct_blobs"] = floor(repo, rows)
+        sample = rows[: args.naive_sample]
+        naive_s = naive(repo, sample)
+        r["naive_s"] = naive_s * len(rows) / len(sample)
+        r["naive_sampled"] = len(sample)
+        r["since_one_change_s"], _ = since_after_one_change(repo, size, cores)
+        r["sweep_s"], _ = best([str(BIN / "citegate"), "sweep", "--fail-on", "never", "-j", str(cores)], repo, 1)
+        results.append(r)
+    print(f"machine: {cores} cores; best of {args.repeat} runs after a warm-up\n")
+    head = ("citations", "1 core", "all cores", "cit/s", "peak RSS", "floor", "naive", "vs floor", "vs naive", "--since", "since/full", "sweep")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in results:
+        n = r["citations"]
+        naive_note = "" if r["naive_sampled"] >= n else f" (est. from {r['naive_sampled']})"
+        print("| " + " | ".join([
+            f"{n:,}",
+            f"{r['one_core_s']:.2f} s",
+            f"{r['all_cores_s']:.2f} s",
+            f"{n / r['all_cores_s']:,.0f}",
+            f"{max(r['one_core_rss_kib'], r['all_cores_rss_kib']) / 1024:.0f} MB",
+            f"{r['floor_s']:.2f} s ({r['distinct_blobs']:,} blobs)",
+            f"{r['naive_s']:.1f} s{naive_note}",
+            f"{r['all_cores_s'] / r['floor_s']:.1f}x",
+            f"{r['naive_s'] / r['all_cores_s']:.0f}x faster",
+            f"{r['since_one_change_s']:.2f} s",
+            f"{100 * r['since_one_change_s'] / r['all_cores_s']:.0f}%",
+            f"{r['sweep_s']:.2f} s",
+        ]) + " |")
+    if len(results) >= 2:
+        a, b = results[0], results[-1]
+        growth = (b["all_cores_s"] / a["all_cores_s"]) / (b["citations"] / a["citations"])
+        print(f"\ngrowth {a['citations']:,} -> {b['citations']:,}: {growth:.2f} of linear")
+    (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
