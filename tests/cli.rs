@@ -391,3 +391,29 @@ fn rules_explain_and_config_error_snapshots() {
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!("config_error", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
+    // Both repositories count their fixed commit times from the same epoch, an hour apart.
+    let code_spec = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\
+                     @@@ commit c2 pushed down\n@@@ file src/a.rs\n// one\nfn keep() {}\n\
+                     @@@ commit c3 pushed down again\n@@@ file src/a.rs\n// one\n// two\nfn keep() {}\n";
+    let wiki_spec = "@@@ commit w1 start\n@@@ file Home.md\n# Home\n\
+                     @@@ commit w2 written when the code was at c2\n@@@ file Home.md\n# Home\n\
+                     The function is at src/a.rs:2\n```rust\nfn keep() {}\n```\n";
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code");
+    let wiki = dir.path().join("wiki");
+    citegate::fixture::build(code_spec, &code).unwrap();
+    citegate::fixture::build(wiki_spec, &wiki).unwrap();
+    let out = citegate(&wiki)
+        .args(["audit", "Home.md", "--format", "json", "--repo"])
+        .arg(&code)
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let f = &report["findings"][0];
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(f["rule"], "stale-moved", "{f}");
+    assert!(f["message"].as_str().unwrap().contains("at lines 3"), "{f}");
+}
