@@ -244,31 +244,45 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
 
     let progress = &opts.progress;
     pool.install(|| {
-        progress.stage("reading docs", files.len());
-        let mut docs: Vec<AuditedDoc> = files
-            .par_iter()
-            .map(|f| {
-                let mut d = read_and_extract(f, &repo, &ctx);
-                configure(&mut d, &config);
-                progress.advance();
-                d
-            })
-            .collect();
         let git = repo.open().map_err(|e| AuditError::Repo {
             path: repo_start.clone(),
             error: e.message().to_string(),
         })?;
-        let mut selection = None;
-        if let Some(since) = &opts.since {
-            let base = repo.resolve(&git, since).map_err(|e| AuditError::Rev {
-                rev: format!("--since {since}"),
-                message: e.describe(since).0,
-            })?;
-            let chosen =
-                select::select(&git, base, default_rev, &docs).map_err(|e| AuditError::Rev {
+        // With --since, the change is known before any doc is parsed: docs that cannot cite a
+        // changed file (their text does not hold its name) are not even extracted.
+        let change = match &opts.since {
+            Some(since) => {
+                let rev_error = |message: String| AuditError::Rev {
                     rev: format!("--since {since}"),
-                    message: e.message().to_string(),
-                })?;
+                    message,
+                };
+                let base = repo
+                    .resolve(&git, since)
+                    .map_err(|e| rev_error(e.describe(since).0))?;
+                Some(
+                    select::Change::new(&git, base, default_rev)
+                        .map_err(|e| rev_error(e.message().to_string()))?,
+                )
+            }
+            None => None,
+        };
+        let keep =
+            |name: &str, bytes: &[u8]| change.as_ref().is_none_or(|c| c.may_affect(name, bytes));
+        progress.stage("reading docs", files.len());
+        let mut docs: Vec<AuditedDoc> = files
+            .par_iter()
+            .filter_map(|f| {
+                let mut d = read_and_extract(f, &repo, &ctx, &keep);
+                if let Some(d) = d.as_mut() {
+                    configure(d, &config);
+                }
+                progress.advance();
+                d
+            })
+            .collect();
+        let mut selection = None;
+        if let Some(change) = &change {
+            let chosen = change.select(&docs);
             let mut kept = Vec::new();
             let mut reasons = Vec::new();
             for (i, d) in docs.into_iter().enumerate() {
@@ -298,7 +312,13 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
 }
 
 /// Read a doc file and extract it. Unreadable docs become a `malformed-doc` problem.
-fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> AuditedDoc {
+/// `keep` decides, from the doc's name and bytes, whether it is audited at all (`--since`).
+fn read_and_extract(
+    file: &DocFile,
+    repo: &CodeRepo,
+    ctx: &ExtractContext,
+    keep: &(dyn Fn(&str, &[u8]) -> bool + Sync),
+) -> Option<AuditedDoc> {
     let rel = repo.relative(&file.path);
     let name = rel
         .clone()
@@ -317,7 +337,7 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
         );
         let mut extracted = Extracted::default();
         extracted.problem(RuleId::MalformedDoc, Span::new(at, at), message);
-        AuditedDoc::new(doc, extracted)
+        keep(&name, doc.text.as_bytes()).then(|| AuditedDoc::new(doc, extracted))
     };
     match std::fs::metadata(&file.path) {
         Ok(m) if m.len() > MAX_DOC_BYTES => {
@@ -338,6 +358,9 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
         Ok(b) => b,
         Err(e) => return broken(String::new(), 0, format!("cannot read the doc: {e}")),
     };
+    if !keep(&name, &bytes) {
+        return None;
+    }
     if bytes.iter().take(8192).any(|&b| b == 0) {
         return broken(String::new(), 0, "the doc is a binary file".to_string());
     }
@@ -352,7 +375,7 @@ fn read_and_extract(file: &DocFile, repo: &CodeRepo, ctx: &ExtractContext) -> Au
     };
     let doc = Doc::new(file.path.clone(), name, repo_dir, file.kind, text);
     let extracted = extract::extract(&doc, ctx);
-    AuditedDoc::new(doc, extracted)
+    Some(AuditedDoc::new(doc, extracted))
 }
 
 /// A citation's own or doc-level pin, and where it came from.

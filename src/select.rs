@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use aho_corasick::AhoCorasick;
 use git2::{DiffOptions, Oid, Repository, Status, StatusOptions};
 use serde::Serialize;
 
@@ -80,52 +81,82 @@ fn dirty(git: &Repository) -> BTreeSet<String> {
         .collect()
 }
 
-/// The docs to audit and why, in doc order.
-pub fn select(
-    git: &Repository,
-    base: Oid,
-    target: Oid,
-    docs: &[AuditedDoc],
-) -> Result<BTreeMap<usize, BTreeSet<Reason>>, git2::Error> {
-    let base = git.merge_base(base, target)?;
-    let changed = hunks(git, base, target)?;
-    let dirty = dirty(git);
-    let mut out: BTreeMap<usize, BTreeSet<Reason>> = BTreeMap::new();
+/// What changed between merge-base(REF, target) and the target, plus the work tree.
+pub struct Change {
+    hunks: Hunks,
+    dirty: BTreeSet<String>,
+    /// The file names of the changed paths, raw and percent-encoded: a doc that holds none of
+    /// them cannot cite a changed file.
+    names: Option<AhoCorasick>,
+}
 
-    // Reverse index: cited path → (doc, citation range).
-    let mut citing: HashMap<&str, Vec<(usize, Option<LineRange>)>> = HashMap::new();
-    for (i, d) in docs.iter().enumerate() {
-        if d.doc.repo_dir.is_some()
-            && (changed.contains_key(&d.doc.name) || dirty.contains(&d.doc.name))
-        {
-            out.entry(i).or_default().insert(Reason::DocChanged);
+impl Change {
+    pub fn new(git: &Repository, base: Oid, target: Oid) -> Result<Change, git2::Error> {
+        let base = git.merge_base(base, target)?;
+        let hunks = hunks(git, base, target)?;
+        let dirty = dirty(git);
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        for path in hunks.keys() {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            names.insert(name.to_string());
+            names.insert(crate::citation::PathStyle::Url.render(name));
         }
-        for c in &d.extracted.citations {
-            if let Some(p) = c.repo_path() {
-                citing.entry(p).or_default().push((i, c.lines));
+        let names = (!names.is_empty())
+            .then(|| AhoCorasick::new(names.iter()).ok())
+            .flatten();
+        Ok(Change {
+            hunks,
+            dirty,
+            names,
+        })
+    }
+
+    fn doc_changed(&self, name: &str) -> bool {
+        self.hunks.contains_key(name) || self.dirty.contains(name)
+    }
+
+    /// Whether the doc `name` (repo-relative when inside the repository) with these bytes can be
+    /// affected: it changed, or its text holds the file name of a changed path.
+    pub fn may_affect(&self, name: &str, bytes: &[u8]) -> bool {
+        self.doc_changed(name) || self.names.as_ref().is_some_and(|n| n.is_match(bytes))
+    }
+
+    /// The docs to audit and why, in doc order.
+    pub fn select(&self, docs: &[AuditedDoc]) -> BTreeMap<usize, BTreeSet<Reason>> {
+        let mut out: BTreeMap<usize, BTreeSet<Reason>> = BTreeMap::new();
+        // Reverse index: cited path → (doc, citation range).
+        let mut citing: HashMap<&str, Vec<(usize, Option<LineRange>)>> = HashMap::new();
+        for (i, d) in docs.iter().enumerate() {
+            if d.doc.repo_dir.is_some() && self.doc_changed(&d.doc.name) {
+                out.entry(i).or_default().insert(Reason::DocChanged);
+            }
+            for c in &d.extracted.citations {
+                if let Some(p) = c.repo_path() {
+                    citing.entry(p).or_default().push((i, c.lines));
+                }
             }
         }
-    }
-    for (path, hunks) in &changed {
-        let Some(cites) = citing.get(path.as_str()) else {
-            continue;
-        };
-        for (doc, lines) in cites {
-            let hit = match lines {
-                None => true,
-                Some(r) => hunks.iter().any(|(old, new)| {
-                    [old, new]
-                        .into_iter()
-                        .flatten()
-                        .any(|h| h.start <= r.end && r.start <= h.end)
-                }),
+        for (path, hunks) in &self.hunks {
+            let Some(cites) = citing.get(path.as_str()) else {
+                continue;
             };
-            if hit {
-                out.entry(*doc)
-                    .or_default()
-                    .insert(Reason::CitesChangedCode);
+            for (doc, lines) in cites {
+                let hit = match lines {
+                    None => true,
+                    Some(r) => hunks.iter().any(|(old, new)| {
+                        [old, new]
+                            .into_iter()
+                            .flatten()
+                            .any(|h| h.start <= r.end && r.start <= h.end)
+                    }),
+                };
+                if hit {
+                    out.entry(*doc)
+                        .or_default()
+                        .insert(Reason::CitesChangedCode);
+                }
             }
         }
+        out
     }
-    Ok(out)
 }

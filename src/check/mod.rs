@@ -376,6 +376,15 @@ pub fn find_quotes_elsewhere(
     let Ok(ac) = AhoCorasick::new(quotes) else {
         return vec![None; quotes.len()];
     };
+    // Normalisation only touches whitespace, so each quote's longest word occurs verbatim in any
+    // file that holds the quote: files holding none of them are not normalised at all.
+    let words: Vec<&str> = quotes
+        .iter()
+        .map(|q| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
+        .collect();
+    let Ok(prefilter) = AhoCorasick::new(&words) else {
+        return vec![None; quotes.len()];
+    };
     let Some(paths) = repo.open().ok().map(|git| repo.paths_at(&git, commit)) else {
         return vec![None; quotes.len()];
     };
@@ -395,7 +404,7 @@ pub fn find_quotes_elsewhere(
                 else {
                     return Vec::new();
                 };
-                if text.len() > 1 << 20 {
+                if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {
                     return Vec::new();
                 }
                 let norm = normalize(&text);
