@@ -79,6 +79,8 @@ pub struct AuditOptions {
     /// What docs are checked against, and where unpinned citations resolve (default: the
     /// configuration's `target`, else `HEAD`).
     pub target: Option<String>,
+    /// Check against the files on disk (uncommitted edits) instead of a revision.
+    pub worktree: bool,
     /// Compare citations that held at an older revision with the target, and find the implied pin
     /// of unpinned citations that fail (blame).
     pub history: bool,
@@ -101,6 +103,7 @@ impl Default for AuditOptions {
             paths: vec![PathBuf::from(".")],
             repo: None,
             target: None,
+            worktree: false,
             history: true,
             repo_url: None,
             jobs: None,
@@ -211,11 +214,18 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             path: repo_start.clone(),
             error: e.message().to_string(),
         })?;
-        repo.resolve(&git, &target_name)
-            .map_err(|e| AuditError::Rev {
-                rev: target_name.clone(),
-                message: e.describe(&target_name).0,
+        if opts.worktree {
+            repo.snapshot_worktree(&git).map_err(|e| AuditError::Rev {
+                rev: "--worktree".to_string(),
+                message: e.message().to_string(),
             })?
+        } else {
+            repo.resolve(&git, &target_name)
+                .map_err(|e| AuditError::Rev {
+                    rev: target_name.clone(),
+                    message: e.describe(&target_name).0,
+                })?
+        }
     };
 
     let files = discover::discover(&opts.paths, &|p| config.wants_doc(p)).map_err(|e| {

@@ -128,6 +128,9 @@ struct Selection {
     /// What the docs are checked against; unpinned citations resolve here [default: HEAD]
     #[arg(long, visible_alias = "rev", value_name = "REV")]
     target: Option<String>,
+    /// Check against the files on disk, uncommitted edits included, instead of a revision
+    #[arg(long, conflicts_with = "target")]
+    worktree: bool,
     /// The configuration file [default: .citegate.yaml at the repository root, when present]
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -158,6 +161,7 @@ impl Selection {
             },
             repo: self.repo,
             target: self.target,
+            worktree: self.worktree,
             history: !self.no_history,
             repo_url: self.repo_url,
             jobs: self.jobs,

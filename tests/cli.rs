@@ -417,3 +417,54 @@ fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
     assert_eq!(f["rule"], "stale-moved", "{f}");
     assert!(f["message"].as_str().unwrap().contains("at lines 3"), "{f}");
 }
+
+#[test]
+fn worktree_checks_uncommitted_code_without_touching_refs_or_the_index() {
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn one() {}\nfn two() {}\n\
+                @@@ file docs/a.md\nsrc/a.rs:2\n```rust\nfn two() {}\n```\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let index_before = std::fs::read(dir.path().join(".git/index")).unwrap();
+    // An uncommitted edit moves the cited line down.
+    std::fs::write(
+        dir.path().join("src/a.rs"),
+        "// new header\nfn one() {}\nfn two() {}\n",
+    )
+    .unwrap();
+    let committed = citegate(dir.path())
+        .args(["audit", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&committed)["findings"], Value::Array(vec![]));
+    let out = citegate(dir.path())
+        .args(["audit", "--worktree", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    // The doc line was committed with the code: it held then, and moved on disk.
+    assert_eq!(report["findings"][0]["rule"], "stale-moved", "{report}");
+    assert!(report["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("at lines 3"));
+    // No ref moved, the index file is untouched.
+    let git = git2::Repository::open(dir.path()).unwrap();
+    assert_eq!(
+        git.head()
+            .unwrap()
+            .peel_to_commit()
+            .unwrap()
+            .message()
+            .unwrap(),
+        "code"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join(".git/index")).unwrap(),
+        index_before
+    );
+    let out = citegate(dir.path())
+        .args(["audit", "--worktree", "--target", "HEAD"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -118,6 +118,21 @@ impl CodeRepo {
         }
     }
 
+    /// The work tree as a commit, for `--worktree`: every tracked and untracked, not ignored, file
+    /// as it is on disk, over HEAD. Like `git stash create`, this writes the blobs and trees into
+    /// the object database and moves no ref and not the index file; symbolic links are stored as
+    /// links, never followed, so nothing outside the repository is read.
+    pub fn snapshot_worktree(&self, repo: &Repository) -> Result<Oid, git2::Error> {
+        let head = repo.head()?.peel_to_commit()?;
+        let mut index = repo.index()?;
+        index.add_all(["*"], git2::IndexAddOption::DEFAULT, None)?;
+        index.update_all(["*"], None)?;
+        let tree = repo.find_tree(index.write_tree()?)?;
+        // The in-memory index is dropped here, never written back.
+        let sig = git2::Signature::new("citegate", "citegate@localhost", &head.time())?;
+        repo.commit(None, &sig, &sig, "citegate --worktree", &tree, &[&head])
+    }
+
     /// What `path` is at `commit`: text is read once and shared by every citation of it.
     pub fn file_at(
         &self,
