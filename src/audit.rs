@@ -744,15 +744,8 @@ fn check_all(
 
 /// Sort by doc, line, column, rule (whatever the thread count).
 fn sort_findings(findings: &mut [Finding], docs: &[AuditedDoc]) {
-    findings.sort_by(|a, b| {
-        let key = |f: &Finding| {
-            (
-                docs[f.doc].doc.name.clone(),
-                f.span.start,
-                f.rule,
-                f.message.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
+    fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, usize, RuleId, &'a str) {
+        (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
+    }
+    findings.sort_unstable_by(|a, b| key(a, docs).cmp(&key(b, docs)));
 }

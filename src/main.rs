@@ -456,14 +456,7 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
         }
     };
     let text = sweep::render(&report, drift.as_ref());
-    let fail = match args.fail_on {
-        FailOn::Error => report.has_errors(),
-        FailOn::Warning => report
-            .findings
-            .iter()
-            .any(|f| f.severity != citegate::rules::Severity::Note),
-        FailOn::Never => false,
-    };
+    let fail = args.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)
     } else {

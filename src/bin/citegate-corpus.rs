@@ -3,7 +3,8 @@
 //! citations in the syntaxes `audit` reads, with a chosen mix of valid, stale, invented and
 //! unsupported citations. Deterministic from a seed.
 //!
-//! `citegate-corpus DIR --citations N [--files F] [--commits C] [--seed S]` also writes
+//! `citegate-corpus DIR --citations N [--files F] [--commits C] [--seed S] [--mix V,S,I,U]`
+//! (percentages of valid, stale, invented, unsupported; default 70,10,10,10) also writes
 //! `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and the floor.
 
 use std::fmt::Write as _;
@@ -19,6 +20,8 @@ struct Args {
     files: usize,
     commits: usize,
     seed: u64,
+    /// Percentages of valid, stale, invented and unsupported citations.
+    mix: [u8; 4],
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -29,6 +32,7 @@ fn parse_args() -> Result<Args, String> {
         files: 2_000,
         commits: 200,
         seed: 1,
+        mix: [70, 10, 10, 10],
     };
     while let Some(a) = it.next() {
         let mut num = |name: &str| -> Result<usize, String> {
@@ -41,6 +45,27 @@ fn parse_args() -> Result<Args, String> {
             "--files" => args.files = num("--files")?,
             "--commits" => args.commits = num("--commits")?,
             "--seed" => args.seed = num("--seed")? as u64,
+            "--mix" => {
+                let parts: Vec<u8> = it
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|p| p.parse().ok())
+                    .collect();
+                match parts[..] {
+                    [a, b, c, d]
+                        if u32::from(a) + u32::from(b) + u32::from(c) + u32::from(d) == 100 =>
+                    {
+                        args.mix = [a, b, c, d]
+                    }
+                    _ => {
+                        return Err(
+                            "--mix needs four percentages adding up to 100, e.g. 70,10,10,10"
+                                .into(),
+                        )
+                    }
+                }
+            }
             d if !d.starts_with('-') && args.dir.is_empty() => args.dir = d.to_string(),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -225,11 +250,15 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let n = per_doc.min(args.citations - written);
         for k in 0..n {
             let roll = rng.u8(..100);
-            let kind = match roll {
-                0..=69 => Kind::Valid,
-                70..=79 => Kind::Stale,
-                80..=89 => Kind::Invented,
-                _ => Kind::Unsupported,
+            let [valid, stale, invented, _] = args.mix;
+            let kind = if roll < valid {
+                Kind::Valid
+            } else if roll < valid + stale {
+                Kind::Stale
+            } else if roll < valid + stale + invented {
+                Kind::Invented
+            } else {
+                Kind::Unsupported
             };
             // Stale citations are pinned at an older commit; the others cite the target.
             let (rev, snapshot) = match kind {

@@ -285,12 +285,20 @@ pub fn check_group(
             None => (1, line_count.max(1)),
         };
         let span_text = lines.slice(&text, start, end);
+        // Where the cited content is: the cited lines without blank lines at either end, which
+        // normalisation drops (a match of the content never covers them).
+        let blank = |l: &usize| lines.slice(&text, *l, *l).trim().is_empty();
+        let first = (start..=end).find(|l| !blank(l));
+        let last = (start..=end).rev().find(|l| !blank(l));
         let mut held = Held {
             content: citation
                 .lines
                 .map(|_| normalize(span_text))
                 .filter(|c| !c.is_empty()),
-            anchor: citation.lines,
+            anchor: citation
+                .lines
+                .and(first.zip(last))
+                .map(|(f, l)| LineRange::new(f as i64, l as i64)),
             lines_text: citation.lines.map(|_| span_text.to_string()),
         };
         let mut holds = true;

@@ -115,11 +115,12 @@ fn verdicts<'a>(
         }
         let found = &found_all[next];
         next += 1;
+        // The content at the same lines as when the citation held (a quote: anywhere in the range).
         let in_place = found
             .iter()
             .any(|f| match (s.citation.quote.is_some(), range) {
                 (true, Some(r)) => r.contains(f),
-                (false, Some(r)) => *f == r,
+                (false, Some(_)) => Some(*f) == item.held.anchor,
                 (_, None) => true,
             });
         if in_place && renamed.is_none() {
