@@ -419,18 +419,13 @@ fn check_groups(
     groups
         .par_iter()
         .map_init(
-            || repo.open().ok(),
+            || repo.worker(),
             |git, ((commit, path), cites)| {
                 progress.advance();
-                match git {
-                    Some(git) => {
-                        check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
-                            .into_iter()
-                            .map(|o| (*commit, o))
-                            .collect()
-                    }
-                    None => Vec::new(),
-                }
+                check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
+                    .into_iter()
+                    .map(|o| (*commit, o))
+                    .collect::<Vec<_>>()
             },
         )
         .flatten()
@@ -661,11 +656,8 @@ fn check_all(
     let stale: Vec<stale::StaleOutcome> = stale_groups
         .par_iter()
         .map_init(
-            || repo.open().ok(),
-            |git, (path, items)| match git {
-                Some(git) => stale::check_group(repo, git, target, path, items, &docs),
-                None => stale::StaleOutcome::default(),
-            },
+            || repo.worker(),
+            |git, (path, items)| stale::check_group(repo, git, target, path, items, &docs),
         )
         .collect();
     let mut repins = Vec::new();

@@ -372,8 +372,7 @@ fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> &[Option<LiteralKind>] {
 
 /// For quotes found nowhere in their own file: the first other file at `commit`, with the same
 /// extension as the cited one, that holds each (text blobs up to 1 MiB, one automaton for all the
-/// quotes). The audited docs are skipped: a
-/// quote is always found in the doc that quotes it.
+/// quotes). The audited docs are skipped: a quote is always found in the doc that quotes it.
 pub fn find_quotes_elsewhere(
     repo: &CodeRepo,
     commit: Oid,
@@ -393,9 +392,7 @@ pub fn find_quotes_elsewhere(
     let Ok(prefilter) = AhoCorasick::new(&words) else {
         return vec![None; quotes.len()];
     };
-    let Some(paths) = repo.open().ok().map(|git| repo.paths_at(&git, commit)) else {
-        return vec![None; quotes.len()];
-    };
+    let paths = repo.paths_at(&repo.worker(), commit);
     let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
     // A quote is looked for in files of the cited file's language only, in parallel; the first
     // file in path order wins, whatever the thread count.
@@ -405,11 +402,9 @@ pub fn find_quotes_elsewhere(
         .enumerate()
         .filter(|(_, p)| !skip.contains(p.as_str()) && ext(p).as_deref() == extension)
         .map_init(
-            || repo.open().ok(),
+            || repo.worker(),
             |git, (i, path)| {
-                let Some(Ok(FileAt::Text(text))) =
-                    git.as_ref().map(|g| repo.file_at(g, commit, path))
-                else {
+                let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
                     return Vec::new();
                 };
                 if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {

@@ -100,6 +100,19 @@ impl CodeRepo {
         Repository::open(&self.git_dir)
     }
 
+    /// A handle for a worker thread. The repository already opened on the main thread, so a
+    /// failure here means it vanished mid-run: that breaks the run loudly rather than dropping
+    /// the citations the worker was given.
+    pub fn worker(&self) -> Repository {
+        self.open().unwrap_or_else(|e| {
+            panic!(
+                "{}: the repository could not be opened again: {}",
+                self.git_dir.display(),
+                e.message()
+            )
+        })
+    }
+
     /// Resolve a revision name (full or short SHA, branch, tag, `HEAD~2`) to a commit. A branch
     /// that only exists as `origin/NAME` (a fresh CI clone) resolves there.
     pub fn resolve(&self, repo: &Repository, rev: &str) -> Result<Oid, RevError> {
