@@ -413,6 +413,7 @@ fn check_groups(
     groups: Groups,
     docs: &[AuditedDoc],
     max_span_lines: usize,
+    target: Oid,
     progress: &ProgressSink,
 ) -> Vec<(Oid, CiteOutcome)> {
     let groups: Vec<_> = groups.into_iter().collect();
@@ -422,10 +423,20 @@ fn check_groups(
             || repo.worker(),
             |git, ((commit, path), cites)| {
                 progress.advance();
-                check::check_group(repo, git, *commit, path, cites, docs, max_span_lines)
-                    .into_iter()
-                    .map(|o| (*commit, o))
-                    .collect::<Vec<_>>()
+                let compare = *commit != target;
+                check::check_group(
+                    repo,
+                    git,
+                    *commit,
+                    path,
+                    cites,
+                    docs,
+                    max_span_lines,
+                    compare,
+                )
+                .into_iter()
+                .map(|o| (*commit, o))
+                .collect::<Vec<_>>()
             },
         )
         .flatten()
@@ -566,7 +577,7 @@ fn check_all(
     let mut outcomes: Vec<(Oid, PinSource, CiteOutcome)> = Vec::new();
     let sources: HashMap<CiteRef, PinSource> = groups.values().flatten().copied().collect();
     progress.stage("checking citations", groups.len());
-    for (commit, o) in check_groups(repo, groups, &docs, max_span_lines, progress) {
+    for (commit, o) in check_groups(repo, groups, &docs, max_span_lines, target, progress) {
         outcomes.push((commit, sources[&o.cite], o));
     }
 
@@ -593,12 +604,18 @@ fn check_all(
                 }
             }
         }
-        let held_then: HashMap<CiteRef, (Oid, CiteOutcome)> =
-            check_groups(repo, again, &docs, max_span_lines, &ProgressSink::default())
-                .into_iter()
-                .filter(|(_, o)| o.held.is_some())
-                .map(|(commit, o)| (o.cite, (commit, o)))
-                .collect();
+        let held_then: HashMap<CiteRef, (Oid, CiteOutcome)> = check_groups(
+            repo,
+            again,
+            &docs,
+            max_span_lines,
+            target,
+            &ProgressSink::default(),
+        )
+        .into_iter()
+        .filter(|(_, o)| o.held.is_some())
+        .map(|(commit, o)| (o.cite, (commit, o)))
+        .collect();
         for entry in &mut outcomes {
             if let Some((commit, then)) = held_then.get(&entry.2.cite) {
                 // It held when written: its verdict is the comparison with the target.

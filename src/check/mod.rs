@@ -177,7 +177,8 @@ pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange
     found
 }
 
-/// Check every citation of one blob.
+/// Check every citation of one blob. `compare`: the blob is not the target's, so what each
+/// citation holds is kept for the comparison with the target.
 #[allow(clippy::too_many_arguments)]
 pub fn check_group(
     repo: &CodeRepo,
@@ -187,6 +188,7 @@ pub fn check_group(
     cites: &[(CiteRef, PinSource)],
     docs: &[AuditedDoc],
     max_span_lines: usize,
+    compare: bool,
 ) -> Vec<CiteOutcome> {
     let subject = |(c, pin): &(CiteRef, PinSource)| Subject {
         doc: c.doc,
@@ -234,7 +236,8 @@ pub fn check_group(
     let line_count = normalize::line_count(&text);
     let lines = LineIndex::new(&text);
 
-    // Every quote of this blob, searched at once.
+    // Every quote of this blob. Each is first looked for in its own cited lines; the whole blob is
+    // normalised and searched (for all its quotes at once) only when one is not there.
     let mut quote_ids: HashMap<String, usize> = HashMap::new();
     for (c, _) in cites {
         if let Some(q) = &docs[c.doc].citation(c.index).quote {
@@ -245,22 +248,14 @@ pub fn check_group(
             }
         }
     }
-    let needs_normalized = !quote_ids.is_empty()
-        || cites.iter().any(|(c, _)| {
-            claim_kinds(docs, *c)
-                .iter()
-                .any(|k| matches!(k, Some(LiteralKind::Expression { .. })))
-        });
-    let normalized = needs_normalized.then(|| NormalizedSource::new(&text));
-    let found = match &normalized {
-        Some(norm) => {
-            let mut patterns = vec![""; quote_ids.len()];
-            for (q, &i) in &quote_ids {
-                patterns[i] = q.as_str();
-            }
-            find_all(norm, &patterns)
+    let mut whole: Option<Vec<Vec<LineRange>>> = None;
+    let mut search_whole = || -> Vec<Vec<LineRange>> {
+        let norm = NormalizedSource::new(&text);
+        let mut patterns = vec![""; quote_ids.len()];
+        for (q, &i) in &quote_ids {
+            patterns[i] = q.as_str();
         }
-        None => Vec::new(),
+        find_all(&norm, &patterns)
     };
     let mut parsed: Option<Option<Symbols>> = None;
 
@@ -290,33 +285,43 @@ pub fn check_group(
         let blank = |l: &usize| lines.slice(&text, *l, *l).trim().is_empty();
         let first = (start..=end).find(|l| !blank(l));
         let last = (start..=end).rev().find(|l| !blank(l));
+        // What the cited content is only matters when it will be compared with another revision.
+        let kept = |lines: Option<LineRange>| lines.filter(|_| compare);
         let mut held = Held {
-            content: citation
-                .lines
+            content: kept(citation.lines)
                 .map(|_| normalize(span_text))
                 .filter(|c| !c.is_empty()),
-            anchor: citation
-                .lines
+            anchor: kept(citation.lines)
                 .and(first.zip(last))
                 .map(|(f, l)| LineRange::new(f as i64, l as i64)),
-            lines_text: citation.lines.map(|_| span_text.to_string()),
+            lines_text: kept(citation.lines).map(|_| span_text.to_string()),
         };
         let mut holds = true;
         if let Some(q) = &citation.quote {
             let n = normalize(&q.text);
             if let Some(&id) = quote_ids.get(&n) {
-                match unsupported_quote::check(&s, citation.lines, &found[id]) {
+                let in_window = citation.lines.and_then(|_| {
+                    let window = NormalizedSource::new(span_text);
+                    let first = find_all(&window, &[n.as_str()]).pop()?.first().copied()?;
+                    let shift = start as i64 - 1;
+                    Some(LineRange::new(first.start + shift, first.end + shift))
+                });
+                let found: &[LineRange] = match &in_window {
+                    Some(hit) => std::slice::from_ref(hit),
+                    None => &whole.get_or_insert_with(&mut search_whole)[id],
+                };
+                match unsupported_quote::check(&s, citation.lines, found) {
                     Some(mut f) => {
                         holds = false;
                         f.evidence = Some(evidence(&text, &lines, start, end));
-                        if found[id].is_empty() {
+                        if found.is_empty() {
                             result.lost_quote = Some(n);
                         }
                         result.findings.push(f);
                     }
                     None => {
                         let inside = citation.lines.unwrap_or(LineRange::new(1, i64::MAX));
-                        held.anchor = found[id].iter().find(|f| inside.contains(f)).copied();
+                        held.anchor = found.iter().find(|f| inside.contains(f)).copied();
                         held.content = Some(n);
                     }
                 }

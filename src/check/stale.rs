@@ -52,13 +52,25 @@ pub fn check_group(
         pin: item.pin,
     };
     let mut out = StaleOutcome::default();
+    // The same blob at the citation's revision and at the target: nothing moved, nothing to read.
+    let now = repo.blob_id(git, target, path);
+    let mut changed: Vec<&StaleItem> = Vec::with_capacity(items.len());
+    for item in items {
+        if now.is_some() && repo.blob_id(git, item.from, path) == now {
+            unchanged(&mut out, &subject(item), target);
+        } else {
+            changed.push(item);
+        }
+    }
+    if changed.is_empty() {
+        return out;
+    }
     match repo.file_at(git, target, path).unwrap_or(FileAt::Missing) {
         FileAt::Text(text) => {
-            let refs: Vec<&StaleItem> = items.iter().collect();
-            verdicts(&mut out, &refs, &text, path, None, target, &subject);
+            verdicts(&mut out, &changed, &text, path, None, target, &subject);
         }
         FileAt::Missing => {
-            for item in items {
+            for item in changed {
                 let renamed = repo.renamed(git, item.from, target, path);
                 let s = subject(item);
                 match renamed {
@@ -76,7 +88,7 @@ pub fn check_group(
             }
         }
         _ => {
-            for item in items {
+            for item in changed {
                 out.findings
                     .push(stale_changed::finding(&subject(item), target, None, None));
             }
@@ -124,15 +136,7 @@ fn verdicts<'a>(
                 (_, None) => true,
             });
         if in_place && renamed.is_none() {
-            if s.pin == PinSource::Citation {
-                let to = Relocation {
-                    rev: Some(target),
-                    ..Relocation::default()
-                };
-                if let Some(fix) = fix::build(s.doc_text, s.citation, s.pin, &to) {
-                    out.repins.push((s.doc, fix));
-                }
-            }
+            unchanged(out, &s, target);
             continue;
         }
         match found.as_slice() {
@@ -168,6 +172,20 @@ fn verdicts<'a>(
                 renamed.unwrap_or(path),
                 many,
             )),
+        }
+    }
+}
+
+/// Content unchanged at the same lines: fine, and a citation with its own older pin can be
+/// re-pinned (`fix --repin`).
+fn unchanged(out: &mut StaleOutcome, s: &Subject<'_>, target: Oid) {
+    if s.pin == PinSource::Citation {
+        let to = Relocation {
+            rev: Some(target),
+            ..Relocation::default()
+        };
+        if let Some(fix) = fix::build(s.doc_text, s.citation, s.pin, &to) {
+            out.repins.push((s.doc, fix));
         }
     }
 }

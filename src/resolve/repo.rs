@@ -146,6 +146,12 @@ impl CodeRepo {
         repo.commit(None, &sig, &sig, "citegate --worktree", &tree, &[&head])
     }
 
+    /// The object ID of what `path` names at `commit`, without reading it.
+    pub fn blob_id(&self, repo: &Repository, commit: Oid, path: &str) -> Option<Oid> {
+        let tree = repo.find_commit(commit).ok()?.tree().ok()?;
+        tree.get_path(Path::new(path)).ok().map(|e| e.id())
+    }
+
     /// What `path` is at `commit`: text is read once and shared by every citation of it.
     pub fn file_at(
         &self,
