@@ -116,8 +116,10 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
 }
 
 /// Citations written in an in-house syntax: a regex with named groups `path`, `start`, optional
-/// `end` and `rev`.
+/// `end` and `rev`. A built-in citation found inside one of these (`SRC(a.rs:1-2)` also holds the
+/// bare `a.rs:1-2`) gives way to it, so nothing is reported twice.
 fn patterns(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
+    let mut found = Vec::new();
     for p in &ctx.patterns {
         for caps in p.regex.captures_iter(&doc.text) {
             let (Some(whole), Some(path), Some(start)) =
@@ -145,9 +147,15 @@ fn patterns(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
             ));
             c.pin = caps.name("rev").map(|r| r.as_str().to_string());
             c.pin_span = caps.name("rev").map(|r| Span::new(r.start(), r.end()));
-            ext.citations.push(c);
+            found.push(c);
         }
     }
+    ext.retain_citations(|c| {
+        !found
+            .iter()
+            .any(|p| p.span.start <= c.span.start && c.span.end <= p.span.end)
+    });
+    ext.citations.extend(found);
 }
 
 /// Normalise a cited path against the repository root. `base` is the folder it is relative to
