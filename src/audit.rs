@@ -504,6 +504,7 @@ fn check_all(
     progress: &ProgressSink,
 ) -> Report {
     let mut findings: Vec<Finding> = Vec::new();
+    repo.set_target(target);
 
     // Doc-level problems found by extraction.
     for (i, d) in docs.iter().enumerate() {

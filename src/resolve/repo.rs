@@ -24,6 +24,11 @@ pub struct CodeRepo {
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
     renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     chains: Mutex<HashMap<Oid, Arc<Vec<Oid>>>>,
+    /// The target's text blobs, by object ID, once read: the checks at the target and the stale
+    /// comparisons (and any older revision with the same blob) share one read. Older revisions'
+    /// blobs are not kept, which bounds the cache by the files cited at the target.
+    target_blobs: Mutex<HashMap<Oid, Arc<str>>>,
+    target: std::sync::OnceLock<Oid>,
 }
 
 /// Why a revision did not resolve.
@@ -92,6 +97,8 @@ impl CodeRepo {
             paths: Mutex::new(HashMap::new()),
             renames: Mutex::new(HashMap::new()),
             chains: Mutex::new(HashMap::new()),
+            target_blobs: Mutex::new(HashMap::new()),
+            target: std::sync::OnceLock::new(),
         })
     }
 
@@ -153,6 +160,11 @@ impl CodeRepo {
     }
 
     /// What `path` is at `commit`: text is read once and shared by every citation of it.
+    /// Name the target revision, whose text blobs are kept once read (see `target_blobs`).
+    pub fn set_target(&self, target: Oid) {
+        let _ = self.target.set(target);
+    }
+
     pub fn file_at(
         &self,
         repo: &Repository,
@@ -170,7 +182,11 @@ impl CodeRepo {
             0o160000 => FileAt::Submodule,
             0o120000 => FileAt::Symlink,
             _ => {
-                let blob = repo.find_blob(entry.id())?;
+                let id = entry.id();
+                if let Some(text) = self.target_blobs.lock().expect("blobs lock").get(&id) {
+                    return Ok(FileAt::Text(text.clone()));
+                }
+                let blob = repo.find_blob(id)?;
                 let content = blob.content();
                 if blob.size() > MAX_BLOB_BYTES {
                     FileAt::TooLarge(blob.size())
@@ -179,7 +195,16 @@ impl CodeRepo {
                     FileAt::Binary
                 } else {
                     match std::str::from_utf8(blob.content()) {
-                        Ok(text) => FileAt::Text(Arc::from(text)),
+                        Ok(text) => {
+                            let text: Arc<str> = Arc::from(text);
+                            if self.target.get() == Some(&commit) {
+                                self.target_blobs
+                                    .lock()
+                                    .expect("blobs lock")
+                                    .insert(id, text.clone());
+                            }
+                            FileAt::Text(text)
+                        }
                         Err(_) => FileAt::Binary,
                     }
                 }
