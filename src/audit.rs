@@ -153,12 +153,6 @@ pub struct Summary {
     pub by_severity: BTreeMap<&'static str, usize>,
 }
 
-impl Summary {
-    pub fn errors(&self) -> usize {
-        self.by_severity.get("error").copied().unwrap_or(0)
-    }
-}
-
 /// The outcome of an audit: every doc, every finding (sorted), and the counts.
 #[derive(Debug)]
 pub struct Report {

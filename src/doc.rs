@@ -119,10 +119,6 @@ impl LineIndex {
         self.starts.get(line.checked_sub(1)?).copied()
     }
 
-    pub fn line_count(&self) -> usize {
-        self.starts.len()
-    }
-
     /// The 1-based inclusive lines `start..=end` of `text` (clamped to what exists), without
     /// their final newline.
     pub fn slice<'a>(&self, text: &'a str, start: usize, end: usize) -> &'a str {
