@@ -103,9 +103,16 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         markers: Vec::new(),
     };
     w.source_lists();
-    let parser = Parser::new_ext(&doc.text, options).into_offset_iter();
+    // A byte-order mark would hide the front matter from the parser: parse after it, and keep
+    // every offset relative to the doc as written.
+    let bom = if doc.text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    let parser = Parser::new_ext(&doc.text[bom..], options).into_offset_iter();
     for (event, range) in TextMergeWithOffset::new(parser) {
-        w.event(event, range);
+        w.event(event, range.start + bom..range.end + bom);
     }
     w.finish_sources();
     w.ext
