@@ -27,11 +27,15 @@ fn mentions_answer_keys(text: &str) -> bool {
 }
 
 fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Error) {
-    // serde_json counts lines and columns from 1 within the text it was given, which starts on a
-    // line of its own at `base`.
+    // serde_json counts lines and columns from 1 within the text it was given, which starts at
+    // `base` (a line start, or just after a byte-order mark).
     let line = doc.lines.line(base) + err.line().saturating_sub(1);
-    let at = doc.lines.line_start(line).unwrap_or(base) + err.column().saturating_sub(1);
-    let at = at.min(doc.text.len());
+    let line_begin = if err.line() <= 1 {
+        base
+    } else {
+        doc.lines.line_start(line).unwrap_or(base)
+    };
+    let at = (line_begin + err.column().saturating_sub(1)).min(doc.text.len());
     ext.problem(
         RuleId::MalformedDoc,
         Span::new(at, at),
@@ -42,16 +46,22 @@ fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Erro
 /// Extract a `.json` doc.
 pub fn extract_json(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
-    let text = doc.text.as_str();
+    // Editors on Windows write a byte-order mark, which JSON parsers refuse: read after it.
+    let bom = if doc.text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    let text = &doc.text[bom..];
     if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         if mentions_answer_keys(text) {
-            malformed(&mut ext, doc, 0, &err);
+            malformed(&mut ext, doc, bom, &err);
         } else {
             ext.skipped = true;
         }
         return ext;
     }
-    let Some(root) = json_spans::parse(text, 0) else {
+    let Some(root) = json_spans::parse(text, bom) else {
         ext.skipped = true;
         return ext;
     };
@@ -73,9 +83,13 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
     let mut offset = 0;
     let mut broken = Vec::new();
     for line in doc.text.split_inclusive('\n') {
-        let start = offset;
+        let mut start = offset;
         offset += line.len();
-        let body = line.trim_end_matches(['\n', '\r']);
+        let mut body = line.trim_end_matches(['\n', '\r']);
+        if let Some(rest) = body.strip_prefix('\u{feff}') {
+            body = rest;
+            start += 3;
+        }
         if body.trim().is_empty() {
             continue;
         }
@@ -294,6 +308,18 @@ mod tests {
         assert_eq!(ext.claims[0].literals[0].text, "TTL_SECONDS = 30");
         assert_eq!(ext.citations[0].quote.as_ref().unwrap().text, "x");
         assert!(ext.problems.is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_read_past() {
+        let text =
+            "\u{feff}{\"summary\": \"s\", \"citations\": [{\"path\": \"a.rs\", \"startLine\": 1}]}";
+        let ext = extract_json(&doc(DocKind::Json, text));
+        assert!(ext.problems.is_empty(), "{:?}", ext.problems);
+        let span = ext.citations[0].span;
+        assert!(text[span.start..span.end].starts_with("{\"path\""));
+        let ext = extract_jsonl(&doc(DocKind::JsonLines, text));
+        assert_eq!(ext.citations.len(), 1);
     }
 
     #[test]
