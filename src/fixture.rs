@@ -17,7 +17,7 @@
 //! Directives: `commit LABEL MESSAGE` (starts a commit; files that follow belong to it),
 //! `file PATH` / `crlf PATH` (content: the lines up to the next directive; `crlf` writes CRLF line
 //! ends), `binary PATH` (content then NUL bytes), `bad-utf8 PATH` (content then bytes that are not
-//! UTF-8), `symlink PATH TARGET`, `delete PATH`, `tag NAME` (on the last commit),
+//! UTF-8), `symlink PATH TARGET`, `submodule PATH SHA`, `delete PATH`, `tag NAME` (on the last commit),
 //! `remote NAME URL`, `untracked PATH` (written to disk, never committed). `{{rev:LABEL}}` and
 //! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
 
@@ -58,10 +58,24 @@ impl From<std::io::Error> for FixtureError {
 }
 
 enum Op {
-    Write { path: String, bytes: Vec<u8> },
-    Symlink { path: String, target: String },
+    Write {
+        path: String,
+        bytes: Vec<u8>,
+    },
+    Symlink {
+        path: String,
+        target: String,
+    },
+    /// A submodule entry pointing at a commit of another repository.
+    Gitlink {
+        path: String,
+        commit: Oid,
+    },
     Delete(String),
-    Untracked { path: String, bytes: Vec<u8> },
+    Untracked {
+        path: String,
+        bytes: Vec<u8>,
+    },
 }
 
 /// Build the repository described by `spec` in the (empty or missing) folder `dir`.
@@ -126,6 +140,11 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
                 target: rest,
             }),
             "delete" => ops_of(&mut pending, verb)?.push(Op::Delete(arg1)),
+            "submodule" => {
+                let commit = Oid::from_str(rest.trim())
+                    .map_err(|_| FixtureError(format!("`@@@ submodule {arg1}` needs a SHA")))?;
+                ops_of(&mut pending, verb)?.push(Op::Gitlink { path: arg1, commit });
+            }
             "tag" => {
                 if let Some((label, msg, ops)) = pending.take() {
                     commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
@@ -211,6 +230,22 @@ fn commit(
                 #[cfg(unix)]
                 std::os::unix::fs::symlink(&target, &full)?;
                 index.add_path(Path::new(&path))?;
+            }
+            Op::Gitlink { path, commit } => {
+                index.add(&git2::IndexEntry {
+                    ctime: git2::IndexTime::new(0, 0),
+                    mtime: git2::IndexTime::new(0, 0),
+                    dev: 0,
+                    ino: 0,
+                    mode: 0o160000,
+                    uid: 0,
+                    gid: 0,
+                    file_size: 0,
+                    id: commit,
+                    flags: path.len().min(0xfff) as u16,
+                    flags_extended: 0,
+                    path: path.into_bytes(),
+                })?;
             }
             Op::Delete(path) => {
                 let _ = std::fs::remove_file(dir.join(&path));

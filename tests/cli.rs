@@ -468,3 +468,36 @@ fn worktree_checks_uncommitted_code_without_touching_refs_or_the_index() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn human_report_of_stale_citations_snapshot() {
+    let case = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/stale.case"),
+    )
+    .unwrap();
+    let spec: String = case
+        .lines()
+        .filter(|l| {
+            !l.starts_with('#')
+                && !l.starts_with("@@@ expect")
+                && !l.starts_with("@@@ args")
+                && !l.starts_with("@@@ exit")
+                && !l.starts_with("@@@ citations")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(&spec, dir.path()).unwrap();
+    let out = citegate(dir.path())
+        .args([
+            "audit",
+            "docs/pinned.md",
+            "--repo-url",
+            "https://github.com/acme/s",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    insta::assert_snapshot!("stale_human", String::from_utf8_lossy(&out.stdout));
+}

@@ -357,7 +357,7 @@ pub fn check_group(
     out
 }
 
-/// The cited lines, at most [`EVIDENCE_LINES`] of them.
+/// The cited lines, at most `EVIDENCE_LINES` of them.
 pub fn evidence(text: &str, lines: &LineIndex, start: usize, end: usize) -> String {
     let shown_end = end.min(start + EVIDENCE_LINES - 1);
     let mut e = lines.slice(text, start, shown_end).to_string();
