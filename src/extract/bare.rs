@@ -117,6 +117,10 @@ fn inside_url(text: &str, start: usize) -> bool {
 /// Every bare citation in `text`.
 pub fn find(text: &str) -> Vec<BareCitation> {
     let mut out = Vec::new();
+    // Every bare citation has a `:` or a `#` before its lines; most prose has neither.
+    if !text.contains([':', '#']) {
+        return out;
+    }
     for caps in BARE.captures_iter(text) {
         let whole = caps.get(0).expect("match");
         let path = caps.name("path").expect("path");

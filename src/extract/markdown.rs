@@ -268,7 +268,12 @@ impl<'a> Walker<'a> {
                 Hit::Cite(Box::new(self.bare_citation(&b, text, range))),
             ));
         }
-        for m in EDITOR_LINK.find_iter(text) {
+        let editor_links = text
+            .contains("vscode://")
+            .then(|| EDITOR_LINK.find_iter(text))
+            .into_iter()
+            .flatten();
+        for m in editor_links {
             let span = self.locate(text, range, Span::new(m.start(), m.end()));
             let l = Link {
                 dest: m.as_str(),
