@@ -234,7 +234,6 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         patterns: config.patterns.clone(),
     };
     if let Some(url) = &opts.repo_url {
-        // Last, so that reports link to it.
         ctx.repo_ids.extend(crate::extract::forge::repo_id(url));
     }
 
@@ -310,7 +309,13 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         progress.finish();
         apply_severities(&mut report, &config);
         report.selection = selection;
-        report.web_url = ctx.repo_ids.last().map(|id| format!("https://{id}"));
+        // Links in reports go to --repo-url when given, else to the origin remote.
+        let home = opts
+            .repo_url
+            .as_deref()
+            .and_then(crate::extract::forge::repo_id)
+            .or_else(|| repo.home.clone());
+        report.web_url = home.map(|id| format!("https://{id}"));
         Ok(report)
     })
 }

@@ -139,6 +139,34 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
     Some(link)
 }
 
+/// A link to `path` (lines `lines`) at `rev` on the forge at `web` (`https://host/owner/repo`), in
+/// that forge's own URL form.
+pub fn blob_url(web: &str, rev: &str, path: &str, lines: Option<LineRange>) -> String {
+    let host = web
+        .split("://")
+        .nth(1)
+        .unwrap_or(web)
+        .split('/')
+        .next()
+        .unwrap_or("");
+    let (blob, frag) = if host.contains("gitlab") {
+        ("-/blob", lines.map(|l| format!("#L{}-{}", l.start, l.end)))
+    } else if host == "bitbucket.org" {
+        (
+            "src",
+            lines.map(|l| format!("#lines-{}:{}", l.start, l.end)),
+        )
+    } else {
+        ("blob", lines.map(|l| format!("#L{}-L{}", l.start, l.end)))
+    };
+    let frag = match lines {
+        Some(l) if l.start == l.end && !host.contains("bitbucket") => format!("#L{}", l.start),
+        Some(l) if l.start == l.end => format!("#lines-{}", l.start),
+        _ => frag.unwrap_or_default(),
+    };
+    format!("{web}/{blob}/{rev}/{path}{frag}")
+}
+
 fn find_seq(segs: &[&str], seq: &[&str]) -> Option<usize> {
     segs.windows(seq.len()).position(|w| w == seq)
 }
@@ -184,6 +212,39 @@ mod tests {
     fn other_urls_are_not_forge_links() {
         assert_eq!(parse("https://github.com/O/R/issues/3"), None);
         assert_eq!(parse("https://example.com/a.rs#L3"), None);
+    }
+
+    #[test]
+    fn links_back_in_each_forge_form() {
+        let r = Some(LineRange::new(3, 5));
+        assert_eq!(
+            blob_url("https://github.com/o/r", "abc", "a.rs", r),
+            "https://github.com/o/r/blob/abc/a.rs#L3-L5"
+        );
+        assert_eq!(
+            blob_url("https://gitlab.com/g/r", "abc", "a.rs", r),
+            "https://gitlab.com/g/r/-/blob/abc/a.rs#L3-5"
+        );
+        assert_eq!(
+            blob_url("https://bitbucket.org/o/r", "abc", "a.rs", r),
+            "https://bitbucket.org/o/r/src/abc/a.rs#lines-3:5"
+        );
+        assert_eq!(
+            blob_url(
+                "https://github.com/o/r",
+                "abc",
+                "a.rs",
+                Some(LineRange::single(4))
+            ),
+            "https://github.com/o/r/blob/abc/a.rs#L4"
+        );
+        assert_eq!(
+            blob_url("https://github.com/o/r", "abc", "a.rs", None),
+            "https://github.com/o/r/blob/abc/a.rs"
+        );
+        // Each link parses back to the same file and lines.
+        let back = parse(&blob_url("https://gitlab.com/g/r", "abc", "a.rs", r)).unwrap();
+        assert_eq!((back.path.as_str(), back.lines), ("a.rs", r));
     }
 
     #[test]

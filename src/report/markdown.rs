@@ -5,6 +5,8 @@
 use std::fmt::Write;
 
 use crate::audit::Report;
+use crate::citation::LineRange;
+use crate::extract::forge;
 use crate::finding::Finding;
 use crate::report::human;
 
@@ -17,12 +19,11 @@ fn doc_link(report: &Report, f: &Finding, line: usize) -> String {
     let doc = &report.docs[f.doc].doc;
     let label = format!("{}:{line}", doc.name);
     match (&report.web_url, doc.repo_dir.is_some()) {
-        (Some(web), true) => format!(
-            "[{}]({web}/blob/{}/{}#L{line})",
-            cell(&label),
-            report.revision,
-            doc.name
-        ),
+        (Some(web), true) => {
+            let at = Some(LineRange::single(line as i64));
+            let url = forge::blob_url(web, &report.revision, &doc.name, at);
+            format!("[{}]({url})", cell(&label))
+        }
         _ => format!("`{}`", cell(&label)),
     }
 }
@@ -37,12 +38,8 @@ fn cited_link(report: &Report, f: &Finding) -> String {
     };
     match (&report.web_url, &f.revision) {
         (Some(web), Some(rev)) => {
-            let frag = match f.lines {
-                Some(l) if l.start == l.end => format!("#L{}", l.start),
-                Some(l) => format!("#L{}-L{}", l.start, l.end),
-                None => String::new(),
-            };
-            format!("[{}]({web}/blob/{rev}/{path}{frag})", cell(&label))
+            let url = forge::blob_url(web, rev, path, f.lines);
+            format!("[{}]({url})", cell(&label))
         }
         _ => format!("`{}`", cell(&label)),
     }

@@ -21,6 +21,8 @@ pub struct CodeRepo {
     pub shallow: bool,
     /// `host/owner/repo` of each remote, for telling foreign permalinks apart.
     pub ids: Vec<String>,
+    /// `host/owner/repo` of the `origin` remote (else the first), for links in reports.
+    pub home: Option<String>,
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
     renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     chains: Mutex<HashMap<Oid, Arc<Vec<Oid>>>>,
@@ -76,11 +78,15 @@ impl CodeRepo {
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(path)?;
         let mut ids: Vec<String> = Vec::new();
+        let mut home = None;
         if let Ok(remotes) = repo.remotes() {
             for name in remotes.iter().flatten().flatten() {
                 if let Ok(remote) = repo.find_remote(name) {
-                    if let Ok(url) = remote.url() {
-                        ids.extend(crate::extract::forge::repo_id(url));
+                    if let Some(id) = remote.url().ok().and_then(crate::extract::forge::repo_id) {
+                        if name == "origin" || home.is_none() {
+                            home = Some(id.clone());
+                        }
+                        ids.push(id);
                     }
                 }
             }
@@ -94,6 +100,7 @@ impl CodeRepo {
                 .map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
             shallow: repo.is_shallow(),
             ids,
+            home,
             paths: Mutex::new(HashMap::new()),
             renames: Mutex::new(HashMap::new()),
             chains: Mutex::new(HashMap::new()),
