@@ -159,6 +159,14 @@ fn is_shell_command(text: &str) -> bool {
     if text.starts_with("$ ") || text.starts_with('-') {
         return true;
     }
+    // `$HOME`, `${CI}`: environment variables, written as a shell would.
+    if text.starts_with("${")
+        || text
+            .strip_prefix('$')
+            .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_uppercase()))
+    {
+        return true;
+    }
     let first = text.split_whitespace().next().unwrap_or("");
     text.contains(' ') && COMMANDS.contains(&first)
 }
@@ -259,6 +267,8 @@ mod tests {
             "$ make",
             "--jobs",
             "->",
+            "$HOME",
+            "${GITHUB_TOKEN}",
         ] {
             assert_eq!(classify(text), None, "{text}");
         }
