@@ -82,6 +82,16 @@ impl Doc {
             lines,
         }
     }
+
+    /// Where the content starts: after a byte-order mark, which parsers would take for text.
+    /// Offsets stay relative to the doc as written, so fixes keep the mark.
+    pub fn body_start(&self) -> usize {
+        if self.text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        }
+    }
 }
 
 /// Byte offset → 1-based line and column (columns count characters, as editors do).

@@ -4,6 +4,8 @@
 //! exactly, so each case's near misses (lines that must not be flagged) are checked too, and
 //! `@@@ citations N` pins how many citations were extracted.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -39,13 +41,9 @@ fn parse_case(text: &str) -> Case {
             let at = parts.next().unwrap_or_default();
             let text = parts.next().map(str::to_string);
             case.expect.push((format!("{rule} {at}"), text));
-        } else if line.starts_with('#') && case.spec.is_empty() {
-            continue;
-        } else {
-            case.spec.push_str(line);
-            case.spec.push('\n');
         }
     }
+    case.spec = common::fixture_spec(text);
     case
 }
 

@@ -2,6 +2,8 @@
 //! clones, docs outside the repository, determinism across thread counts, closed pipes, fixes in
 //! the JSON report, and snapshots of the rendered reports.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -198,19 +200,33 @@ fn docs_may_live_outside_the_repository() {
 #[test]
 fn a_closed_pipe_ends_quietly() {
     let (_d, repo) = example();
+    // A report far larger than any pipe buffer, so the writer really meets the closed pipe.
+    let doc: String = (1..=5000)
+        .map(|i| format!("Line {i}: src/cache.rs:{}.\n", 100 + i))
+        .collect();
+    std::fs::write(repo.join("docs/big.md"), doc).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("citegate");
     let out = std::process::Command::new("sh")
         .arg("-c")
-        .arg(format!("'{}' audit | head -c 1 >/dev/null", bin.display()))
+        .arg(format!(
+            "'{}' audit docs/big.md --format json; echo \"exit=$?\" >&2",
+            bin.display()
+        ))
         .current_dir(&repo)
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .output()
+        .spawn()
         .unwrap();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Read one byte, then close our end of the pipe.
+    let mut child = out;
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // No error message, no panic: only the exit code the findings call for.
+    assert_eq!(stderr.trim(), "exit=1", "{stderr}");
 }
 
 #[test]
@@ -475,17 +491,7 @@ fn human_report_of_stale_citations_snapshot() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/stale.case"),
     )
     .unwrap();
-    let spec: String = case
-        .lines()
-        .filter(|l| {
-            !l.starts_with('#')
-                && !l.starts_with("@@@ expect")
-                && !l.starts_with("@@@ args")
-                && !l.starts_with("@@@ exit")
-                && !l.starts_with("@@@ citations")
-        })
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let spec = common::fixture_spec(&case);
     let dir = tempfile::tempdir().unwrap();
     citegate::fixture::build(&spec, dir.path()).unwrap();
     let out = citegate(dir.path())

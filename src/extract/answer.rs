@@ -47,11 +47,7 @@ fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Erro
 pub fn extract_json(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
     // Editors on Windows write a byte-order mark, which JSON parsers refuse: read after it.
-    let bom = if doc.text.starts_with('\u{feff}') {
-        3
-    } else {
-        0
-    };
+    let bom = doc.body_start();
     let text = &doc.text[bom..];
     if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         if mentions_answer_keys(text) {

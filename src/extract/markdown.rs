@@ -105,11 +105,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     w.source_lists();
     // A byte-order mark would hide the front matter from the parser: parse after it, and keep
     // every offset relative to the doc as written.
-    let bom = if doc.text.starts_with('\u{feff}') {
-        3
-    } else {
-        0
-    };
+    let bom = doc.body_start();
     let parser = Parser::new_ext(&doc.text[bom..], options).into_offset_iter();
     for (event, range) in TextMergeWithOffset::new(parser) {
         w.event(event, range.start + bom..range.end + bom);
