@@ -5,7 +5,7 @@ and the object-read floor. Prints a table and the ratios; writes target/bench/re
     scripts/bench.py                      # 10k and 100k citations
     scripts/bench.py --sizes 1000         # a quick run
 
-Measured on the same corpus (scripts' generator: `citegate-corpus`):
+Measured on the same corpus (generator: `examples/corpus.rs`):
   citegate   `citegate audit --format json`, one core and all cores (wall time, peak RSS)
   naive      one `git show REV:PATH` per citation, then seed 000's cite_ok (range and quote check)
   floor      `git cat-file --batch` reading exactly the distinct (revision, path) blobs cited
@@ -57,7 +57,7 @@ def corpus(size, seed):
     path = OUT / f"corpus-{size}-s{seed}"
     if not (path / ".git").exists():
         subprocess.run(["rm", "-rf", str(path), f"{path}.citations.tsv"], check=True)
-        subprocess.run([str(BIN / "citegate-corpus"), str(path), "--citations", str(size),
+        subprocess.run([str(BIN / "examples" / "corpus"), str(path), "--citations", str(size),
                         "--seed", str(seed)], check=True)
     rows = [line.split("\t") for line in Path(f"{path}.citations.tsv").read_text().splitlines()]
     return path, rows
@@ -118,7 +118,7 @@ def main():
     ap.add_argument("--naive-sample", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example", "corpus"], cwd=ROOT, check=True)
     OUT.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     results = []

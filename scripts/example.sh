@@ -8,11 +8,11 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "example: cargo is missing; install Rust (rustup) first" >&2
   exit 2
 fi
-cargo build --locked --quiet --bins
+cargo build --locked --quiet --bins --example fixture --features testing
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug"
 dir="${CARGO_TARGET_DIR:-target}/example"
 rm -rf "$dir"
-"$bin/citegate-fixture" fixtures/example.fixture "$dir"
+"$bin/examples/fixture" fixtures/example.fixture "$dir"
 cd "$dir"
 set +e
 "$bin/citegate" audit "$@"

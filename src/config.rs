@@ -11,8 +11,8 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::citation::Syntax;
-use crate::rules::{RuleId, Severity};
+use crate::model::Syntax;
+use crate::registry::{RuleId, Severity};
 
 /// The file looked for at the repository root.
 pub const FILE_NAME: &str = ".citegate.yaml";

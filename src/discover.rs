@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::doc::DocKind;
+use crate::model::DocKind;
 
 /// A doc file to read.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -25,7 +25,7 @@ pub struct DiscoverError {
 /// always audited.
 pub fn discover(
     paths: &[PathBuf],
-    wanted: &dyn Fn(&str) -> bool,
+    wanted: &dyn Fn(&Path) -> bool,
 ) -> Result<Vec<DocFile>, DiscoverError> {
     let mut out = Vec::new();
     for root in paths {
@@ -54,7 +54,7 @@ pub fn discover(
             }
             let path = clean(entry.path());
             if let Some(kind) = DocKind::from_path(&path) {
-                if wanted(&path.to_string_lossy().replace('\\', "/")) {
+                if wanted(&path) {
                     out.push(DocFile { path, kind });
                 }
             }

@@ -1,24 +1,41 @@
 //! citegate: audit `path:line` code citations in Markdown wikis and AI answer files against the Git
 //! revision they were written for.
 //!
-//! The crate is laid out as its pipeline: [`discover`] finds docs, [`extract`] turns each doc into
-//! [`citation::Citation`]s with their [`doc::Span`]s, [`resolve`] reads the cited blobs from the object
-//! database at the right revision, [`check`] runs the [`rules`] and yields [`finding::Finding`]s, and
-//! [`report`] renders them. The library never prints; the binary maps a [`audit::Report`] to an exit code.
+//! The crate is laid out as its pipeline, with dependencies pointing one way (each layer uses only
+//! those before it):
+//!
+//! 1. [`registry`]: every rule's ID and catalogue entry.
+//! 2. [`model`]: plain data: docs, spans, citations, claims, findings, fixes, the report.
+//! 3. [`forge`], [`normalize`], [`config`], [`discover`]: forge URLs, the one whitespace
+//!    leniency, configuration, finding docs.
+//! 4. [`extract`] (a doc's text → citations and claims, facts only), [`resolve`] (revisions and
+//!    blobs from the object database, blame), [`fix::edit`] (a citation's fix in its own syntax),
+//!    [`select`] (`--since`).
+//! 5. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
+//! 6. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts).
+//! 7. [`audit`]: load → plan → check → history → rules → [`model::Report`]; [`audit::check_docs`]
+//!    checks docs held in memory.
+//! 8. [`report`] (one file per output format), [`fix::apply`], [`sweep`].
+//!
+//! The library never prints; the binary maps a report to an exit code.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
 pub mod check;
-pub mod citation;
 pub mod config;
 pub mod discover;
-pub mod doc;
 pub mod extract;
-pub mod finding;
 pub mod fix;
+#[cfg(feature = "testing")]
 pub mod fixture;
+pub mod forge;
+pub mod model;
 pub mod normalize;
+pub mod registry;
 pub mod report;
 pub mod resolve;
 pub mod rules;
 pub mod select;
 pub mod sweep;
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -9,8 +9,9 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use citegate::audit::{self, AuditOptions};
 use citegate::fix;
+use citegate::model::Report;
+use citegate::registry::RuleId;
 use citegate::report::{github, human, json, markdown, sarif};
-use citegate::rules::RuleId;
 use citegate::sweep;
 
 /// Audit `path:line` code citations in Markdown wikis and AI answer files against the Git
@@ -105,13 +106,13 @@ enum FailOn {
 }
 
 impl FailOn {
-    fn fails(self, report: &audit::Report) -> bool {
+    fn fails(self, report: &Report) -> bool {
         match self {
             FailOn::Error => report.has_errors(),
             FailOn::Warning => report
                 .findings
                 .iter()
-                .any(|f| f.severity != citegate::rules::Severity::Note),
+                .any(|f| f.severity != citegate::registry::Severity::Note),
             FailOn::Never => false,
         }
     }
@@ -229,10 +230,10 @@ fn main() -> ExitCode {
             Some(rule) => {
                 let info = rule.info();
                 let fix = match info.fix {
-                    citegate::rules::FixSafety::Safe => {
+                    citegate::registry::FixSafety::Safe => {
                         "safe (the content was found again, exactly and uniquely)"
                     }
-                    citegate::rules::FixSafety::None => "none",
+                    citegate::registry::FixSafety::None => "none",
                 };
                 let indent = |t: &str| t.lines().map(|l| format!("    {l}\n")).collect::<String>();
                 let text = format!(
@@ -288,7 +289,7 @@ fn progress_bar(quiet: bool) -> audit::ProgressSink {
     audit::ProgressSink(Some(std::sync::Arc::new(Bar(bar))))
 }
 
-fn run_audit(selection: Selection, quiet: bool) -> Result<audit::Report, ExitCode> {
+fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
     let mut options = selection.options();
     options.progress = progress_bar(quiet);
     audit::run(&options).map_err(|e| {
@@ -351,7 +352,7 @@ fn audit_command(args: AuditArgs) -> ExitCode {
 }
 
 /// The report in one format.
-fn render(report: &audit::Report, format: Format, color: Color) -> String {
+fn render(report: &Report, format: Format, color: Color) -> String {
     match format {
         Format::Json => json::render(report),
         Format::Markdown => markdown::render(report, "citegate audit"),

@@ -7,20 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use aho_corasick::AhoCorasick;
 use git2::{DiffOptions, Oid, Repository, Status, StatusOptions};
-use serde::Serialize;
 
-use crate::check::AuditedDoc;
-use crate::citation::LineRange;
-
-/// Why a doc was selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Reason {
-    /// The doc itself changed.
-    DocChanged,
-    /// A cited span intersects changed code.
-    CitesChangedCode,
-}
+use crate::model::{AuditedDoc, LineRange, Reason};
 
 /// Old-side and new-side line ranges of each changed hunk, by path.
 type Hunks = HashMap<String, Vec<(Option<LineRange>, Option<LineRange>)>>;
@@ -99,7 +87,7 @@ impl Change {
         for path in hunks.keys() {
             let name = path.rsplit('/').next().unwrap_or(path);
             names.insert(name.to_string());
-            names.insert(crate::citation::PathStyle::Url.render(name));
+            names.insert(crate::model::PathStyle::Url.render(name));
         }
         let names = (!names.is_empty())
             .then(|| AhoCorasick::new(names.iter()).ok())
@@ -119,6 +107,20 @@ impl Change {
     /// affected: it changed, or its text holds the file name of a changed path.
     pub fn may_affect(&self, name: &str, bytes: &[u8]) -> bool {
         self.doc_changed(name) || self.names.as_ref().is_some_and(|n| n.is_match(bytes))
+    }
+
+    /// The selected docs, in their order, and why each was selected.
+    pub fn keep_selected(&self, docs: Vec<AuditedDoc>) -> (Vec<AuditedDoc>, Vec<Vec<Reason>>) {
+        let chosen = self.select(&docs);
+        let mut kept = Vec::new();
+        let mut reasons = Vec::new();
+        for (i, d) in docs.into_iter().enumerate() {
+            if let Some(r) = chosen.get(&i) {
+                reasons.push(r.iter().copied().collect());
+                kept.push(d);
+            }
+        }
+        (kept, reasons)
     }
 
     /// The docs to audit and why, in doc order.

@@ -10,7 +10,7 @@ use std::path::Path;
 use git2::Repository;
 use serde::Deserialize;
 
-use crate::audit::Report;
+use crate::model::Report;
 use crate::report::markdown;
 
 /// A small YAML (or JSON) file written when an index or wiki is built, e.g. `revision: 1a2b3c4d`.

@@ -1,5 +1,6 @@
-//! Data-driven CLI cases: each `tests/cases/NAME.case` describes a fixture repository (see
-//! `citegate::fixture`), the command to run in it, and every finding it must produce, as
+//! Data-driven cases, run in process through `citegate::audit`: each `tests/cases/NAME.case`
+//! describes a fixture repository (see `citegate::fixture`), the `citegate audit` arguments to
+//! run in it, and every finding it must produce, as
 //! `@@@ expect RULE DOC:LINE [text in the message or help]`. The set of findings must match
 //! exactly, so each case's near misses (lines that must not be flagged) are checked too, and
 //! `@@@ citations N` pins how many citations were extracted.
@@ -8,8 +9,8 @@ mod common;
 
 use std::path::Path;
 
-use assert_cmd::Command;
-use serde_json::Value;
+use citegate::audit::AuditOptions;
+use citegate::testing::{self, Fixture};
 
 struct Case {
     args: Vec<String>,
@@ -47,46 +48,50 @@ fn parse_case(text: &str) -> Case {
     case
 }
 
-fn run_case(path: &Path) -> Result<(), String> {
-    let case = parse_case(&std::fs::read_to_string(path).map_err(|e| e.to_string())?);
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let labels = citegate::fixture::build(&case.spec, dir.path()).map_err(|e| e.to_string())?;
-    let mut args = case.args.clone();
-    for a in &mut args {
-        for (label, oid) in &labels {
-            *a = a.replace(&format!("{{{{rev:{label}}}}}"), &oid.to_string());
+/// The case's `citegate audit` arguments as options, and the doc paths.
+fn options(args: &[String]) -> (Vec<String>, AuditOptions) {
+    let mut opts = AuditOptions::default();
+    let mut paths = Vec::new();
+    let mut args = args.iter().skip_while(|a| *a == "audit");
+    while let Some(a) = args.next() {
+        let mut value = || args.next().cloned().expect("a value after the flag");
+        match a.as_str() {
+            "--repo-url" => opts.repo_url = Some(value()),
+            "--since" => opts.since = Some(value()),
+            "--target" => opts.target = Some(value()),
+            "--config" => opts.config = Some(value().into()),
+            "--max-span-lines" => opts.max_span_lines = Some(value().parse().expect("a number")),
+            "--no-history" => opts.history = false,
+            "--worktree" => opts.worktree = true,
+            flag if flag.starts_with('-') => panic!("the case harness does not know {flag}"),
+            path => paths.push(path.to_string()),
         }
     }
-    args.extend(["--format".to_string(), "json".to_string()]);
-    let out = Command::cargo_bin("citegate")
-        .map_err(|e| e.to_string())?
-        .args(&args)
-        .current_dir(dir.path())
-        .output()
-        .map_err(|e| e.to_string())?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(&stdout).map_err(|e| {
-        format!(
-            "not JSON ({e}): {stdout}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })?;
-    let findings = report["findings"].as_array().cloned().unwrap_or_default();
-    let got: Vec<(String, String)> = findings
+    (paths, opts)
+}
+
+fn run_case(path: &Path) -> Result<(), String> {
+    let case = parse_case(&std::fs::read_to_string(path).map_err(|e| e.to_string())?);
+    let fixture = Fixture::build(&case.spec).map_err(|e| e.to_string())?;
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| fixture.substitute(a).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let (paths, opts) = options(&args);
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let result = fixture.audit(&paths, opts);
+    let code = testing::exit_code(&result);
+    let report = result.map_err(|e| format!("the run failed: {e}"))?;
+    let got: Vec<(String, String)> = report
+        .findings
         .iter()
         .map(|f| {
+            let doc = &report.docs[f.doc].doc;
+            let (line, _) = doc.lines.line_col(&doc.text, f.span.start);
             (
-                format!(
-                    "{} {}:{}",
-                    f["rule"].as_str().unwrap_or(""),
-                    f["doc"].as_str().unwrap_or(""),
-                    f["line"]
-                ),
-                format!(
-                    "{} {}",
-                    f["message"].as_str().unwrap_or(""),
-                    f["help"].as_str().unwrap_or("")
-                ),
+                format!("{} {}:{line}", f.rule, doc.name),
+                format!("{} {}", f.message, f.help.as_deref().unwrap_or("")),
             )
         })
         .collect();
@@ -110,12 +115,11 @@ fn run_case(path: &Path) -> Result<(), String> {
         problems.push(format!("unexpected: {k} «{msg}»"));
     }
     if let Some(n) = case.citations {
-        let found = report["summary"]["citations"].as_u64().unwrap_or(0);
+        let found = report.summary.citations as u64;
         if found != n {
             problems.push(format!("{found} citations extracted, expected {n}"));
         }
     }
-    let code = out.status.code().unwrap_or(-1);
     if code != case.exit {
         problems.push(format!("exit code {code}, expected {}", case.exit));
     }

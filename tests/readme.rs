@@ -22,7 +22,7 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 fn rule_table_matches_the_catalogue() {
     let mut table =
         String::from("| rule | family | default severity | what it flags |\n|---|---|---|---|\n");
-    for rule in citegate::rules::RuleId::ALL {
+    for rule in citegate::registry::RuleId::ALL {
         let info = rule.info();
         table.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",

@@ -1,360 +1,332 @@
-//! Checks: the rules run against what resolution found. Citations are grouped by
+//! Evidence: what the object database says about each citation, gathered per blob and judged
+//! nowhere here (the rules decide from it, see [`crate::rules`]). Citations are grouped by
 //! `(commit, path)` so that each blob is read once, all its quotes are searched with one
 //! aho-corasick automaton over its normalised text, and it is parsed by tree-sitter at most once.
 
+pub mod facts;
+pub mod quotes;
 pub mod stale;
 pub mod symbols;
 
+pub use facts::{CiteFacts, FileFacts, Held, QuoteFacts};
+
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::{Oid, Repository};
 use rayon::prelude::*;
 
-use crate::citation::{Citation, LineRange, PinSource};
-use crate::doc::{Doc, LineIndex};
-use crate::extract::literal::{self, LiteralKind};
-use crate::extract::Extracted;
-use crate::finding::Finding;
-use crate::fix::{self, Relocation};
+use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, LiteralKind, PinSource};
 use crate::normalize::{self, normalize, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
-use crate::rules::{
-    invented_lines, invented_path, not_a_file, overbroad_span, unsupported_quote, RuleId,
-};
 
+use quotes::find_all;
 use symbols::Symbols;
 
 /// Lines of evidence shown under a finding.
 const EVIDENCE_LINES: usize = 8;
 
-/// A doc with what was extracted from it and how each claim's literals are checked.
-#[derive(Debug)]
-pub struct AuditedDoc {
-    pub doc: Doc,
-    pub extracted: Extracted,
-    /// Per claim, per literal: how it is checked (`None`: not checked).
-    pub literal_kinds: Vec<Vec<Option<LiteralKind>>>,
+/// One blob to read and the citations of it, each with where its revision came from.
+pub type Group = ((Oid, String), Vec<(CiteRef, PinSource)>);
+
+/// What the enabled rules want gathered beyond the basics, per doc.
+pub trait Needs: Sync {
+    /// Whether literal support (tree-sitter included) is wanted for citations of this doc.
+    fn literals(&self, doc: usize) -> bool;
 }
 
-impl AuditedDoc {
-    pub fn new(doc: Doc, extracted: Extracted) -> Self {
-        let literal_kinds = extracted
-            .claims
-            .iter()
-            .map(|c| {
-                c.literals
-                    .iter()
-                    .map(|l| literal::classify(&l.text))
-                    .collect()
-            })
-            .collect();
-        AuditedDoc {
-            doc,
-            extracted,
-            literal_kinds,
-        }
-    }
-
-    pub fn citation(&self, index: usize) -> &Citation {
-        &self.extracted.citations[index]
-    }
-}
-
-/// A citation, by the doc it is in and its index there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CiteRef {
-    pub doc: usize,
-    pub index: usize,
-}
-
-/// A citation being judged, with what a finding about it needs.
-pub struct Subject<'a> {
-    pub doc: usize,
-    pub doc_text: &'a str,
-    pub citation: &'a Citation,
-    pub revision: Option<Oid>,
-    pub pin: PinSource,
-}
-
-impl Subject<'_> {
-    /// A finding about this citation: located at it, carrying its path, lines and revision.
-    pub fn finding(&self, rule: RuleId, message: impl Into<String>) -> Finding {
-        let mut f = Finding::new(rule, self.doc, self.citation.span, message);
-        f.path = Some(
-            self.citation
-                .repo_path()
-                .unwrap_or(&self.citation.raw_path)
-                .to_string(),
-        );
-        f.lines = self.citation.lines;
-        f.revision = self.revision.map(|r| r.to_string());
-        f
-    }
-
-    pub fn short_rev(&self) -> String {
-        match self.revision {
-            Some(r) => short(r),
-            None => "the revision".to_string(),
-        }
-    }
-
-    /// Attach the fix that makes the citation cite `to`, when its syntax can say it safely.
-    pub fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
-        f.fix = fix::build(self.doc_text, self.citation, self.pin, &to);
-        f
-    }
-}
-
-/// Why a relocation found exactly and uniquely still carries no fix.
-pub fn no_fix_help(subject: &Subject<'_>) -> String {
-    match subject.pin {
-        PinSource::Doc => "no fix: the citation's pin is the doc's (front matter `citegate: {rev}` or the answer's `revision`); re-pin the doc, then run `citegate fix`".to_string(),
-        _ => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
-    }
-}
-
-/// The first 8 hex digits of a commit ID.
-pub fn short(oid: Oid) -> String {
-    oid.to_string()[..8].to_string()
-}
-
-/// What the cited content was where the citation held, for the comparison with the target.
-#[derive(Debug, Clone)]
-pub struct Held {
-    /// The normalised quote, or the normalised cited lines; `None` for whole-file citations.
-    pub content: Option<String>,
-    /// Where `content` was (the quote's lines, or the cited range).
-    pub anchor: Option<LineRange>,
-    /// The cited lines as written at the revision, for the diff shown when they changed.
-    pub lines_text: Option<String>,
-}
-
-/// The verdict on one citation at one revision.
-#[derive(Debug)]
-pub struct CiteOutcome {
-    pub cite: CiteRef,
-    pub findings: Vec<Finding>,
-    /// Which of the claim's literals the span supports (set when the blob is text).
-    pub support: Option<Vec<bool>>,
-    /// Set when the citation holds at this revision.
-    pub held: Option<Held>,
-    /// The normalised quote, when it occurs nowhere in the file (to search other files).
-    pub lost_quote: Option<String>,
-}
-
-/// Line ranges of every occurrence of each pattern in the normalised text, in one pass.
-pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
-    let mut found = vec![Vec::new(); patterns.len()];
-    let push = |found: &mut Vec<Vec<LineRange>>, id: usize, start: usize, end: usize| {
-        let (s, e) = norm.lines_of(start, end);
-        found[id].push(LineRange::new(s as i64, e as i64));
-    };
-    match patterns {
-        [] => return found,
-        // Most blobs have one quote: a substring search needs no automaton.
-        [one] if !one.is_empty() => {
-            let step = one.chars().next().map_or(1, char::len_utf8);
-            let mut from = 0;
-            while let Some(i) = norm.text[from..].find(one) {
-                push(&mut found, 0, from + i, from + i + one.len());
-                from += i + step;
-            }
-            return found;
-        }
-        _ => {}
-    }
-    // A blob has few quotes: a contiguous NFA builds much faster than a DFA and searches nearly as
-    // fast at that size.
-    let ac = AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(patterns);
-    if let Ok(ac) = ac {
-        for m in ac.find_overlapping_iter(&norm.text) {
-            push(&mut found, m.pattern().as_usize(), m.start(), m.end());
-        }
-    }
-    found
-}
-
-/// Check every citation of one blob. `compare`: the blob is not the target's, so what each
-/// citation holds is kept for the comparison with the target.
-#[allow(clippy::too_many_arguments)]
-pub fn check_group(
+/// Gather the facts of every group in parallel, one libgit2 handle per worker. `target`: what is
+/// held at any other revision is kept for the comparison with it. `tick` is called per group.
+pub fn gather(
     repo: &CodeRepo,
-    git: &Repository,
-    commit: Oid,
-    path: &str,
-    cites: &[(CiteRef, PinSource)],
+    groups: &[Group],
     docs: &[AuditedDoc],
-    max_span_lines: usize,
+    target: Oid,
+    needs: &dyn Needs,
+    tick: &(dyn Fn() + Sync),
+) -> Vec<CiteFacts> {
+    groups
+        .par_iter()
+        .map_init(
+            || repo.worker(),
+            |git, ((commit, path), cites)| {
+                tick();
+                let blob = Blob {
+                    repo,
+                    git,
+                    commit: *commit,
+                    path,
+                    compare: *commit != target,
+                };
+                blob.facts(cites, docs, needs)
+            },
+        )
+        .flatten()
+        .collect()
+}
+
+/// One `(commit, path)` being read.
+struct Blob<'a> {
+    repo: &'a CodeRepo,
+    git: &'a Repository,
+    commit: Oid,
+    path: &'a str,
+    /// The revision is not the target: keep what each citation holds.
     compare: bool,
-) -> Vec<CiteOutcome> {
-    let subject = |(c, pin): &(CiteRef, PinSource)| Subject {
-        doc: c.doc,
-        doc_text: &docs[c.doc].doc.text,
-        citation: docs[c.doc].citation(c.index),
-        revision: Some(commit),
-        pin: *pin,
-    };
-    let outcome = |cite: CiteRef, findings: Vec<Finding>| CiteOutcome {
-        cite,
-        findings,
-        support: None,
-        held: None,
-        lost_quote: None,
-    };
-    let file = repo.file_at(git, commit, path).unwrap_or(FileAt::Missing);
-    let text = match &file {
-        FileAt::Text(t) => t.clone(),
-        FileAt::Missing => {
-            let suggestions = repo.paths_at(git, commit).suggest(path);
-            return cites
-                .iter()
-                .map(|c| {
-                    outcome(
-                        c.0,
-                        vec![invented_path::finding(&subject(c), path, &suggestions)],
-                    )
-                })
-                .collect();
-        }
-        other => {
-            return cites
-                .iter()
-                .map(|c| {
-                    outcome(
-                        c.0,
-                        not_a_file::finding(&subject(c), path, other)
-                            .into_iter()
-                            .collect(),
-                    )
-                })
-                .collect();
-        }
-    };
-    let line_count = normalize::line_count(&text);
-    let lines = LineIndex::new(&text);
+}
 
-    // Every quote of this blob. Each is first looked for in its own cited lines; the whole blob is
-    // normalised and searched (for all its quotes at once) only when one is not there.
-    let mut quote_ids: HashMap<String, usize> = HashMap::new();
-    for (c, _) in cites {
-        if let Some(q) = &docs[c.doc].citation(c.index).quote {
-            let n = normalize(&q.text);
-            if !n.is_empty() {
-                let next = quote_ids.len();
-                quote_ids.entry(n).or_insert(next);
+/// The blob's text and what is derived from it once for all its citations.
+struct BlobText<'a> {
+    text: &'a str,
+    lines: LineIndex,
+    line_count: usize,
+    quotes: QuoteSearch<'a>,
+    parsed: Option<Option<Symbols>>,
+}
+
+impl Blob<'_> {
+    fn facts(
+        &self,
+        cites: &[(CiteRef, PinSource)],
+        docs: &[AuditedDoc],
+        needs: &dyn Needs,
+    ) -> Vec<CiteFacts> {
+        let base = |(cite, pin): &(CiteRef, PinSource), file: FileFacts| CiteFacts {
+            cite: *cite,
+            commit: self.commit,
+            pin: *pin,
+            file,
+            quote: None,
+            evidence: None,
+            support: None,
+            holds: false,
+            held: None,
+        };
+        let text = match self.repo.file_at(self.git, self.commit, self.path) {
+            Ok(FileAt::Text(t)) => t,
+            Ok(FileAt::Missing) | Err(_) => {
+                let suggestions = self.repo.paths_at(self.git, self.commit).suggest(self.path);
+                let file = FileFacts::Missing { suggestions };
+                return cites.iter().map(|c| base(c, file.clone())).collect();
             }
-        }
+            Ok(other) => {
+                let file = FileFacts::NotText(other);
+                return cites.iter().map(|c| base(c, file.clone())).collect();
+            }
+        };
+        let citations: Vec<&Citation> = cites
+            .iter()
+            .map(|(c, _)| docs[c.doc].citation(c.index))
+            .collect();
+        let mut blob = BlobText {
+            text: &text,
+            lines: LineIndex::new(&text),
+            line_count: normalize::line_count(&text),
+            quotes: QuoteSearch::new(&text, &citations),
+            parsed: None,
+        };
+        cites
+            .iter()
+            .zip(&citations)
+            .map(|(item, citation)| {
+                let mut f = base(
+                    item,
+                    FileFacts::Text {
+                        line_count: blob.line_count,
+                    },
+                );
+                let literals = needs.literals(item.0.doc);
+                self.cite_facts(&mut f, &mut blob, citation, docs, literals);
+                f
+            })
+            .collect()
     }
-    let mut whole: Option<Vec<Vec<LineRange>>> = None;
-    let mut search_whole = || -> Vec<Vec<LineRange>> {
-        let norm = NormalizedSource::new(&text);
-        let mut patterns = vec![""; quote_ids.len()];
-        for (q, &i) in &quote_ids {
-            patterns[i] = q.as_str();
-        }
-        find_all(&norm, &patterns)
-    };
-    let mut parsed: Option<Option<Symbols>> = None;
 
-    let mut out = Vec::with_capacity(cites.len());
-    for item in cites {
-        let c = item.0;
-        let s = subject(item);
-        let citation = s.citation;
-        let mut result = outcome(c, Vec::new());
-        if let Some(range) = citation.lines {
-            if let Some(f) = invented_lines::check_extent(&s, range, line_count) {
-                result.findings.push(f);
-                out.push(result);
-                continue;
-            }
-            result
-                .findings
-                .extend(overbroad_span::check(&s, range, max_span_lines));
+    /// The facts of one citation of a text blob.
+    fn cite_facts(
+        &self,
+        f: &mut CiteFacts,
+        blob: &mut BlobText<'_>,
+        citation: &Citation,
+        docs: &[AuditedDoc],
+        literals: bool,
+    ) {
+        if citation
+            .lines
+            .is_some_and(|r| r.end as u64 > blob.line_count as u64)
+        {
+            return; // Past the end of the file: nothing else can be read.
         }
         let (start, end) = match citation.lines {
             Some(r) => (r.start as usize, r.end as usize),
-            None => (1, line_count.max(1)),
+            None => (1, blob.line_count.max(1)),
         };
-        let span_text = lines.slice(&text, start, end);
-        // Where the cited content is: the cited lines without blank lines at either end, which
-        // normalisation drops (a match of the content never covers them).
-        let blank = |l: &usize| lines.slice(&text, *l, *l).trim().is_empty();
-        let first = (start..=end).find(|l| !blank(l));
-        let last = (start..=end).rev().find(|l| !blank(l));
-        // What the cited content is only matters when it will be compared with another revision.
-        let kept = |lines: Option<LineRange>| lines.filter(|_| compare);
-        let mut held = Held {
-            content: kept(citation.lines)
-                .map(|_| normalize(span_text))
-                .filter(|c| !c.is_empty()),
-            anchor: kept(citation.lines)
-                .and(first.zip(last))
-                .map(|(f, l)| LineRange::new(f as i64, l as i64)),
-            lines_text: kept(citation.lines).map(|_| span_text.to_string()),
-        };
-        let mut holds = true;
-        if let Some(q) = &citation.quote {
+        let span_text = blob.lines.slice(blob.text, start, end);
+        f.quote = citation.quote.as_ref().and_then(|q| {
             let n = normalize(&q.text);
-            if let Some(&id) = quote_ids.get(&n) {
-                let in_window = citation.lines.and_then(|_| {
-                    let window = NormalizedSource::new(span_text);
-                    let first = find_all(&window, &[n.as_str()]).pop()?.first().copied()?;
-                    let shift = start as i64 - 1;
-                    Some(LineRange::new(first.start + shift, first.end + shift))
-                });
-                let found: &[LineRange] = match &in_window {
-                    Some(hit) => std::slice::from_ref(hit),
-                    None => &whole.get_or_insert_with(&mut search_whole)[id],
-                };
-                match unsupported_quote::check(&s, citation.lines, found) {
-                    Some(mut f) => {
-                        holds = false;
-                        f.evidence = Some(evidence(&text, &lines, start, end));
-                        if found.is_empty() {
-                            result.lost_quote = Some(n);
-                        }
-                        result.findings.push(f);
+            (!n.is_empty()).then(|| blob.quotes.find(n, citation.lines, span_text, start))
+        });
+        if f.quote.as_ref().is_some_and(|q| !q.in_span) {
+            f.evidence = Some(evidence(blob.text, &blob.lines, start, end));
+        }
+        f.holds = f.quote.as_ref().is_none_or(|q| q.in_span);
+        if f.holds && self.compare {
+            f.held = Some(held(
+                blob,
+                citation,
+                f.quote.as_ref(),
+                span_text,
+                start,
+                end,
+            ));
+        }
+        let kinds = claim_kinds(docs, f.cite);
+        if literals && !kinds.is_empty() {
+            f.support = Some(self.support(blob, kinds, span_text, start));
+        }
+    }
+
+    /// Which of the claim's literals the cited lines support.
+    fn support(
+        &self,
+        blob: &mut BlobText<'_>,
+        kinds: Vec<Option<&LiteralKind>>,
+        span_text: &str,
+        start: usize,
+    ) -> Vec<bool> {
+        let span_norm = normalize(span_text);
+        kinds
+            .into_iter()
+            .map(|kind| match kind {
+                None => true,
+                Some(LiteralKind::Expression { normalized }) => {
+                    crate::extract::literal::occurs_as_text(&span_norm, normalized)
+                }
+                Some(LiteralKind::Identifier { name }) => {
+                    crate::extract::literal::identifiers(span_text).any(|i| i == name) || {
+                        let text = blob.text;
+                        let symbols = blob
+                            .parsed
+                            .get_or_insert_with(|| Symbols::parse(self.path, text));
+                        symbols
+                            .as_ref()
+                            .is_some_and(|sym| sym.enclosing(text, start).iter().any(|n| n == name))
                     }
-                    None => {
-                        let inside = citation.lines.unwrap_or(LineRange::new(1, i64::MAX));
-                        held.anchor = found.iter().find(|f| inside.contains(f)).copied();
-                        held.content = Some(n);
-                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a citation holds: its quote, else its cited lines (without blank lines at either end,
+/// which normalisation drops, so a match of the content never covers them).
+fn held(
+    blob: &BlobText<'_>,
+    citation: &Citation,
+    quote: Option<&QuoteFacts>,
+    span_text: &str,
+    start: usize,
+    end: usize,
+) -> Held {
+    if let Some(q) = quote {
+        let inside = citation.lines.unwrap_or(LineRange::new(1, i64::MAX));
+        return Held {
+            content: Some(q.normalized.clone()),
+            anchor: q.found.iter().find(|f| inside.contains(f)).copied(),
+            lines_text: citation.lines.map(|_| span_text.to_string()),
+        };
+    }
+    let Some(_) = citation.lines else {
+        return Held {
+            content: None,
+            anchor: None,
+            lines_text: None,
+        };
+    };
+    let blank = |l: &usize| blob.lines.slice(blob.text, *l, *l).trim().is_empty();
+    let first = (start..=end).find(|l| !blank(l));
+    let last = (start..=end).rev().find(|l| !blank(l));
+    Held {
+        content: Some(normalize(span_text)).filter(|c| !c.is_empty()),
+        anchor: first
+            .zip(last)
+            .map(|(f, l)| LineRange::new(f as i64, l as i64)),
+        lines_text: Some(span_text.to_string()),
+    }
+}
+
+/// The quotes of one blob. Each is first looked for in its own cited lines; the whole blob is
+/// normalised and searched (for all its quotes at once) only when one is not there.
+struct QuoteSearch<'a> {
+    text: &'a str,
+    ids: HashMap<String, usize>,
+    whole: Option<Vec<Vec<LineRange>>>,
+}
+
+impl<'a> QuoteSearch<'a> {
+    fn new(text: &'a str, citations: &[&Citation]) -> Self {
+        let mut ids: HashMap<String, usize> = HashMap::new();
+        for c in citations {
+            if let Some(q) = &c.quote {
+                let n = normalize(&q.text);
+                if !n.is_empty() {
+                    let next = ids.len();
+                    ids.entry(n).or_insert(next);
                 }
             }
         }
-        if holds {
-            result.held = Some(held);
+        QuoteSearch {
+            text,
+            ids,
+            whole: None,
         }
-        let kinds = claim_kinds(docs, c);
-        if !kinds.is_empty() {
-            let span_norm = normalize(span_text);
-            let support = kinds
-                .iter()
-                .map(|kind| match kind {
-                    None => true,
-                    Some(LiteralKind::Expression { normalized }) => {
-                        literal::occurs_as_text(&span_norm, normalized)
-                    }
-                    Some(LiteralKind::Identifier { name }) => {
-                        literal::identifiers(span_text).any(|i| i == name) || {
-                            let symbols = parsed.get_or_insert_with(|| Symbols::parse(path, &text));
-                            symbols.as_ref().is_some_and(|sym| {
-                                sym.enclosing(&text, start).iter().any(|n| n == name)
-                            })
-                        }
-                    }
-                })
-                .collect();
-            result.support = Some(support);
-        }
-        out.push(result);
     }
-    out
+
+    /// Where the normalised quote `n` occurs, for a citation of `lines` whose text is `span_text`
+    /// starting at line `start`.
+    fn find(
+        &mut self,
+        n: String,
+        lines: Option<LineRange>,
+        span_text: &str,
+        start: usize,
+    ) -> QuoteFacts {
+        let in_window = lines.and_then(|_| {
+            let window = NormalizedSource::new(span_text);
+            let first = find_all(&window, &[n.as_str()]).pop()?.first().copied()?;
+            let shift = start as i64 - 1;
+            Some(LineRange::new(first.start + shift, first.end + shift))
+        });
+        let found = match in_window {
+            Some(hit) => vec![hit],
+            None => self.everywhere(&n),
+        };
+        let in_span = match lines {
+            Some(range) => found.iter().any(|f| range.contains(f)),
+            None => !found.is_empty(),
+        };
+        QuoteFacts {
+            normalized: n,
+            found,
+            in_span,
+            elsewhere: None,
+        }
+    }
+
+    fn everywhere(&mut self, n: &str) -> Vec<LineRange> {
+        let Some(&id) = self.ids.get(n) else {
+            return Vec::new();
+        };
+        let (text, ids) = (self.text, &self.ids);
+        let whole = self.whole.get_or_insert_with(|| {
+            let norm = NormalizedSource::new(text);
+            let mut patterns = vec![""; ids.len()];
+            for (q, &i) in ids {
+                patterns[i] = q.as_str();
+            }
+            find_all(&norm, &patterns)
+        });
+        whole[id].clone()
+    }
 }
 
 /// The cited lines, at most `EVIDENCE_LINES` of them.
@@ -367,69 +339,15 @@ pub fn evidence(text: &str, lines: &LineIndex, start: usize, end: usize) -> Stri
     e
 }
 
-fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> &[Option<LiteralKind>] {
+/// How each literal of the citation's claim is checked.
+fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> Vec<Option<&LiteralKind>> {
     let d = &docs[c.doc];
     match d.citation(c.index).claim {
-        Some(claim) => &d.literal_kinds[claim],
-        None => &[],
+        Some(claim) => d.extracted.claims[claim]
+            .literals
+            .iter()
+            .map(|l| l.kind.as_ref())
+            .collect(),
+        None => Vec::new(),
     }
-}
-
-/// For quotes found nowhere in their own file: the first other file at `commit`, with the same
-/// extension as the cited one, that holds each (text blobs up to 1 MiB, one automaton for all the
-/// quotes). The audited docs are skipped: a quote is always found in the doc that quotes it.
-pub fn find_quotes_elsewhere(
-    repo: &CodeRepo,
-    commit: Oid,
-    quotes: &[String],
-    extension: Option<&str>,
-    skip: &std::collections::HashSet<&str>,
-) -> Vec<Option<String>> {
-    let Ok(ac) = AhoCorasick::new(quotes) else {
-        return vec![None; quotes.len()];
-    };
-    // Normalisation only touches whitespace, so each quote's longest word occurs verbatim in any
-    // file that holds the quote: files holding none of them are not normalised at all.
-    let words: Vec<&str> = quotes
-        .iter()
-        .map(|q| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
-        .collect();
-    let Ok(prefilter) = AhoCorasick::new(&words) else {
-        return vec![None; quotes.len()];
-    };
-    let paths = repo.paths_at(&repo.worker(), commit);
-    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
-    // A quote is looked for in files of the cited file's language only, in parallel; the first
-    // file in path order wins, whatever the thread count.
-    let hits: Vec<(usize, usize)> = paths
-        .paths
-        .par_iter()
-        .enumerate()
-        .filter(|(_, p)| !skip.contains(p.as_str()) && ext(p).as_deref() == extension)
-        .map_init(
-            || repo.worker(),
-            |git, (i, path)| {
-                let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
-                    return Vec::new();
-                };
-                if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {
-                    return Vec::new();
-                }
-                let norm = normalize(&text);
-                ac.find_overlapping_iter(&norm)
-                    .map(|m| (m.pattern().as_usize(), i))
-                    .collect()
-            },
-        )
-        .flatten()
-        .collect();
-    let mut first: Vec<Option<usize>> = vec![None; quotes.len()];
-    for (quote, i) in hits {
-        let slot = &mut first[quote];
-        *slot = Some(slot.map_or(i, |best| best.min(i)));
-    }
-    first
-        .into_iter()
-        .map(|f| f.map(|i| paths.paths[i].clone()))
-        .collect()
 }

@@ -7,15 +7,11 @@
 
 use git2::{Oid, Repository};
 
-use crate::citation::{LineRange, PinSource};
-use crate::doc::LineIndex;
-use crate::finding::{Finding, Fix};
-use crate::fix::{self, Relocation};
+use super::facts::Held;
+use super::quotes::find_all;
+use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, PinSource};
 use crate::normalize::{self, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
-use crate::rules::{stale_ambiguous, stale_changed, stale_deleted, stale_moved, stale_renamed};
-
-use super::{find_all, AuditedDoc, CiteRef, Held, Subject};
 
 /// A citation that held at `from`, to compare with the target.
 #[derive(Debug, Clone)]
@@ -26,167 +22,184 @@ pub struct StaleItem {
     pub held: Held,
 }
 
-/// What comparing with the target found.
-#[derive(Debug, Default)]
-pub struct StaleOutcome {
-    pub findings: Vec<Finding>,
-    /// Citations whose content is unchanged at the same lines but whose own pin is older than
-    /// the target: the fix that re-pins them (`citegate fix --repin`).
-    pub repins: Vec<(usize, Fix)>,
+/// What comparing a citation that held at an older revision with the target found. Each
+/// variant but [`StaleVerdict::Holds`] is one `stale-*` rule's finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StaleVerdict {
+    /// The content is where it was: nothing to report (a citation with its own older pin can be
+    /// re-pinned).
+    Holds,
+    /// `stale-moved`: found once elsewhere in the same file.
+    Moved { to: LineRange },
+    /// `stale-renamed`: the file was renamed; the content is there (at `to`, when a range).
+    Renamed { path: String, to: Option<LineRange> },
+    /// `stale-changed`: the content no longer occurs (in the renamed file, when there is one).
+    Changed {
+        renamed_to: Option<String>,
+        /// The span's unified diff from the citation's revision to the target.
+        diff: Option<String>,
+    },
+    /// `stale-deleted`: the file is gone and was not renamed.
+    Deleted { path: String },
+    /// `stale-ambiguous`: the content occurs several times at the target.
+    Ambiguous { path: String, found: Vec<LineRange> },
 }
 
-/// Compare every held citation of one path with the target.
-pub fn check_group(
+/// Compare every held citation of one path with the target: a verdict per item (by index into
+/// `items`), none for a whole-file citation whose file is still there.
+pub fn classify(
     repo: &CodeRepo,
     git: &Repository,
     target: Oid,
     path: &str,
     items: &[StaleItem],
     docs: &[AuditedDoc],
-) -> StaleOutcome {
-    let subject = |item: &StaleItem| Subject {
-        doc: item.cite.doc,
-        doc_text: &docs[item.cite.doc].doc.text,
-        citation: docs[item.cite.doc].citation(item.cite.index),
-        revision: Some(item.from),
-        pin: item.pin,
-    };
-    let mut out = StaleOutcome::default();
+) -> Vec<(usize, StaleVerdict)> {
+    let mut out = Vec::new();
     // The same blob at the citation's revision and at the target: nothing moved, nothing to read.
     let now = repo.blob_id(git, target, path);
-    let mut changed: Vec<&StaleItem> = Vec::with_capacity(items.len());
-    for item in items {
+    let mut changed: Vec<usize> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
         if now.is_some() && repo.blob_id(git, item.from, path) == now {
-            unchanged(&mut out, &subject(item), target);
+            out.push((i, StaleVerdict::Holds));
         } else {
-            changed.push(item);
+            changed.push(i);
         }
     }
     if changed.is_empty() {
         return out;
     }
+    let citation = |i: usize| docs[items[i].cite.doc].citation(items[i].cite.index);
     match repo.file_at(git, target, path).unwrap_or(FileAt::Missing) {
         FileAt::Text(text) => {
-            verdicts(&mut out, &changed, &text, path, None, target, &subject);
+            let compared: Vec<(usize, &Citation, &Held)> = changed
+                .iter()
+                .map(|&i| (i, citation(i), &items[i].held))
+                .collect();
+            out.extend(verdicts(&compared, &text, path, None));
         }
         FileAt::Missing => {
-            for item in changed {
-                let renamed = repo.renamed(git, item.from, target, path);
-                let s = subject(item);
-                match renamed {
+            for i in changed {
+                let verdict = match repo.renamed(git, items[i].from, target, path) {
                     Some(new) => match repo.file_at(git, target, &new) {
                         Ok(FileAt::Text(text)) => {
-                            verdicts(&mut out, &[item], &text, &new, Some(&new), target, &subject)
+                            let one = [(i, citation(i), &items[i].held)];
+                            out.extend(verdicts(&one, &text, &new, Some(&new)));
+                            continue;
                         }
-                        _ => {
-                            out.findings
-                                .push(stale_changed::finding(&s, target, Some(&new), None))
-                        }
+                        _ => StaleVerdict::Changed {
+                            renamed_to: Some(new),
+                            diff: None,
+                        },
                     },
-                    None => out.findings.push(stale_deleted::finding(&s, target, path)),
-                }
+                    None => StaleVerdict::Deleted {
+                        path: path.to_string(),
+                    },
+                };
+                out.push((i, verdict));
             }
         }
-        _ => {
-            for item in changed {
-                out.findings
-                    .push(stale_changed::finding(&subject(item), target, None, None));
-            }
-        }
+        _ => out.extend(changed.into_iter().map(|i| {
+            let verdict = StaleVerdict::Changed {
+                renamed_to: None,
+                diff: None,
+            };
+            (i, verdict)
+        })),
     }
     out
 }
 
-fn verdicts<'a>(
-    out: &mut StaleOutcome,
-    items: &[&'a StaleItem],
+/// The verdicts of citations of one file whose blob changed, against its text at the target.
+fn verdicts(
+    items: &[(usize, &Citation, &Held)],
     text: &str,
     path: &str,
     renamed: Option<&str>,
-    target: Oid,
-    subject: &impl Fn(&'a StaleItem) -> Subject<'a>,
-) {
+) -> Vec<(usize, StaleVerdict)> {
     let norm = NormalizedSource::new(text);
     let patterns: Vec<&str> = items
         .iter()
-        .map(|i| i.held.content.as_deref().unwrap_or(""))
+        .map(|(_, _, held)| held.content.as_deref().unwrap_or(""))
         .collect();
     let wanted: Vec<&str> = patterns.iter().copied().filter(|p| !p.is_empty()).collect();
-    let found_all = find_all(&norm, &wanted);
-    let mut next = 0;
-    for (item, pattern) in items.iter().zip(&patterns) {
-        let s = subject(item);
-        let range = s.citation.lines;
+    let mut found_all = find_all(&norm, &wanted).into_iter();
+    let mut out = Vec::with_capacity(items.len());
+    for (&(i, citation, held), pattern) in items.iter().zip(&patterns) {
         if pattern.is_empty() {
             // A whole-file citation: only the path can go stale.
             if let Some(new) = renamed {
-                out.findings
-                    .push(stale_renamed::finding(&s, target, new, None));
-            }
-            continue;
-        }
-        let found = &found_all[next];
-        next += 1;
-        // The content at the same lines as when the citation held (a quote: anywhere in the range).
-        let in_place = found
-            .iter()
-            .any(|f| match (s.citation.quote.is_some(), range) {
-                (true, Some(r)) => r.contains(f),
-                (false, Some(_)) => Some(*f) == item.held.anchor,
-                (_, None) => true,
-            });
-        if in_place && renamed.is_none() {
-            unchanged(out, &s, target);
-            continue;
-        }
-        match found.as_slice() {
-            [] => {
-                let diff = item.held.lines_text.as_deref().zip(range).map(|(old, r)| {
-                    let now = LineIndex::new(text).slice(
-                        text,
-                        r.start.max(1) as usize,
-                        r.end.max(1) as usize,
-                    );
-                    span_diff(old, now, r)
-                });
-                out.findings
-                    .push(stale_changed::finding(&s, target, renamed, diff));
-            }
-            [one] => {
-                let to = relocate(range, item.held.anchor, *one, normalize::line_count(text));
-                match renamed {
-                    Some(new) => out
-                        .findings
-                        .push(stale_renamed::finding(&s, target, new, to)),
-                    None => match to {
-                        Some(to) => out.findings.push(stale_moved::finding(&s, target, to)),
-                        None => out
-                            .findings
-                            .push(stale_changed::finding(&s, target, None, None)),
+                let to = None;
+                out.push((
+                    i,
+                    StaleVerdict::Renamed {
+                        path: new.to_string(),
+                        to,
                     },
-                }
+                ));
             }
-            many => out.findings.push(stale_ambiguous::finding(
-                &s,
-                target,
-                renamed.unwrap_or(path),
-                many,
-            )),
+            continue;
         }
+        let found = found_all.next().unwrap_or_default();
+        out.push((i, verdict(citation, held, &found, text, path, renamed)));
     }
+    out
 }
 
-/// Content unchanged at the same lines: fine, and a citation with its own older pin can be
-/// re-pinned (`fix --repin`).
-fn unchanged(out: &mut StaleOutcome, s: &Subject<'_>, target: Oid) {
-    if s.pin == PinSource::Citation {
-        let to = Relocation {
-            rev: Some(target),
-            ..Relocation::default()
-        };
-        if let Some(fix) = fix::build(s.doc_text, s.citation, s.pin, &to) {
-            out.repins.push((s.doc, fix));
+/// One citation's verdict, from where its held content is found at the target.
+fn verdict(
+    citation: &Citation,
+    held: &Held,
+    found: &[LineRange],
+    text: &str,
+    path: &str,
+    renamed: Option<&str>,
+) -> StaleVerdict {
+    let range = citation.lines;
+    // The content at the same lines as when the citation held (a quote: anywhere in the range).
+    let in_place = found
+        .iter()
+        .any(|f| match (citation.quote.is_some(), range) {
+            (true, Some(r)) => r.contains(f),
+            (false, Some(_)) => Some(*f) == held.anchor,
+            (_, None) => true,
+        });
+    if in_place && renamed.is_none() {
+        return StaleVerdict::Holds;
+    }
+    match found {
+        [] => {
+            let diff = held.lines_text.as_deref().zip(range).map(|(old, r)| {
+                let now = LineIndex::new(text).slice(
+                    text,
+                    r.start.max(1) as usize,
+                    r.end.max(1) as usize,
+                );
+                span_diff(old, now, r)
+            });
+            StaleVerdict::Changed {
+                renamed_to: renamed.map(str::to_string),
+                diff,
+            }
         }
+        [one] => {
+            let to = relocate(range, held.anchor, *one, normalize::line_count(text));
+            match (renamed, to) {
+                (Some(new), to) => StaleVerdict::Renamed {
+                    path: new.to_string(),
+                    to,
+                },
+                (None, Some(to)) => StaleVerdict::Moved { to },
+                (None, None) => StaleVerdict::Changed {
+                    renamed_to: None,
+                    diff: None,
+                },
+            }
+        }
+        many => StaleVerdict::Ambiguous {
+            path: renamed.unwrap_or(path).to_string(),
+            found: many.to_vec(),
+        },
     }
 }
 

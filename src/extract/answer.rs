@@ -7,12 +7,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, PathStyle, Quote, Syntax};
-use crate::doc::{Doc, Span};
-use crate::rules::RuleId;
+use crate::model::{
+    Answer, Citation, Claim, Doc, Extracted, LineRange, LineStyle, Literal, PathStyle, Quote,
+    Retrieved, Span, Syntax, Unusable, UnusableCitation,
+};
+use crate::registry::RuleId;
 
 use super::json_spans::{self, Node};
-use super::{resolve_path, Answer, Extracted, Retrieved};
+use super::literal;
+use super::path::resolve_path;
 
 static BACKTICKS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("backtick pattern"));
@@ -120,6 +123,7 @@ fn literals_in(node: Option<&Node>) -> Vec<Literal> {
         .map(|c| Literal {
             text: c[1].to_string(),
             span: node.span,
+            kind: literal::classify(&c[1]),
         })
         .collect()
 }
@@ -137,7 +141,7 @@ fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
                     .and_then(Node::as_i64)
                     .unwrap_or(start);
                 match resolve_path(path, None, false) {
-                    crate::citation::CitedPath::Repo(p) => Some(Retrieved {
+                    crate::model::CitedPath::Repo(p) => Some(Retrieved {
                         path: p,
                         lines: LineRange::new(start, end),
                     }),
@@ -157,8 +161,9 @@ fn answer(ext: &mut Extracted, node: &Node) {
             .and_then(Node::as_str)
             .map(str::to_string),
         retrieved: retrieved(node),
+        refused: node.get("refuse").is_some_and(|r| !r.is_falsy()),
+        cited: false,
     });
-    let refused = node.get("refuse").is_some_and(|r| !r.is_falsy());
     let before = ext.citations.len();
 
     if let Some(cites) = node.get("citations").and_then(Node::as_array) {
@@ -179,32 +184,15 @@ fn answer(ext: &mut Extracted, node: &Node) {
                 None => citation(ext, item, index, claim, "claim"),
             }
             if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
-                ext.problem(
-                    RuleId::UncitedClaim,
-                    item.span,
-                    "this claim cites nothing".to_string(),
-                );
+                unusable(ext, item.span, "claim", Unusable::CitesNothing);
             }
         }
     }
-    if ext.citations.len() == before && !refused {
-        let has_problem = ext.problems.iter().any(|p| {
-            p.rule == RuleId::UncitedClaim
-                && node.span.start <= p.span.start
-                && p.span.end <= node.span.end
-        });
-        if !has_problem {
-            ext.problems.push(super::DocProblem {
-                rule: RuleId::UncitedClaim,
-                span: node.span,
-                message: "this answer has neither citations nor `refuse`".to_string(),
-                help: Some(
-                    "an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)"
-                        .to_string(),
-                ),
-            });
-        }
-    }
+    ext.answers[index].cited = ext.citations.len() > before;
+}
+
+fn unusable(ext: &mut Extracted, span: Span, what: &'static str, why: Unusable) {
+    ext.unusable.push(UnusableCitation { span, what, why });
 }
 
 fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> usize {
@@ -217,33 +205,18 @@ fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> usize {
 }
 
 /// One citation object (or a claim that carries its own path and lines).
-fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what: &str) {
+fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what: &'static str) {
     if !item.is_object() {
-        ext.problem(
-            RuleId::UncitedClaim,
-            item.span,
-            format!("this {what} is not an object"),
-        );
-        return;
+        return unusable(ext, item.span, what, Unusable::NotAnObject);
     }
     let path_node = item.get_any(&["path", "file"]);
     let Some(path) = path_node.and_then(Node::as_str) else {
-        ext.problem(
-            RuleId::UncitedClaim,
-            item.span,
-            format!("this {what} has no `path`"),
-        );
-        return;
+        return unusable(ext, item.span, what, Unusable::NoPath);
     };
     let start = item.get_any(&["startLine", "start_line"]);
     let end = item.get_any(&["endLine", "end_line"]);
     let Some(start_line) = start.and_then(Node::as_i64) else {
-        ext.problem(
-            RuleId::UncitedClaim,
-            item.span,
-            format!("this {what} has no usable line range (`startLine`/`start_line`)"),
-        );
-        return;
+        return unusable(ext, item.span, what, Unusable::NoLines);
     };
     let end_line = end.and_then(Node::as_i64).unwrap_or(start_line);
     let mut c = Citation::new(
@@ -280,7 +253,7 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::DocKind;
+    use crate::model::DocKind;
 
     fn doc(kind: DocKind, text: &str) -> Doc {
         Doc::new(
@@ -344,11 +317,17 @@ mod tests {
     #[test]
     fn an_answer_without_citations_or_refuse_is_uncited() {
         let ext = extract_json(&doc(DocKind::Json, r#"{"summary": "s", "citations": []}"#));
-        assert_eq!(ext.problems[0].rule, RuleId::UncitedClaim);
+        assert!(!ext.answers[0].cited && !ext.answers[0].refused);
         let ext = extract_json(&doc(
             DocKind::Json,
             r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#,
         ));
-        assert!(ext.problems.is_empty());
+        assert!(ext.answers[0].refused);
+        let ext = extract_json(&doc(
+            DocKind::Json,
+            r#"{"summary": "", "claims": [{"text": "t", "citations": []}, {"text": "u", "path": "a.rs"}]}"#,
+        ));
+        let why: Vec<Unusable> = ext.unusable.iter().map(|u| u.why).collect();
+        assert_eq!(why, [Unusable::CitesNothing, Unusable::NoLines]);
     }
 }

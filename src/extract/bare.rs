@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::citation::{LineRange, LineStyle};
-use crate::doc::Span;
+use crate::model::Span;
+use crate::model::{LineRange, LineStyle};
 
 /// A bare citation found in a piece of text; spans are relative to that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,16 +84,7 @@ pub fn looks_like_path(path: &str) -> bool {
 
 /// Parse one line spec (`10`, `L10-L20`, `10-20`) into a range.
 pub fn parse_range(spec: &str) -> Option<LineRange> {
-    let caps = RANGE.captures(spec)?;
-    if caps.get(0)?.as_str().len() != spec.len() {
-        return None;
-    }
-    let start: i64 = caps[1].parse().ok()?;
-    let end: i64 = match caps.get(2) {
-        Some(e) => e.as_str().parse().ok()?,
-        None => start,
-    };
-    Some(LineRange::new(start, end))
+    LineRange::parse(spec)
 }
 
 fn style_of(spec: &str) -> LineStyle {

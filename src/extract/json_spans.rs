@@ -2,7 +2,7 @@
 //! the citation object and fixes can rewrite a single number. Input is validated by serde_json
 //! first (for its located error messages); this reader only adds spans.
 
-use crate::doc::Span;
+use crate::model::Span;
 
 #[derive(Debug, Clone)]
 pub struct Node {

@@ -2,10 +2,14 @@
 //! Copilot's `#L10-12`), forge permalinks, editor links (`vscode://file/…:12`), and deepwiki-open's
 //! empty targets whose link text is the citation (`[src/a.rs:10-20]()`).
 
-use crate::citation::{Citation, CitedPath, Foreign, LineStyle, PathStyle, Syntax};
-use crate::doc::Span;
+use crate::model::Span;
+use crate::model::{Citation, CitedPath, Foreign, LineStyle, PathStyle, Syntax};
 
-use super::{bare, forge, percent_decode, resolve_path, ExtractContext};
+use crate::forge;
+
+use super::bare;
+use super::context::ExtractContext;
+use super::path::{percent_decode, resolve_path};
 
 /// A Markdown link as the Markdown extractor saw it.
 #[derive(Debug, Clone, Copy)]
@@ -164,14 +168,14 @@ fn editor_link(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citat
     };
     Some(
         Citation::new(Syntax::EditorLink, link.span, &path, cited)
-            .with_lines(Some(crate::citation::LineRange::single(line))),
+            .with_lines(Some(crate::model::LineRange::single(line))),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::citation::LineRange;
+    use crate::model::LineRange;
 
     fn link<'a>(dest: &'a str, text: &'a str) -> Link<'a> {
         Link {

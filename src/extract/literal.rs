@@ -5,17 +5,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub use crate::model::LiteralKind;
 use crate::normalize::normalize;
-
-/// How a literal must be supported by a cited span.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LiteralKind {
-    /// A bare or qualified identifier, optionally called: supported when `name` (its last segment)
-    /// occurs as an identifier in the span, or names the function/type enclosing the span.
-    Identifier { name: String },
-    /// An expression or value: must occur as normalised text in the span.
-    Expression { normalized: String },
-}
 
 static IDENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")

@@ -11,12 +11,16 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeWithOffset};
 use regex::Regex;
 
-use crate::citation::{Citation, Claim, LineRange, LineStyle, Literal, PathStyle, Quote, Syntax};
-use crate::doc::{Doc, Span};
-use crate::rules::RuleId;
+use crate::model::{
+    Citation, Claim, Doc, DocProblem, Extracted, LineRange, LineStyle, Literal, Marker, PathStyle,
+    Quote, SourceEntry, Span, Syntax,
+};
+use crate::registry::RuleId;
 
+use super::context::ExtractContext;
 use super::link::{self, Link};
-use super::{bare, resolve_path, DocProblem, ExtractContext, Extracted};
+use super::path::resolve_path;
+use super::{bare, literal};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
@@ -64,12 +68,6 @@ struct Fence {
     body_span: Option<Span>,
 }
 
-/// A `[n] path (52%)` entry of a `Sources:` list.
-struct SourceEntry {
-    number: u32,
-    line_span: Span,
-}
-
 struct Walker<'a> {
     doc: &'a Doc,
     ctx: &'a ExtractContext,
@@ -79,8 +77,6 @@ struct Walker<'a> {
     fence: Option<Fence>,
     image_depth: usize,
     metadata: Option<Span>,
-    sources: Vec<SourceEntry>,
-    markers: Vec<(u32, Span)>,
 }
 
 /// Extract a Markdown doc.
@@ -99,8 +95,6 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         fence: None,
         image_depth: 0,
         metadata: None,
-        sources: Vec::new(),
-        markers: Vec::new(),
     };
     w.source_lists();
     // A byte-order mark would hide the front matter from the parser: parse after it, and keep
@@ -110,7 +104,6 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     for (event, range) in TextMergeWithOffset::new(parser) {
         w.event(event, range.start + bom..range.end + bom);
     }
-    w.finish_sources();
     w.ext
 }
 
@@ -288,17 +281,18 @@ impl<'a> Walker<'a> {
                 hits.push((m.start(), Hit::Break));
             }
         }
-        if !self.sources.is_empty() {
+        if !self.ext.sources.entries.is_empty() {
             for m in MARKER.captures_iter(text) {
                 let whole = m.get(0).expect("marker");
                 let span = self.locate(text, range, Span::new(whole.start(), whole.end()));
-                let in_list = self
-                    .sources
+                let sources = &mut self.ext.sources;
+                let in_list = sources
+                    .entries
                     .iter()
                     .any(|s| s.line_span.start <= span.start && span.end <= s.line_span.end);
                 if !in_list {
-                    if let Ok(n) = m[1].parse() {
-                        self.markers.push((n, span));
+                    if let Ok(number) = m[1].parse() {
+                        sources.markers.push(Marker { number, span });
                     }
                 }
             }
@@ -330,6 +324,7 @@ impl<'a> Walker<'a> {
         self.push_piece(Piece::Literal(Literal {
             text: code.to_string(),
             span: to_span(range),
+            kind: literal::classify(code),
         }));
     }
 
@@ -568,7 +563,7 @@ impl<'a> Walker<'a> {
                 continue;
             };
             let span = Span::new(start + path.start(), start + path.end());
-            self.sources.push(SourceEntry {
+            self.ext.sources.entries.push(SourceEntry {
                 number,
                 line_span: Span::new(start, start + body.len()),
             });
@@ -578,39 +573,6 @@ impl<'a> Walker<'a> {
                 path.as_str(),
                 resolve_path(path.as_str(), None, false),
             ));
-        }
-    }
-
-    fn finish_sources(&mut self) {
-        if self.sources.is_empty() {
-            return;
-        }
-        for (n, span) in &self.markers {
-            if !self.sources.iter().any(|s| s.number == *n) {
-                self.ext.problems.push(DocProblem {
-                    rule: RuleId::UnsupportedSource,
-                    span: *span,
-                    message: format!("[{n}] cites a source that is not in the Sources list"),
-                    help: Some(format!(
-                        "the list has {}",
-                        self.sources
-                            .iter()
-                            .map(|s| format!("[{}]", s.number))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                });
-            }
-        }
-        for s in &self.sources {
-            if !self.markers.iter().any(|(n, _)| *n == s.number) {
-                self.ext.problems.push(DocProblem {
-                    rule: RuleId::UnusedSource,
-                    span: s.line_span,
-                    message: format!("source [{}] is listed but never cited", s.number),
-                    help: None,
-                });
-            }
         }
     }
 

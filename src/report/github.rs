@@ -1,8 +1,8 @@
 //! GitHub Actions workflow commands: one `::error`/`::warning`/`::notice` annotation per finding,
 //! with `%`, CR and LF escaped as GitHub requires (and `:` and `,` in properties).
 
-use crate::audit::Report;
-use crate::rules::Severity;
+use crate::model::Report;
+use crate::registry::Severity;
 
 /// Escape a command's message.
 pub fn escape_data(s: &str) -> String {

@@ -8,9 +8,9 @@ use miette::{
     MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use crate::audit::Report;
-use crate::finding::Finding;
-use crate::rules::Severity;
+use crate::model::Finding;
+use crate::model::Report;
+use crate::registry::Severity;
 
 /// Rendering choices the binary makes (colour, width).
 #[derive(Debug, Clone, Copy)]

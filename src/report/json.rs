@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::audit::Report;
-use crate::finding::Fix;
-use crate::rules::{Family, Severity};
-use crate::select::Reason;
+use crate::model::Fix;
+use crate::model::Reason;
+use crate::model::Report;
+use crate::registry::{Family, Severity};
 
 /// The report format version.
 pub const VERSION: u32 = 1;

@@ -4,10 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::audit::Report;
-use crate::citation::LineRange;
-use crate::extract::forge;
-use crate::finding::Finding;
+use crate::forge;
+use crate::model::Finding;
+use crate::model::LineRange;
+use crate::model::Report;
 use crate::report::human;
 
 /// Escape text for a Markdown table cell.

@@ -1,4 +1,4 @@
-//! Reporters: one file per output format. They only render a finished [`crate::audit::Report`].
+//! Reporters: one file per output format. They only render a finished [`crate::model::Report`].
 
 pub mod github;
 pub mod human;

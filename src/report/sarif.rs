@@ -3,9 +3,9 @@
 
 use serde_json::{json, Value};
 
-use crate::audit::Report;
-use crate::finding::Finding;
-use crate::rules::{RuleId, Severity};
+use crate::model::Finding;
+use crate::model::Report;
+use crate::registry::{RuleId, Severity};
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -33,8 +33,8 @@ fn rule_descriptor(rule: RuleId) -> Value {
         "properties": {
             "family": info.family.as_str(),
             "fixSafety": match info.fix {
-                crate::rules::FixSafety::Safe => "safe",
-                crate::rules::FixSafety::None => "none",
+                crate::registry::FixSafety::Safe => "safe",
+                crate::registry::FixSafety::None => "none",
             },
         },
     })

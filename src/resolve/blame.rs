@@ -12,7 +12,7 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use crate::check::{AuditedDoc, CiteRef};
+use crate::model::{AuditedDoc, CiteRef};
 
 /// The implied pin of each citation that has one.
 pub fn implied_pins(

@@ -82,7 +82,7 @@ impl CodeRepo {
         if let Ok(remotes) = repo.remotes() {
             for name in remotes.iter().flatten().flatten() {
                 if let Ok(remote) = repo.find_remote(name) {
-                    if let Some(id) = remote.url().ok().and_then(crate::extract::forge::repo_id) {
+                    if let Some(id) = remote.url().ok().and_then(crate::forge::repo_id) {
                         if name == "origin" || home.is_none() {
                             home = Some(id.clone());
                         }

@@ -3,15 +3,17 @@
 //!
 //! What it checks, why, and its fix safety: `rules/foreign-citation.yaml` (`citegate explain foreign-citation`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-pub fn finding(subject: &Subject<'_>, repo: &str) -> Finding {
-    subject
+pub fn check(subject: &Subject<'_>) -> Option<Finding> {
+    let repo = &subject.citation.foreign.as_ref()?.repo_url;
+    let f = subject
         .finding(
             RuleId::ForeignCitation,
             format!("this permalink points into {repo}, not the audited repository: not checked"),
         )
-        .help("if it is the same repository under another name, pass --repo-url")
+        .help("if it is the same repository under another name, pass --repo-url");
+    Some(f)
 }

@@ -3,10 +3,10 @@
 //!
 //! What it checks, why, and its fix safety: `rules/invented-lines.yaml` (`citegate explain invented-lines`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::Finding;
+use crate::model::LineRange;
+use crate::registry::RuleId;
 
 /// Ranges that are impossible whatever the file holds.
 pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {

@@ -2,11 +2,20 @@
 //!
 //! What it checks, why, and its fix safety: `rules/invented-path.yaml` (`citegate explain invented-path`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::check::FileFacts;
+use crate::model::{CitedPath, Finding};
+use crate::registry::RuleId;
 
-pub fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding {
+/// The cited file does not exist at the revision: with the closest existing paths as help.
+pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
+    let FileFacts::Missing { suggestions } = file else {
+        return None;
+    };
+    Some(finding(subject, path, suggestions))
+}
+
+fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding {
     let f = subject.finding(
         RuleId::InventedPath,
         format!("`{path}` does not exist at {}", subject.short_rev()),
@@ -25,11 +34,15 @@ pub fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Fin
 }
 
 /// The citation names no file at all (an exporter bug such as `blob/SHA/110-111`).
-pub fn no_path(subject: &Subject<'_>) -> Finding {
-    subject
+pub fn check_no_path(subject: &Subject<'_>) -> Option<Finding> {
+    if subject.citation.path != CitedPath::Missing {
+        return None;
+    }
+    let f = subject
         .finding(
             RuleId::InventedPath,
             "this citation names no file, only lines",
         )
-        .help("the link was exported without its file path: cite the file the lines are in")
+        .help("the link was exported without its file path: cite the file the lines are in");
+    Some(f)
 }

@@ -3,16 +3,22 @@
 //!
 //! What it checks, why, and its fix safety: `rules/invented-revision.yaml` (`citegate explain invented-revision`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::Finding;
+use crate::registry::RuleId;
 use crate::resolve::RevError;
 
-pub fn finding(subject: &Subject<'_>, rev: &str, err: &RevError) -> Finding {
+/// `commit` is what the citation's pin `rev` resolved to.
+pub fn check(
+    subject: &Subject<'_>,
+    rev: &str,
+    commit: &Result<git2::Oid, RevError>,
+) -> Option<Finding> {
+    let err = commit.as_ref().err()?;
     let (message, help) = err.describe(rev);
     let f = subject.finding(RuleId::InventedRevision, message);
-    match help {
+    Some(match help {
         Some(h) => f.help(h),
         None => f,
-    }
+    })
 }

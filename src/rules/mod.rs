@@ -1,7 +1,11 @@
-//! The rules: one file each, holding the check and, in its doc comment, what it does and why. The
-//! catalogue entry (family, default severity, summary, fix safety, explanation) lives in
-//! `rules/ID.yaml` at the repository root and is embedded at build time.
+//! The rules: one file each, holding the decision (a `check` over the facts that extraction and
+//! [`crate::check`] gathered) and the finding's message and fix. The dispatch below, one method per
+//! stage, is the one written statement of which rule runs when and of the precedence between
+//! them. The stale family is decided by one classifier ([`crate::check::stale::classify`]); each
+//! `stale-*` file turns its verdict into a finding. Catalogue entries (family, default severity,
+//! summary, fix safety, explanation, examples) live in `rules/ID.yaml`, see [`crate::registry`].
 
+pub mod context;
 pub mod foreign_citation;
 pub mod invented_lines;
 pub mod invented_path;
@@ -22,234 +26,154 @@ pub mod unsupported_quote;
 pub mod unsupported_source;
 pub mod unused_source;
 
-use std::sync::LazyLock;
+use git2::Oid;
 
-use serde::{Deserialize, Serialize};
+use crate::check::stale::StaleVerdict;
+use crate::check::CiteFacts;
+use crate::model::{AuditedDoc, CitedPath, Claim, Finding, Retrieved};
+use crate::registry::RuleId;
+use crate::resolve::RevError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Note,
+pub use context::Subject;
+
+/// The rules in force for a run: which rule is on for which doc (severity `off` turns it off, for
+/// every doc or by path) and the thresholds. Findings of rules that are off are never made, and
+/// the evidence only they need is not gathered.
+pub struct Rules<'a> {
+    /// Whether `rule` is on for the doc at this index.
+    pub enabled: &'a (dyn Fn(RuleId, usize) -> bool + Sync),
+    /// `overbroad-span`'s threshold.
+    pub max_span_lines: usize,
 }
 
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => "note",
+impl Rules<'_> {
+    pub fn on(&self, rule: RuleId, doc: usize) -> bool {
+        (self.enabled)(rule, doc)
+    }
+
+    fn keep(&self, out: &mut Vec<Finding>, found: impl IntoIterator<Item = Finding>) {
+        out.extend(found.into_iter().filter(|f| self.on(f.rule, f.doc)));
+    }
+
+    /// Rules on the doc itself, from what extraction found: parse problems, numbered sources,
+    /// answers and claims without a usable citation.
+    pub fn on_doc(&self, doc: usize, d: &AuditedDoc, out: &mut Vec<Finding>) {
+        let ext = &d.extracted;
+        self.keep(out, malformed_doc::check(doc, ext));
+        self.keep(out, unsupported_source::check(doc, &ext.sources));
+        self.keep(out, unused_source::check(doc, &ext.sources));
+        self.keep(out, uncited_claim::check(doc, ext));
+    }
+
+    /// Rules on a citation before any blob is read, in precedence order: the first that fires
+    /// ends the citation's checks (except `not-retrieved`, which only reports). Returns the
+    /// revision and path to read when the citation goes on to [`Rules::at_blob`].
+    ///
+    /// Precedence: `foreign-citation` → `unsafe-path` → `invented-path` (no path at all) →
+    /// `invented-revision` → `invented-lines` (a range impossible in any file) → `not-retrieved`.
+    pub fn on_citation<'c>(
+        &self,
+        s: &Subject<'c>,
+        pin: Option<&str>,
+        commit: &Result<Oid, RevError>,
+        retrieved: Option<&[Retrieved]>,
+        out: &mut Vec<Finding>,
+    ) -> Option<(Oid, &'c str)> {
+        let blocking = [
+            foreign_citation::check(s),
+            unsafe_path::check(s),
+            invented_path::check_no_path(s),
+        ];
+        if let Some(f) = blocking.into_iter().flatten().next() {
+            self.keep(out, [f]);
+            return None;
         }
-    }
-}
-
-/// What kind of failure a finding is, as users count them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Family {
-    /// The path, lines or revision never existed.
-    Invented,
-    /// The citation exists but does not support what is said with it.
-    Unsupported,
-    /// The citation held when it was written and no longer holds at the target.
-    Stale,
-    /// Citations that are risky or out of scope, not wrong.
-    Hygiene,
-    /// The doc or the citation could not be read safely.
-    Input,
-}
-
-impl Family {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Family::Invented => "invented",
-            Family::Unsupported => "unsupported",
-            Family::Stale => "stale",
-            Family::Hygiene => "hygiene",
-            Family::Input => "input",
+        let CitedPath::Repo(path) = &s.citation.path else {
+            return None;
+        };
+        if let Some(f) = invented_revision::check(s, pin.unwrap_or(""), commit) {
+            self.keep(out, [f]);
+            return None;
         }
-    }
-}
-
-/// Whether a rule's fix may be applied without a human looking at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FixSafety {
-    /// The cited content was found again, exactly and uniquely.
-    Safe,
-    /// No fix is offered.
-    None,
-}
-
-/// A rule's catalogue entry, read from `rules/ID.yaml` (embedded at build time): the single
-/// source for `citegate rules`, `citegate explain`, the README's rule table and severities.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleInfo {
-    pub id: String,
-    pub family: Family,
-    pub severity: Severity,
-    pub summary: String,
-    pub fix: FixSafety,
-    pub description: String,
-    pub why: String,
-    pub example: Example,
-}
-
-/// A failing and a passing doc for a rule, over a fixture repository (see
-/// [`crate::fixture`]); run as tests and shown by `citegate explain`.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Example {
-    /// Where the doc is written in the repository (its extension decides Markdown or JSON).
-    pub doc: String,
-    pub repo: String,
-    pub fail: String,
-    pub pass: String,
-}
-
-/// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 19] = [
-    include_str!("../../rules/invented-path.yaml"),
-    include_str!("../../rules/invented-lines.yaml"),
-    include_str!("../../rules/invented-revision.yaml"),
-    include_str!("../../rules/not-a-file.yaml"),
-    include_str!("../../rules/unsupported-quote.yaml"),
-    include_str!("../../rules/unsupported-literal.yaml"),
-    include_str!("../../rules/unsupported-source.yaml"),
-    include_str!("../../rules/unused-source.yaml"),
-    include_str!("../../rules/uncited-claim.yaml"),
-    include_str!("../../rules/not-retrieved.yaml"),
-    include_str!("../../rules/unsafe-path.yaml"),
-    include_str!("../../rules/foreign-citation.yaml"),
-    include_str!("../../rules/overbroad-span.yaml"),
-    include_str!("../../rules/malformed-doc.yaml"),
-    include_str!("../../rules/stale-moved.yaml"),
-    include_str!("../../rules/stale-renamed.yaml"),
-    include_str!("../../rules/stale-changed.yaml"),
-    include_str!("../../rules/stale-deleted.yaml"),
-    include_str!("../../rules/stale-ambiguous.yaml"),
-];
-
-static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
-    CATALOGUE
-        .iter()
-        .map(|text| serde_yaml_ng::from_str(text).expect("rules/*.yaml is checked by tests"))
-        .collect()
-});
-
-/// Every finding ID. IDs are stable: reports, configs and the next features use them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RuleId {
-    InventedPath,
-    InventedLines,
-    InventedRevision,
-    NotAFile,
-    UnsupportedQuote,
-    UnsupportedLiteral,
-    UnsupportedSource,
-    UnusedSource,
-    UncitedClaim,
-    NotRetrieved,
-    UnsafePath,
-    ForeignCitation,
-    OverbroadSpan,
-    MalformedDoc,
-    StaleMoved,
-    StaleRenamed,
-    StaleChanged,
-    StaleDeleted,
-    StaleAmbiguous,
-}
-
-impl RuleId {
-    pub const ALL: [RuleId; 19] = [
-        RuleId::InventedPath,
-        RuleId::InventedLines,
-        RuleId::InventedRevision,
-        RuleId::NotAFile,
-        RuleId::UnsupportedQuote,
-        RuleId::UnsupportedLiteral,
-        RuleId::UnsupportedSource,
-        RuleId::UnusedSource,
-        RuleId::UncitedClaim,
-        RuleId::NotRetrieved,
-        RuleId::UnsafePath,
-        RuleId::ForeignCitation,
-        RuleId::OverbroadSpan,
-        RuleId::MalformedDoc,
-        RuleId::StaleMoved,
-        RuleId::StaleRenamed,
-        RuleId::StaleChanged,
-        RuleId::StaleDeleted,
-        RuleId::StaleAmbiguous,
-    ];
-
-    /// The catalogue entry.
-    pub fn info(self) -> &'static RuleInfo {
-        let index = RuleId::ALL
-            .iter()
-            .position(|r| *r == self)
-            .expect("every rule is in ALL");
-        &INFOS[index]
+        if let Some(f) = s
+            .citation
+            .lines
+            .and_then(|r| invented_lines::check_shape(s, r))
+        {
+            self.keep(out, [f]);
+            return None;
+        }
+        if let Some(retrieved) = retrieved.filter(|_| self.on(RuleId::NotRetrieved, s.doc)) {
+            self.keep(
+                out,
+                not_retrieved::check(s, path, s.citation.lines, retrieved),
+            );
+        }
+        Some((*commit.as_ref().ok()?, path.as_str()))
     }
 
-    /// The stable ID (`invented-path`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleId::InventedPath => "invented-path",
-            RuleId::InventedLines => "invented-lines",
-            RuleId::InventedRevision => "invented-revision",
-            RuleId::NotAFile => "not-a-file",
-            RuleId::UnsupportedQuote => "unsupported-quote",
-            RuleId::UnsupportedLiteral => "unsupported-literal",
-            RuleId::UnsupportedSource => "unsupported-source",
-            RuleId::UnusedSource => "unused-source",
-            RuleId::UncitedClaim => "uncited-claim",
-            RuleId::NotRetrieved => "not-retrieved",
-            RuleId::UnsafePath => "unsafe-path",
-            RuleId::ForeignCitation => "foreign-citation",
-            RuleId::OverbroadSpan => "overbroad-span",
-            RuleId::MalformedDoc => "malformed-doc",
-            RuleId::StaleMoved => "stale-moved",
-            RuleId::StaleRenamed => "stale-renamed",
-            RuleId::StaleChanged => "stale-changed",
-            RuleId::StaleDeleted => "stale-deleted",
-            RuleId::StaleAmbiguous => "stale-ambiguous",
+    /// Rules on a citation read at its revision, in precedence order: `invented-path` (no such
+    /// file) → `not-a-file` → `invented-lines` (past the end) → `overbroad-span` (reports only) →
+    /// `unsupported-quote`.
+    pub fn at_blob(&self, s: &Subject<'_>, facts: &CiteFacts, out: &mut Vec<Finding>) {
+        let path = s.citation.repo_path().unwrap_or_default();
+        let file = [
+            invented_path::check(s, path, &facts.file),
+            not_a_file::check(s, path, &facts.file),
+        ];
+        if let Some(f) = file.into_iter().flatten().next() {
+            return self.keep(out, [f]);
+        }
+        let crate::check::FileFacts::Text { line_count } = facts.file else {
+            return;
+        };
+        if let Some(range) = s.citation.lines {
+            if let Some(f) = invented_lines::check_extent(s, range, line_count) {
+                return self.keep(out, [f]);
+            }
+            self.keep(out, overbroad_span::check(s, range, self.max_span_lines));
+        }
+        if let Some(quote) = &facts.quote {
+            self.keep(
+                out,
+                unsupported_quote::check(s, quote, facts.evidence.as_deref()),
+            );
         }
     }
 
-    pub fn from_id(id: &str) -> Option<RuleId> {
-        RuleId::ALL.into_iter().find(|r| r.as_str() == id)
+    /// The `stale-*` rules: each turns its variant of the stale classifier's verdict into a
+    /// finding (a citation's verdict is one variant, so at most one fires).
+    pub fn on_stale(
+        &self,
+        s: &Subject<'_>,
+        target: Oid,
+        verdict: &StaleVerdict,
+        out: &mut Vec<Finding>,
+    ) {
+        let found = [
+            stale_moved::check(s, target, verdict),
+            stale_renamed::check(s, target, verdict),
+            stale_changed::check(s, target, verdict),
+            stale_deleted::check(s, target, verdict),
+            stale_ambiguous::check(s, target, verdict),
+        ];
+        self.keep(out, found.into_iter().flatten());
     }
-}
 
-impl std::fmt::Display for RuleId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rule_has_its_catalogue_entry() {
-        for rule in RuleId::ALL {
-            let info = rule.info();
-            assert_eq!(info.id, rule.as_str(), "rules/{}.yaml", rule.as_str());
-            assert!(!info.summary.is_empty() && !info.why.is_empty());
-            assert_eq!(RuleId::from_id(rule.as_str()), Some(rule));
+    /// `unsupported-literal` on a claim, from each of its citations' literal support.
+    pub fn on_claim(
+        &self,
+        doc: usize,
+        claim: &Claim,
+        supports: &[&Vec<bool>],
+        labels: &[String],
+        out: &mut Vec<Finding>,
+    ) {
+        if self.on(RuleId::UnsupportedLiteral, doc) {
+            self.keep(
+                out,
+                unsupported_literal::check(doc, claim, supports, labels),
+            );
         }
-        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))
-            .unwrap()
-            .count();
-        assert_eq!(
-            files,
-            RuleId::ALL.len(),
-            "one YAML file per rule, no strays"
-        );
     }
 }

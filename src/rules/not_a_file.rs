@@ -3,12 +3,16 @@
 //!
 //! What it checks, why, and its fix safety: `rules/not-a-file.yaml` (`citegate explain not-a-file`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::check::FileFacts;
+use crate::model::Finding;
+use crate::registry::RuleId;
 use crate::resolve::FileAt;
 
-pub fn finding(subject: &Subject<'_>, path: &str, what: &FileAt) -> Option<Finding> {
+pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
+    let FileFacts::NotText(what) = file else {
+        return None;
+    };
     let kind = match what {
         FileAt::Directory => "a directory".to_string(),
         FileAt::Submodule => "a submodule".to_string(),

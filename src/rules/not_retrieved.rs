@@ -3,11 +3,11 @@
 //!
 //! What it checks, why, and its fix safety: `rules/not-retrieved.yaml` (`citegate explain not-retrieved`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::citation::LineRange;
-use crate::extract::Retrieved;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::Finding;
+use crate::model::LineRange;
+use crate::model::Retrieved;
+use crate::registry::RuleId;
 
 pub fn check(
     subject: &Subject<'_>,

@@ -2,10 +2,10 @@
 //!
 //! What it checks, why, and its fix safety: `rules/overbroad-span.yaml` (`citegate explain overbroad-span`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::Finding;
+use crate::model::LineRange;
+use crate::registry::RuleId;
 
 pub fn check(subject: &Subject<'_>, range: LineRange, max_lines: usize) -> Option<Finding> {
     let len = range.len();

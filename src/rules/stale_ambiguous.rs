@@ -1,20 +1,18 @@
 //! `stale-ambiguous` (warning): the cited content occurs more than once at the target.
 //!
 //! What it checks, why, and its fix safety: `rules/stale-ambiguous.yaml` (`citegate explain stale-ambiguous`). The
-//! verdict is made in [`crate::check::stale`].
+//! verdict is [`crate::check::stale::classify`]'s; this file turns its variant into the finding.
 
-use super::RuleId;
-use crate::check::{short, Subject};
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::{short, Subject};
+use crate::check::stale::StaleVerdict;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-pub fn finding(
-    subject: &Subject<'_>,
-    target: git2::Oid,
-    path: &str,
-    found: &[LineRange],
-) -> Finding {
-    subject
+pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+    let StaleVerdict::Ambiguous { path, found } = verdict else {
+        return None;
+    };
+    let f = subject
         .finding(
             RuleId::StaleAmbiguous,
             format!(
@@ -27,5 +25,6 @@ pub fn finding(
         .help(format!(
             "it is at lines {}",
             found.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
-        ))
+        ));
+    Some(f)
 }

@@ -1,14 +1,18 @@
 //! `stale-deleted` (error): the cited file is gone at the target and was not renamed.
 //!
 //! What it checks, why, and its fix safety: `rules/stale-deleted.yaml` (`citegate explain stale-deleted`). The
-//! verdict is made in [`crate::check::stale`].
+//! verdict is [`crate::check::stale::classify`]'s; this file turns its variant into the finding.
 
-use super::RuleId;
-use crate::check::{short, Subject};
-use crate::finding::Finding;
+use super::context::{short, Subject};
+use crate::check::stale::StaleVerdict;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-pub fn finding(subject: &Subject<'_>, target: git2::Oid, path: &str) -> Finding {
-    subject
+pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+    let StaleVerdict::Deleted { path } = verdict else {
+        return None;
+    };
+    let f = subject
         .finding(
             RuleId::StaleDeleted,
             format!(
@@ -17,5 +21,6 @@ pub fn finding(subject: &Subject<'_>, target: git2::Oid, path: &str) -> Finding 
                 short(target)
             ),
         )
-        .help("remove the citation, or pin it to the revision it was written for")
+        .help("remove the citation, or pin it to the revision it was written for");
+    Some(f)
 }

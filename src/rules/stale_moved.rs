@@ -1,15 +1,19 @@
 //! `stale-moved` (warning): the cited content moved to other lines of the same file.
 //!
 //! What it checks, why, and its fix safety: `rules/stale-moved.yaml` (`citegate explain stale-moved`). The
-//! verdict is made in [`crate::check::stale`].
+//! verdict is [`crate::check::stale::classify`]'s; this file turns its variant into the finding.
 
-use super::RuleId;
-use crate::check::{no_fix_help, short, Subject};
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::{no_fix_help, short, Subject};
+use crate::check::stale::StaleVerdict;
 use crate::fix::Relocation;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-pub fn finding(subject: &Subject<'_>, target: git2::Oid, to: LineRange) -> Finding {
+pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+    let StaleVerdict::Moved { to } = verdict else {
+        return None;
+    };
+    let to = *to;
     let f = subject
         .finding(
             RuleId::StaleMoved,
@@ -27,7 +31,7 @@ pub fn finding(subject: &Subject<'_>, target: git2::Oid, to: LineRange) -> Findi
     };
     let f = subject.with_fix(f, relocation);
     if f.fix.is_none() {
-        return f.help(no_fix_help(subject));
+        return Some(f.help(no_fix_help(subject)));
     }
-    f
+    Some(f)
 }

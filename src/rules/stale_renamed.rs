@@ -1,20 +1,19 @@
 //! `stale-renamed` (warning): the cited file was renamed; the content is in the new file.
 //!
 //! What it checks, why, and its fix safety: `rules/stale-renamed.yaml` (`citegate explain stale-renamed`). The
-//! verdict is made in [`crate::check::stale`].
+//! verdict is [`crate::check::stale::classify`]'s; this file turns its variant into the finding.
 
-use super::RuleId;
-use crate::check::{no_fix_help, short, Subject};
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::{no_fix_help, short, Subject};
+use crate::check::stale::StaleVerdict;
 use crate::fix::Relocation;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-pub fn finding(
-    subject: &Subject<'_>,
-    target: git2::Oid,
-    path: &str,
-    to: Option<LineRange>,
-) -> Finding {
+pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+    let StaleVerdict::Renamed { path, to } = verdict else {
+        return None;
+    };
+    let to = *to;
     let at = to.map(|r| format!(" lines {r}")).unwrap_or_default();
     let f = subject
         .finding(
@@ -35,7 +34,7 @@ pub fn finding(
     };
     let f = subject.with_fix(f, relocation);
     if f.fix.is_none() {
-        return f.help(no_fix_help(subject));
+        return Some(f.help(no_fix_help(subject)));
     }
-    f
+    Some(f)
 }

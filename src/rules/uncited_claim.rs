@@ -2,3 +2,43 @@
 //! citation (no path, no line range).
 //!
 //! What it checks, why, and its fix safety: `rules/uncited-claim.yaml` (`citegate explain uncited-claim`).
+
+use crate::model::{Extracted, Finding, Unusable};
+use crate::registry::RuleId;
+
+pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
+    let mut out: Vec<Finding> = ext
+        .unusable
+        .iter()
+        .map(|u| {
+            let what = u.what;
+            let message = match u.why {
+                Unusable::NotAnObject => format!("this {what} is not an object"),
+                Unusable::NoPath => format!("this {what} has no `path`"),
+                Unusable::NoLines => {
+                    format!("this {what} has no usable line range (`startLine`/`start_line`)")
+                }
+                Unusable::CitesNothing => "this claim cites nothing".to_string(),
+            };
+            Finding::new(RuleId::UncitedClaim, doc, u.span, message)
+        })
+        .collect();
+    for answer in &ext.answers {
+        // An answer whose claims are already reported is not reported again as a whole.
+        let inside =
+            |f: &Finding| answer.span.start <= f.span.start && f.span.end <= answer.span.end;
+        if answer.cited || answer.refused || out.iter().any(inside) {
+            continue;
+        }
+        out.push(
+            Finding::new(
+                RuleId::UncitedClaim,
+                doc,
+                answer.span,
+                "this answer has neither citations nor `refuse`",
+            )
+            .help("an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)"),
+        );
+    }
+    out
+}

@@ -3,19 +3,23 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsafe-path.yaml` (`citegate explain unsafe-path`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::model::{CitedPath, Finding};
+use crate::registry::RuleId;
 
-pub fn finding(subject: &Subject<'_>, raw: &str, reason: &str) -> Finding {
+pub fn check(subject: &Subject<'_>) -> Option<Finding> {
+    let CitedPath::Unsafe { raw, reason } = &subject.citation.path else {
+        return None;
+    };
     let shown: String = raw
         .chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect();
-    subject
+    let f = subject
         .finding(
             RuleId::UnsafePath,
             format!("`{shown}` is not read: {reason}"),
         )
-        .help("cite files by their path relative to the repository root")
+        .help("cite files by their path relative to the repository root");
+    Some(f)
 }

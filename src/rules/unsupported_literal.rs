@@ -3,29 +3,44 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsupported-literal.yaml` (`citegate explain unsupported-literal`).
 
-use super::RuleId;
-use crate::citation::Literal;
-use crate::finding::Finding;
+use crate::model::{Claim, Finding, LiteralKind};
+use crate::registry::RuleId;
 
-pub fn finding(doc: usize, literal: &Literal, cited: &[String], identifier: bool) -> Finding {
-    let spans = cited
-        .iter()
-        .map(|c| format!("`{c}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let f = Finding::new(
-        RuleId::UnsupportedLiteral,
-        doc,
-        literal.span,
-        format!(
-            "`{}` is not in the cited span{} {spans}",
-            literal.text,
-            if cited.len() == 1 { "" } else { "s" }
-        ),
-    );
-    if identifier {
-        f.help("it is neither an identifier in the span nor the name of the function or type enclosing it")
-    } else {
-        f.help("the text does not occur in the span (whitespace-normalised, exact)")
+/// `supports[i][l]`: whether the claim's `i`th citation's span supports its `l`th literal;
+/// `labels`: the claim's citations as written in messages (`src/a.rs:3-5`).
+pub fn check(
+    doc: usize,
+    claim: &Claim,
+    supports: &[&Vec<bool>],
+    labels: &[String],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (li, literal) in claim.literals.iter().enumerate() {
+        let Some(kind) = &literal.kind else { continue };
+        if supports.iter().any(|s| s.get(li).copied().unwrap_or(false)) {
+            continue;
+        }
+        let spans = labels
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let f = Finding::new(
+            RuleId::UnsupportedLiteral,
+            doc,
+            literal.span,
+            format!(
+                "`{}` is not in the cited span{} {spans}",
+                literal.text,
+                if labels.len() == 1 { "" } else { "s" }
+            ),
+        );
+        out.push(match kind {
+            LiteralKind::Identifier { .. } => f.help("it is neither an identifier in the span nor the name of the function or type enclosing it"),
+            LiteralKind::Expression { .. } => {
+                f.help("the text does not occur in the span (whitespace-normalised, exact)")
+            }
+        });
     }
+    out
 }

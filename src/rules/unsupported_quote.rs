@@ -2,25 +2,19 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsupported-quote.yaml` (`citegate explain unsupported-quote`).
 
-use super::RuleId;
-use crate::check::Subject;
-use crate::citation::LineRange;
-use crate::finding::Finding;
+use super::context::Subject;
+use crate::check::QuoteFacts;
 use crate::fix::Relocation;
+use crate::model::Finding;
+use crate::registry::RuleId;
 
-/// `found` holds the line ranges where the normalised quote occurs in the cited file.
-pub fn check(
-    subject: &Subject<'_>,
-    range: Option<LineRange>,
-    found: &[LineRange],
-) -> Option<Finding> {
-    let supported = match range {
-        Some(range) => found.iter().any(|f| range.contains(f)),
-        None => !found.is_empty(),
-    };
-    if supported {
+/// `quote`: where the quote occurs in the cited file; `evidence`: the cited lines.
+pub fn check(subject: &Subject<'_>, quote: &QuoteFacts, evidence: Option<&str>) -> Option<Finding> {
+    if quote.in_span {
         return None;
     }
+    let range = subject.citation.lines;
+    let found = quote.found.as_slice();
     let path = subject.citation.repo_path().unwrap_or_default();
     let f = match range {
         Some(range) => subject.finding(
@@ -32,11 +26,16 @@ pub fn check(
             format!("the quote is not in `{path}`"),
         ),
     };
-    Some(match found {
-        [] => f.help(format!(
-            "the quote does not occur anywhere in `{path}` at {}",
-            subject.short_rev()
-        )),
+    let mut f = match found {
+        [] => match &quote.elsewhere {
+            Some(other) => f.help(format!(
+                "the quote is not in this file; it occurs in `{other}`"
+            )),
+            None => f.help(format!(
+                "the quote does not occur anywhere in `{path}` at {}",
+                subject.short_rev()
+            )),
+        },
         [one] => {
             let f = f.help(format!("the quote is at lines {one}"));
             let to = Relocation {
@@ -53,5 +52,7 @@ pub fn check(
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-    })
+    };
+    f.evidence = evidence.map(str::to_string);
+    Some(f)
 }

@@ -1,3 +1,22 @@
 //! `unused-source` (note): a source in the `Sources:` list that no `[n]` marker cites.
 //!
 //! What it checks, why, and its fix safety: `rules/unused-source.yaml` (`citegate explain unused-source`).
+
+use crate::model::{Finding, Sources};
+use crate::registry::RuleId;
+
+pub fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
+    sources
+        .entries
+        .iter()
+        .filter(|s| !sources.markers.iter().any(|m| m.number == s.number))
+        .map(|s| {
+            Finding::new(
+                RuleId::UnusedSource,
+                doc,
+                s.line_span,
+                format!("source [{}] is listed but never cited", s.number),
+            )
+        })
+        .collect()
+}

@@ -3,9 +3,18 @@
 
 use serde::Serialize;
 
-use crate::citation::LineRange;
-use crate::doc::Span;
-use crate::rules::{RuleId, Severity};
+use super::citation::LineRange;
+use super::span::Span;
+use crate::registry::{RuleId, Severity};
+
+/// Whether a fix may be applied without asking (ruff's applicability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// The cited content was found again, exactly and uniquely: `citegate fix` applies it.
+    Safe,
+    /// Correct but a choice the user makes: applied only when asked (`citegate fix --repin`).
+    OptIn,
+}
 
 /// A content-verified edit of the citation in the doc.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -18,13 +27,16 @@ pub struct Fix {
     pub replacement: String,
     pub byte_start: usize,
     pub byte_end: usize,
+    /// Decided where the fix is built, not by the rule that carries it.
+    #[serde(skip)]
+    pub applicability: Applicability,
 }
 
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub rule: RuleId,
     pub severity: Severity,
-    /// Index of the doc in [`crate::audit::Report::docs`].
+    /// Index of the doc in [`super::Report::docs`].
     pub doc: usize,
     pub span: Span,
     /// The cited path (repo-relative) and lines, when the finding is about a citation.

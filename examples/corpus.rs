@@ -3,7 +3,7 @@
 //! citations in the syntaxes `audit` reads, with a chosen mix of valid, stale, invented and
 //! unsupported citations. Deterministic from a seed.
 //!
-//! `citegate-corpus DIR --citations N [--files F] [--commits C] [--seed S] [--mix V,S,I,U]`
+//! `cargo run --release --example corpus -- DIR --citations N [--files F] [--commits C] [--seed S] [--mix V,S,I,U]`
 //! (percentages of valid, stale, invented, unsupported; default 70,10,10,10) also writes
 //! `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and the floor.
 
@@ -71,9 +71,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if args.dir.is_empty() {
-        return Err(
-            "usage: citegate-corpus DIR --citations N [--files F] [--commits C] [--seed S]".into(),
-        );
+        return Err("usage: corpus DIR --citations N [--files F] [--commits C] [--seed S]".into());
     }
     Ok(args)
 }
@@ -382,7 +380,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .current_dir(dir)
         .status();
     if !packed.is_ok_and(|s| s.success()) {
-        eprintln!("citegate-corpus: `git gc` failed: the corpus is left unpacked");
+        eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
     }
     println!(
         "{}: {} files, {} commits, {} citations in {} docs",
@@ -399,7 +397,7 @@ fn main() -> ExitCode {
     match parse_args().map_err(Into::into).and_then(run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("citegate-corpus: {e}");
+            eprintln!("corpus: {e}");
             ExitCode::from(2)
         }
     }

@@ -1,7 +1,7 @@
 //! What a citation is: a path, an optional 1-based inclusive line range, an optional quote and pin,
 //! and the span in the doc where it was written.
 
-use crate::doc::Span;
+use super::span::Span;
 
 /// 1-based, inclusive. Kept signed so that impossible ranges (`0`, `-3`, end before start) survive
 /// extraction and are reported as `invented-lines` instead of being lost.
@@ -14,6 +14,27 @@ pub struct LineRange {
 impl LineRange {
     pub fn new(start: i64, end: i64) -> Self {
         LineRange { start, end }
+    }
+
+    /// Parse a whole line spec: `10`, `L10`, `10-20`, `L10-L20`, `L10-20`.
+    pub fn parse(spec: &str) -> Option<LineRange> {
+        let (first, last) = match spec.split_once('-') {
+            Some((a, b)) => (a, Some(b)),
+            None => (spec, None),
+        };
+        let number = |s: &str| -> Option<i64> {
+            let digits = s.strip_prefix('L').unwrap_or(s);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse().ok()
+        };
+        let start = number(first)?;
+        let end = match last {
+            Some(l) => number(l)?,
+            None => start,
+        };
+        Some(LineRange::new(start, end))
     }
 
     pub fn single(line: i64) -> Self {
@@ -246,7 +267,7 @@ pub struct Citation {
     /// Set when a forge link points into another repository.
     pub foreign: Option<Foreign>,
     /// The claim (sentence, list item, JSON claim) this citation supports, as an index into
-    /// [`crate::extract::Extracted::claims`].
+    /// [`super::Extracted::claims`].
     pub claim: Option<usize>,
     /// For JSON answers: the answer this citation belongs to (its `revision` and `retrieved` apply).
     pub answer: Option<usize>,
@@ -294,11 +315,23 @@ impl Citation {
     }
 }
 
+/// How a literal must be supported by a cited span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiteralKind {
+    /// A bare or qualified identifier, optionally called: supported when `name` (its last segment)
+    /// occurs as an identifier in the span, or names the function/type enclosing the span.
+    Identifier { name: String },
+    /// An expression or value: must occur as normalised text in the span.
+    Expression { normalized: String },
+}
+
 /// A literal written in inline code in a claim, checked by `unsupported-literal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Literal {
     pub text: String,
     pub span: Span,
+    /// How it is checked; `None`: not checked (a path, a URL, an option, a shell command…).
+    pub kind: Option<LiteralKind>,
 }
 
 /// A claim: the sentence, list item or JSON claim that holds citations. Its literals must be

@@ -1,88 +1,11 @@
-//! Fixes: content-verified edits of a citation in its own syntax, and applying them to a doc
-//! without losing a byte (edits only inside their spans, atomic writes, idempotent).
+//! Applying fixes to docs without losing a byte: edits only inside their spans, overlapping edits
+//! left to the next run, atomic writes that refuse a doc changed since it was read.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use git2::Oid;
-
-use crate::audit::Report;
-use crate::citation::{Citation, LineRange, PinSource};
-use crate::doc::Span;
-use crate::finding::Fix;
-use crate::rules::FixSafety;
-
-/// Where a citation's content was found again.
-#[derive(Debug, Clone, Default)]
-pub struct Relocation {
-    /// The new path, when the file was renamed.
-    pub path: Option<String>,
-    pub lines: Option<LineRange>,
-    /// The revision the new location holds at (a citation with its own pin is re-pinned).
-    pub rev: Option<Oid>,
-}
-
-/// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
-/// it safely (no span for a part that must change, or a pin shared by the whole doc).
-pub fn build(doc_text: &str, citation: &Citation, pin: PinSource, to: &Relocation) -> Option<Fix> {
-    let mut edits: Vec<(Span, String)> = Vec::new();
-    let current = citation.repo_path()?;
-    let path = to.path.as_deref().unwrap_or(current);
-    if path != current {
-        let (span, style) = citation.path_span.as_ref()?;
-        edits.push((*span, style.render(path)));
-    }
-    let lines = match (to.lines, citation.lines) {
-        (Some(new), old) if Some(new) != old => {
-            let (span, style) = citation.lines_span?;
-            edits.push((
-                span,
-                style.rewrite(doc_text.get(span.start..span.end)?, new),
-            ));
-            Some(new)
-        }
-        (_, old) => old,
-    };
-    if let Some(rev) = to.rev {
-        match pin {
-            PinSource::Citation => {
-                let span = citation.pin_span?;
-                let written = span.len().clamp(8, 40);
-                edits.push((span, rev.to_string()[..written].to_string()));
-            }
-            // One citation of a doc pinned as a whole cannot move on its own.
-            PinSource::Doc => return None,
-            PinSource::Implied | PinSource::Target => {}
-        }
-    }
-    if edits.is_empty() {
-        return None;
-    }
-    edits.sort_by_key(|(s, _)| s.start);
-    let start = edits.first()?.0.start;
-    let end = edits.iter().map(|(s, _)| s.end).max()?;
-    let mut replacement = String::new();
-    let mut at = start;
-    for (span, text) in &edits {
-        if span.start < at {
-            return None;
-        }
-        replacement.push_str(doc_text.get(at..span.start)?);
-        replacement.push_str(text);
-        at = span.end;
-    }
-    replacement.push_str(doc_text.get(at..end)?);
-    let lines = lines.unwrap_or(LineRange::new(0, 0));
-    Some(Fix {
-        path: path.to_string(),
-        start_line: lines.start,
-        end_line: lines.end,
-        replacement,
-        byte_start: start,
-        byte_end: end,
-    })
-}
+use crate::model::{Applicability, Fix, Report};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
@@ -94,19 +17,22 @@ pub struct DocFix {
     pub applied: usize,
 }
 
-/// Every safe fix of a report, grouped by doc (and the re-pins when `repin`). Only fixes of
-/// rules whose catalogue entry says `fix: safe` are taken: they rest on content found again,
-/// exactly and uniquely.
-pub fn plan(report: &Report, repin: bool) -> Vec<DocFix> {
+/// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
+/// fix's applicability is its own: safe fixes rest on content found again, exactly and uniquely.
+pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
+    let wanted = |fix: &Fix| match fix.applicability {
+        Applicability::Safe => true,
+        Applicability::OptIn => opt_in,
+    };
     let mut by_doc: BTreeMap<usize, Vec<&Fix>> = BTreeMap::new();
-    for f in &report.findings {
-        if let (Some(fix), FixSafety::Safe) = (&f.fix, f.rule.info().fix) {
-            by_doc.entry(f.doc).or_default().push(fix);
-        }
-    }
-    if repin {
-        for (doc, fix) in &report.repins {
-            by_doc.entry(*doc).or_default().push(fix);
+    let attached = report
+        .findings
+        .iter()
+        .filter_map(|f| Some((f.doc, f.fix.as_ref()?)));
+    let repins = report.repins.iter().map(|(doc, fix)| (*doc, fix));
+    for (doc, fix) in attached.chain(repins) {
+        if wanted(fix) {
+            by_doc.entry(doc).or_default().push(fix);
         }
     }
     by_doc
@@ -188,6 +114,7 @@ mod tests {
             replacement: text.into(),
             byte_start: start,
             byte_end: end,
+            applicability: Applicability::Safe,
         }
     }
 

@@ -1,9 +1,7 @@
 //! Forge permalinks: GitHub `blob/REV/PATH#L10-L20` (with `?plain=1`), GitLab `/-/blob/REV/PATH#L10-20`,
 //! Bitbucket `src/REV/PATH#lines-10:20`, Gitea/Forgejo `src/{commit,branch,tag}/REV/PATH#L10-L20`.
 
-use crate::citation::{LineRange, LineStyle};
-
-use super::bare::parse_range;
+use crate::model::{LineRange, LineStyle};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Forge {
@@ -130,7 +128,7 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
             ),
         };
         if spec.starts_with('L') || forge == Forge::Bitbucket {
-            if let Some(range) = parse_range(&spec) {
+            if let Some(range) = LineRange::parse(&spec) {
                 link.lines = Some(range);
                 link.lines_at = Some((offset, url.len(), style));
             }

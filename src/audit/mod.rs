@@ -1,0 +1,341 @@
+//! The audit pipeline: [`load`] (discover, read and extract docs in parallel) → [`plan`] (resolve
+//! pins, citation-level rules, group by blob) → [`crate::check`] (evidence per blob, in parallel)
+//! → [`history`] (implied pins) → the rules at the blob, on stale verdicts, on claims and on docs →
+//! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
+
+pub mod history;
+pub mod load;
+pub mod options;
+pub mod plan;
+pub mod progress;
+pub mod settings;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use git2::Oid;
+use rayon::prelude::*;
+
+use crate::check::stale::{self, StaleItem, StaleVerdict};
+use crate::check::{self, quotes, CiteFacts, Needs};
+use crate::discover;
+use crate::extract::ExtractContext;
+use crate::fix::{self, Relocation};
+use crate::model::{Applicability, AuditedDoc, Finding, Fix, PinSource, Report, Summary};
+use crate::registry::RuleId;
+use crate::resolve::CodeRepo;
+use crate::rules::{Rules, Subject};
+use crate::select;
+
+pub use load::MAX_DOC_BYTES;
+pub use options::{AuditError, AuditOptions};
+pub use progress::{Progress, ProgressSink};
+pub use settings::{Levels, Settings};
+
+/// Run an audit: open the repository, resolve the settings and the target, load the docs (only
+/// those a change can affect, with `--since`), and check them.
+pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
+    let repo_start = opts.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let repo_error = |e: git2::Error| AuditError::Repo {
+        path: repo_start.clone(),
+        error: e.message().to_string(),
+    };
+    let repo = CodeRepo::discover(&repo_start).map_err(repo_error)?;
+    let settings = Settings::resolve(opts, &repo)?;
+    let target = resolve_target(&repo, opts, &settings)?;
+    // Include and exclude globs are written from the repository root, where the file is.
+    let wanted = |p: &std::path::Path| {
+        let name = repo.relative(p);
+        let name = name.unwrap_or_else(|| p.to_string_lossy().replace('\\', "/"));
+        settings.config.wants_doc(&name)
+    };
+    let files = discover::discover(&opts.paths, &wanted).map_err(|e| AuditError::Path {
+        path: e.path,
+        error: e.error,
+    })?;
+    let mut ctx = ExtractContext {
+        repo_ids: repo.ids.clone(),
+        workdir: repo.workdir.clone(),
+        patterns: settings.config.patterns.clone(),
+    };
+    ctx.repo_ids
+        .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = opts.jobs {
+        pool = pool.num_threads(n.max(1));
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| AuditError::Threads(e.to_string()))?;
+    pool.install(|| {
+        let git = repo.open().map_err(repo_error)?;
+        // With --since, the change is known before any doc is parsed: docs that cannot cite a
+        // changed file (their text does not hold its name) are not even extracted.
+        let change = match &opts.since {
+            Some(since) => Some(since_change(&repo, &git, since, target)?),
+            None => None,
+        };
+        let keep =
+            |name: &str, bytes: &[u8]| change.as_ref().is_none_or(|c| c.may_affect(name, bytes));
+        settings.progress.stage("reading docs", files.len());
+        let docs: Vec<AuditedDoc> = files
+            .par_iter()
+            .filter_map(|f| {
+                let d = load::read_and_extract(f, &repo, &ctx, &keep).map(|mut d| {
+                    load::configure(&mut d, &settings.config);
+                    d
+                });
+                settings.progress.advance();
+                d
+            })
+            .collect();
+        let (docs, selection) = match &change {
+            Some(change) => {
+                let (docs, reasons) = change.keep_selected(docs);
+                (docs, Some(reasons))
+            }
+            None => (docs, None),
+        };
+        let mut report = check_docs(&repo, target, docs, &settings);
+        settings.progress.finish();
+        report.selection = selection;
+        // Links in reports go to --repo-url when given, else to the origin remote.
+        let home = opts
+            .repo_url
+            .as_deref()
+            .and_then(crate::forge::repo_id)
+            .or_else(|| repo.home.clone());
+        report.web_url = home.map(|id| format!("https://{id}"));
+        Ok(report)
+    })
+}
+
+/// The target commit: the `--worktree` snapshot, or the settings' target revision.
+fn resolve_target(
+    repo: &CodeRepo,
+    opts: &AuditOptions,
+    settings: &Settings,
+) -> Result<Oid, AuditError> {
+    let git = repo.open().map_err(|e| AuditError::Repo {
+        path: repo.git_dir.clone(),
+        error: e.message().to_string(),
+    })?;
+    if opts.worktree {
+        return repo.snapshot_worktree(&git).map_err(|e| AuditError::Rev {
+            rev: "--worktree".to_string(),
+            message: e.message().to_string(),
+        });
+    }
+    let name = &settings.target;
+    repo.resolve(&git, name).map_err(|e| AuditError::Rev {
+        rev: name.clone(),
+        message: e.describe(name).0,
+    })
+}
+
+/// What changed between merge-base(`since`, target) and the target.
+fn since_change(
+    repo: &CodeRepo,
+    git: &git2::Repository,
+    since: &str,
+    target: Oid,
+) -> Result<select::Change, AuditError> {
+    let rev_error = |message: String| AuditError::Rev {
+        rev: format!("--since {since}"),
+        message,
+    };
+    let base = repo
+        .resolve(git, since)
+        .map_err(|e| rev_error(e.describe(since).0))?;
+    select::Change::new(git, base, target).map_err(|e| rev_error(e.message().to_string()))
+}
+
+/// Check docs held in memory against `target`: the whole audit after loading. Findings of rules
+/// that are off for a doc are never made; the rest get the severity the settings give them.
+pub fn check_docs(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    settings: &Settings,
+) -> Report {
+    repo.set_target(target);
+    let git = repo.worker();
+    let levels = settings.levels(&docs);
+    let enabled = |rule: RuleId, doc: usize| levels.on(rule, doc);
+    let rules = Rules {
+        enabled: &enabled,
+        max_span_lines: settings.max_span_lines,
+    };
+    let mut findings = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        rules.on_doc(i, d, &mut findings);
+    }
+    let plan = plan::plan(repo, &git, target, &docs, &rules);
+    findings.extend(plan.findings);
+    settings
+        .progress
+        .stage("checking citations", plan.groups.len());
+    let tick = || settings.progress.advance();
+    let needs = LiteralsOn(&levels);
+    let mut facts = check::gather(repo, &plan.groups, &docs, target, &needs, &tick);
+    if settings.history {
+        history::recheck_at_implied_pins(repo, &git, target, &docs, &mut facts);
+    }
+    quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
+        levels.on(RuleId::UnsupportedQuote, f.cite.doc)
+    });
+    for f in &facts {
+        let s = Subject::at(&docs, f.cite, f.commit, f.pin);
+        rules.at_blob(&s, f, &mut findings);
+    }
+    let repins = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
+    claims_stage(&docs, &facts, &rules, &mut findings);
+    finish(repo, target, docs, findings, repins, &levels)
+}
+
+/// Literal support is gathered only for docs where `unsupported-literal` is on.
+struct LiteralsOn<'a>(&'a Levels);
+
+impl Needs for LiteralsOn<'_> {
+    fn literals(&self, doc: usize) -> bool {
+        self.0.on(RuleId::UnsupportedLiteral, doc)
+    }
+}
+
+/// Compare what held at an older revision with the target (in parallel by path); the `stale-*`
+/// rules report the verdicts. Returns the opt-in re-pins of citations whose own older pin still
+/// holds at the target.
+fn stale_stage(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: &[AuditedDoc],
+    facts: &[CiteFacts],
+    rules: &Rules<'_>,
+    findings: &mut Vec<Finding>,
+) -> Vec<(usize, Fix)> {
+    let mut by_path: BTreeMap<&str, Vec<StaleItem>> = BTreeMap::new();
+    for f in facts.iter().filter(|f| f.commit != target) {
+        let Some(held) = &f.held else { continue };
+        let path = docs[f.cite.doc]
+            .citation(f.cite.index)
+            .repo_path()
+            .unwrap_or("");
+        by_path.entry(path).or_default().push(StaleItem {
+            cite: f.cite,
+            pin: f.pin,
+            from: f.commit,
+            held: held.clone(),
+        });
+    }
+    let by_path: Vec<(&str, Vec<StaleItem>)> = by_path.into_iter().collect();
+    let verdicts: Vec<(StaleItem, StaleVerdict)> = by_path
+        .par_iter()
+        .map_init(
+            || repo.worker(),
+            |git, (path, items)| {
+                stale::classify(repo, git, target, path, items, docs)
+                    .into_iter()
+                    .map(|(i, v)| (items[i].clone(), v))
+                    .collect::<Vec<_>>()
+            },
+        )
+        .flatten()
+        .collect();
+    let mut repins = Vec::new();
+    for (item, verdict) in &verdicts {
+        let s = Subject::at(docs, item.cite, item.from, item.pin);
+        if *verdict == StaleVerdict::Holds {
+            repins.extend(repin(&s, target).map(|fix| (s.doc, fix)));
+        } else {
+            rules.on_stale(&s, target, verdict, findings);
+        }
+    }
+    repins.sort_by(|(a, x), (b, y)| {
+        (&docs[*a].doc.name, x.byte_start).cmp(&(&docs[*b].doc.name, y.byte_start))
+    });
+    repins
+}
+
+/// A citation whose own pin is older than the target but whose content is unchanged at the same
+/// lines can be re-pinned: correct, but the user's choice (`citegate fix --repin`).
+fn repin(s: &Subject<'_>, target: Oid) -> Option<Fix> {
+    if s.pin != PinSource::Citation {
+        return None;
+    }
+    let to = Relocation {
+        rev: Some(target),
+        ..Relocation::default()
+    };
+    fix::build(s.doc_text, s.citation, s.pin, &to, Applicability::OptIn)
+}
+
+/// Claims: every checked literal must be supported by one of the claim's spans. Claims with a
+/// citation that did not resolve to text are left alone (that citation is already a finding).
+fn claims_stage(
+    docs: &[AuditedDoc],
+    facts: &[CiteFacts],
+    rules: &Rules<'_>,
+    findings: &mut Vec<Finding>,
+) {
+    let support: HashMap<_, &Vec<bool>> = facts
+        .iter()
+        .filter_map(|f| Some((f.cite, f.support.as_ref()?)))
+        .collect();
+    for (di, d) in docs.iter().enumerate() {
+        for claim in &d.extracted.claims {
+            if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
+                continue;
+            }
+            let supports: Option<Vec<&Vec<bool>>> = claim
+                .citations
+                .iter()
+                .map(|&index| {
+                    support
+                        .get(&crate::model::CiteRef { doc: di, index })
+                        .copied()
+                })
+                .collect();
+            let Some(supports) = supports else { continue };
+            let labels: Vec<String> = claim
+                .citations
+                .iter()
+                .map(|&ci| d.citation(ci).label())
+                .collect();
+            rules.on_claim(di, claim, &supports, &labels, findings);
+        }
+    }
+}
+
+/// Severities from the settings, findings sorted by doc, line, column and rule (whatever the
+/// thread count), and the counts.
+fn finish(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    mut findings: Vec<Finding>,
+    repins: Vec<(usize, Fix)>,
+    levels: &Levels,
+) -> Report {
+    findings.retain_mut(|f| match levels.severity(f.rule, f.doc) {
+        Some(s) => {
+            f.severity = s;
+            true
+        }
+        None => false,
+    });
+    fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, usize, RuleId, &'a str) {
+        (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
+    }
+    findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
+    let summary = Summary::of(&findings, &docs);
+    Report {
+        revision: target.to_string(),
+        docs,
+        findings,
+        repins,
+        selection: None,
+        web_url: None,
+        git_dir: repo.git_dir.clone(),
+        summary,
+    }
+}

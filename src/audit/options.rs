@@ -1,0 +1,78 @@
+//! What to audit and how, as the command line says it, and the ways a run can fail as a whole.
+
+use std::path::PathBuf;
+
+use super::progress::ProgressSink;
+use crate::config::ConfigError;
+
+/// What to audit and how, as the command line says it.
+#[derive(Debug, Clone)]
+pub struct AuditOptions {
+    /// Doc files or folders.
+    pub paths: Vec<PathBuf>,
+    /// The code repository; `None`: the one holding the current folder.
+    pub repo: Option<PathBuf>,
+    /// What docs are checked against, and where unpinned citations resolve (default: the
+    /// configuration's `target`, else `HEAD`).
+    pub target: Option<String>,
+    /// Check against the files on disk (uncommitted edits) instead of a revision.
+    pub worktree: bool,
+    /// Compare citations that held at an older revision with the target, and find the implied pin
+    /// of unpinned citations that fail (blame).
+    pub history: bool,
+    /// The audited repository's URL, when its remotes do not name it.
+    pub repo_url: Option<String>,
+    /// Worker threads; `None`: one per core.
+    pub jobs: Option<usize>,
+    /// `overbroad-span` threshold (default: the configuration's, else 200).
+    pub max_span_lines: Option<usize>,
+    /// The configuration file (default: `.citegate.yaml` at the repository root, when present).
+    pub config: Option<PathBuf>,
+    /// Only the docs a change since this revision can affect.
+    pub since: Option<String>,
+    pub progress: ProgressSink,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        AuditOptions {
+            paths: vec![PathBuf::from(".")],
+            repo: None,
+            target: None,
+            worktree: false,
+            history: true,
+            repo_url: None,
+            jobs: None,
+            max_span_lines: None,
+            config: None,
+            since: None,
+            progress: ProgressSink::default(),
+        }
+    }
+}
+
+/// A run that could not be made at all (exit code 2).
+#[derive(Debug)]
+pub enum AuditError {
+    Repo { path: PathBuf, error: String },
+    Rev { rev: String, message: String },
+    Path { path: PathBuf, error: String },
+    Threads(String),
+    Config(ConfigError),
+}
+
+impl std::fmt::Display for AuditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuditError::Repo { path, error } => {
+                write!(f, "{}: not a Git repository: {error}", path.display())
+            }
+            AuditError::Rev { rev, message } => write!(f, "--target {rev}: {message}"),
+            AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
+            AuditError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
+            AuditError::Config(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AuditError {}

@@ -1,0 +1,79 @@
+//! Planning: each citation's revision (its own pin, the doc's, or the target), each distinct pin
+//! resolved once, the citation-level rules, and the citations that go on grouped by the blob they
+//! cite.
+
+use std::collections::{BTreeMap, HashMap};
+
+use git2::{Oid, Repository};
+
+use crate::check::Group;
+use crate::model::{AuditedDoc, CiteRef, Finding, PinSource};
+use crate::resolve::{CodeRepo, RevError};
+use crate::rules::{Rules, Subject};
+
+/// A citation's own or doc-level pin, and where it came from.
+pub fn pin_of(d: &AuditedDoc, index: usize) -> (Option<&str>, PinSource) {
+    let c = d.citation(index);
+    if let Some(p) = c.pin.as_deref() {
+        return (Some(p), PinSource::Citation);
+    }
+    let doc_pin = c
+        .answer
+        .and_then(|a| d.extracted.answers[a].pin.as_deref())
+        .or(d.extracted.doc_pin.as_deref());
+    match doc_pin {
+        Some(p) => (Some(p), PinSource::Doc),
+        None => (None, PinSource::Target),
+    }
+}
+
+/// The blob groups to read, and the findings of the citation-level rules.
+pub struct Plan {
+    pub groups: Vec<Group>,
+    pub findings: Vec<Finding>,
+}
+
+pub fn plan(
+    repo: &CodeRepo,
+    git: &Repository,
+    target: Oid,
+    docs: &[AuditedDoc],
+    rules: &Rules<'_>,
+) -> Plan {
+    let mut findings = Vec::new();
+    let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
+    let mut groups: BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>> = BTreeMap::new();
+    for (di, d) in docs.iter().enumerate() {
+        for (ci, c) in d.extracted.citations.iter().enumerate() {
+            let (pin, source) = pin_of(d, ci);
+            let commit = match pin {
+                None => Ok(target),
+                Some(p) => revs
+                    .entry(p)
+                    .or_insert_with(|| repo.resolve(git, p))
+                    .clone(),
+            };
+            let subject = Subject {
+                doc: di,
+                doc_text: &d.doc.text,
+                citation: c,
+                revision: commit.as_ref().ok().copied(),
+                pin: source,
+            };
+            let retrieved = c
+                .answer
+                .and_then(|a| d.extracted.answers[a].retrieved.as_deref());
+            let next = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
+            if let Some((commit, path)) = next {
+                groups
+                    .entry((commit, path.to_string()))
+                    .or_default()
+                    .push((CiteRef { doc: di, index: ci }, source));
+            }
+        }
+    }
+    Plan {
+        groups: groups.into_iter().collect(),
+        findings,
+    }
+}

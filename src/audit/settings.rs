@@ -1,0 +1,105 @@
+//! Settings: the command line, the configuration file and the defaults merged once, before the run
+//! (command line > file > default), so no stage looks at more than one source.
+
+use std::path::PathBuf;
+
+use super::options::{AuditError, AuditOptions};
+use super::progress::ProgressSink;
+use crate::config::{self, Config};
+use crate::model::AuditedDoc;
+use crate::registry::{RuleId, Severity};
+use crate::resolve::CodeRepo;
+
+/// `overbroad-span`'s threshold when neither the command line nor the file sets one.
+pub const DEFAULT_MAX_SPAN_LINES: usize = 200;
+
+/// Everything a run decides by, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub config: Config,
+    /// The target revision's name (`HEAD`, a branch, a SHA).
+    pub target: String,
+    pub max_span_lines: usize,
+    /// Compare citations that held at an older revision with the target; find implied pins.
+    pub history: bool,
+    pub progress: ProgressSink,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            config: Config::default(),
+            target: "HEAD".to_string(),
+            max_span_lines: DEFAULT_MAX_SPAN_LINES,
+            history: true,
+            progress: ProgressSink::default(),
+        }
+    }
+}
+
+impl Settings {
+    /// Merge the options with the configuration file (`--config`, else `.citegate.yaml` at the
+    /// repository root when present).
+    pub fn resolve(opts: &AuditOptions, repo: &CodeRepo) -> Result<Settings, AuditError> {
+        let config = load_config(opts.config.as_ref(), repo)?;
+        Ok(Settings {
+            target: opts
+                .target
+                .clone()
+                .or_else(|| config.target.clone())
+                .unwrap_or_else(|| "HEAD".to_string()),
+            max_span_lines: opts
+                .max_span_lines
+                .or(config.max_span_lines)
+                .unwrap_or(DEFAULT_MAX_SPAN_LINES),
+            history: opts.history,
+            progress: opts.progress.clone(),
+            config,
+        })
+    }
+
+    /// Each rule's severity for each doc (`None`: off), computed once per doc: the rules ask for
+    /// every citation.
+    pub fn levels(&self, docs: &[AuditedDoc]) -> Levels {
+        Levels(
+            docs.iter()
+                .map(|d| {
+                    RuleId::ALL
+                        .iter()
+                        .map(|r| self.config.severity(*r, &d.doc.name))
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Severities by doc and rule (in [`RuleId::ALL`] order); `None` is off.
+#[derive(Debug, Clone)]
+pub struct Levels(Vec<Vec<Option<Severity>>>);
+
+impl Levels {
+    pub fn severity(&self, rule: RuleId, doc: usize) -> Option<Severity> {
+        let at = RuleId::ALL.iter().position(|r| *r == rule)?;
+        self.0.get(doc).and_then(|rules| rules[at])
+    }
+
+    pub fn on(&self, rule: RuleId, doc: usize) -> bool {
+        self.severity(rule, doc).is_some()
+    }
+}
+
+fn load_config(path: Option<&PathBuf>, repo: &CodeRepo) -> Result<Config, AuditError> {
+    let loaded = match path {
+        Some(path) => Config::load(path, false),
+        None => match &repo.workdir {
+            // Errors name the file as users know it: at the repository root.
+            Some(w) => Config::load(&w.join(config::FILE_NAME), true).map_err(|mut e| {
+                e.path = PathBuf::from(config::FILE_NAME);
+                e
+            }),
+            None => Ok(None),
+        },
+    };
+    Ok(loaded.map_err(AuditError::Config)?.unwrap_or_default())
+}

@@ -1,0 +1,84 @@
+//! Building a fix: the edit that makes a citation cite where its content was found again, written
+//! in the citation's own syntax and touching no byte outside the citation's spans.
+
+use git2::Oid;
+
+use crate::model::{Applicability, Citation, Fix, LineRange, PinSource, Span};
+
+/// Where a citation's content was found again.
+#[derive(Debug, Clone, Default)]
+pub struct Relocation {
+    /// The new path, when the file was renamed.
+    pub path: Option<String>,
+    pub lines: Option<LineRange>,
+    /// The revision the new location holds at (a citation with its own pin is re-pinned).
+    pub rev: Option<Oid>,
+}
+
+/// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
+/// it safely (no span for a part that must change, or a pin shared by the whole doc).
+pub fn build(
+    doc_text: &str,
+    citation: &Citation,
+    pin: PinSource,
+    to: &Relocation,
+    applicability: Applicability,
+) -> Option<Fix> {
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    let current = citation.repo_path()?;
+    let path = to.path.as_deref().unwrap_or(current);
+    if path != current {
+        let (span, style) = citation.path_span.as_ref()?;
+        edits.push((*span, style.render(path)));
+    }
+    let lines = match (to.lines, citation.lines) {
+        (Some(new), old) if Some(new) != old => {
+            let (span, style) = citation.lines_span?;
+            edits.push((
+                span,
+                style.rewrite(doc_text.get(span.start..span.end)?, new),
+            ));
+            Some(new)
+        }
+        (_, old) => old,
+    };
+    if let Some(rev) = to.rev {
+        match pin {
+            PinSource::Citation => {
+                let span = citation.pin_span?;
+                let written = span.len().clamp(8, 40);
+                edits.push((span, rev.to_string()[..written].to_string()));
+            }
+            // One citation of a doc pinned as a whole cannot move on its own.
+            PinSource::Doc => return None,
+            PinSource::Implied | PinSource::Target => {}
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|(s, _)| s.start);
+    let start = edits.first()?.0.start;
+    let end = edits.iter().map(|(s, _)| s.end).max()?;
+    let mut replacement = String::new();
+    let mut at = start;
+    for (span, text) in &edits {
+        if span.start < at {
+            return None;
+        }
+        replacement.push_str(doc_text.get(at..span.start)?);
+        replacement.push_str(text);
+        at = span.end;
+    }
+    replacement.push_str(doc_text.get(at..end)?);
+    let lines = lines.unwrap_or(LineRange::new(0, 0));
+    Some(Fix {
+        path: path.to_string(),
+        start_line: lines.start,
+        end_line: lines.end,
+        replacement,
+        byte_start: start,
+        byte_end: end,
+        applicability,
+    })
+}

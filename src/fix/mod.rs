@@ -1,0 +1,8 @@
+//! Fixes, in two layers: [`edit`] builds a citation's fix (below the rules, which attach it to
+//! their findings) and [`apply`] applies a report's fixes to the docs (above the audit).
+
+pub mod apply;
+pub mod edit;
+
+pub use apply::{apply, plan, unified_diff, write_atomic, DocFix};
+pub use edit::{build, Relocation};

@@ -1,0 +1,155 @@
+//! What extraction found in one doc: citations, claims, answers, source lists and the problems that
+//! kept parts of the doc from being read. Facts only: no rule decides anything here.
+
+use super::citation::{Citation, LineRange};
+use super::doc::Doc;
+use super::span::Span;
+use crate::registry::RuleId;
+
+/// A retrieved chunk: a path and the lines a retriever returned (a JSON answer's `retrieved`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retrieved {
+    pub path: String,
+    pub lines: LineRange,
+}
+
+/// One JSON answer: the pin and retrieval payload its citations share.
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    pub span: Span,
+    pub pin: Option<String>,
+    pub retrieved: Option<Vec<Retrieved>>,
+    /// The answer refuses (`refuse` is present and not false/null/empty).
+    pub refused: bool,
+    /// At least one of its citation objects could be read as a citation.
+    pub cited: bool,
+}
+
+/// A problem that kept (part of) a doc from being read: broken JSON or YAML, invalid UTF-8, a
+/// binary or oversized file. Located where the parser stopped.
+#[derive(Debug, Clone)]
+pub struct DocProblem {
+    pub rule: RuleId,
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+/// Why a JSON citation object (or claim) gives no usable citation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unusable {
+    NotAnObject,
+    NoPath,
+    NoLines,
+    /// A claim whose `citations` list is empty.
+    CitesNothing,
+}
+
+/// A JSON citation object or claim that gives no usable citation.
+#[derive(Debug, Clone)]
+pub struct UnusableCitation {
+    pub span: Span,
+    /// What the object is, as users call it ("citation", "claim", "claim citation").
+    pub what: &'static str,
+    pub why: Unusable,
+}
+
+/// A `[n] path (52%)` entry of a `Sources:` list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceEntry {
+    pub number: u32,
+    /// The whole entry line.
+    pub line_span: Span,
+}
+
+/// A numbered marker `[n]` in prose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    pub number: u32,
+    pub span: Span,
+}
+
+/// A doc's numbered markers and its `Sources:` list entries.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    pub entries: Vec<SourceEntry>,
+    pub markers: Vec<Marker>,
+}
+
+/// Everything extracted from one doc.
+#[derive(Debug, Clone, Default)]
+pub struct Extracted {
+    pub citations: Vec<Citation>,
+    pub claims: Vec<super::citation::Claim>,
+    pub answers: Vec<Answer>,
+    /// A whole-doc pin from front matter (`citegate: {rev: REV}`).
+    pub doc_pin: Option<String>,
+    pub problems: Vec<DocProblem>,
+    /// JSON citation objects and claims that give no usable citation.
+    pub unusable: Vec<UnusableCitation>,
+    pub sources: Sources,
+    /// The doc is valid JSON but not an answer (package.json…): skipped, counted in the summary.
+    pub skipped: bool,
+}
+
+impl Extracted {
+    /// Keep only the citations `keep` accepts, and the claims' references to them.
+    pub fn retain_citations(&mut self, keep: impl Fn(&Citation) -> bool) {
+        let mut new_index = Vec::with_capacity(self.citations.len());
+        let mut kept = 0;
+        for c in &self.citations {
+            new_index.push(keep(c).then(|| {
+                kept += 1;
+                kept - 1
+            }));
+        }
+        if kept == self.citations.len() {
+            return;
+        }
+        let mut i = 0;
+        self.citations.retain(|_| {
+            i += 1;
+            new_index[i - 1].is_some()
+        });
+        for claim in &mut self.claims {
+            claim.citations = claim
+                .citations
+                .iter()
+                .filter_map(|&c| new_index[c])
+                .collect();
+        }
+    }
+
+    pub fn problem(&mut self, rule: RuleId, span: Span, message: impl Into<String>) {
+        self.problems.push(DocProblem {
+            rule,
+            span,
+            message: message.into(),
+            help: None,
+        });
+    }
+}
+
+/// A doc with what was extracted from it.
+#[derive(Debug)]
+pub struct AuditedDoc {
+    pub doc: Doc,
+    pub extracted: Extracted,
+}
+
+impl AuditedDoc {
+    pub fn new(doc: Doc, extracted: Extracted) -> Self {
+        AuditedDoc { doc, extracted }
+    }
+
+    pub fn citation(&self, index: usize) -> &Citation {
+        &self.extracted.citations[index]
+    }
+}
+
+/// A citation, by the doc it is in and its index there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CiteRef {
+    pub doc: usize,
+    pub index: usize,
+}

@@ -1,0 +1,23 @@
+//! The data model: plain data that travels between the stages (docs, spans, citations, claims,
+//! answers, findings, fixes, the report). It depends on nothing in the crate but the rule
+//! [`crate::registry`]; every stage depends on it.
+
+pub mod citation;
+pub mod doc;
+pub mod extracted;
+pub mod finding;
+pub mod report;
+pub mod span;
+
+pub use citation::{
+    Citation, CitedPath, Claim, Foreign, LineRange, LineStyle, Literal, LiteralKind, PathStyle,
+    PinSource, Quote, Syntax,
+};
+pub use doc::{Doc, DocKind};
+pub use extracted::{
+    Answer, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, Retrieved, SourceEntry, Sources,
+    Unusable, UnusableCitation,
+};
+pub use finding::{Applicability, Finding, Fix};
+pub use report::{Reason, Report, Summary};
+pub use span::{LineIndex, Span};

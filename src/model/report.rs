@@ -1,0 +1,76 @@
+//! The outcome of an audit: every doc, every finding (sorted), the counts. Reporters, `fix` and
+//! `sweep` read it; only the audit builds it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::extracted::AuditedDoc;
+use super::finding::{Finding, Fix};
+use crate::registry::Severity;
+
+/// Why `--since` selected a doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The doc itself changed.
+    DocChanged,
+    /// A cited span intersects changed code.
+    CitesChangedCode,
+}
+
+/// Counts for the report's summary.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub docs: usize,
+    /// JSON files that are not answers (package.json…).
+    pub skipped: usize,
+    pub citations: usize,
+    pub by_rule: BTreeMap<&'static str, usize>,
+    pub by_family: BTreeMap<&'static str, usize>,
+    pub by_severity: BTreeMap<&'static str, usize>,
+}
+
+/// The outcome of an audit: every doc, every finding (sorted), and the counts.
+#[derive(Debug)]
+pub struct Report {
+    /// Full SHA of the target.
+    pub revision: String,
+    pub docs: Vec<AuditedDoc>,
+    pub findings: Vec<Finding>,
+    /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
+    pub repins: Vec<(usize, Fix)>,
+    /// With `--since`: why each doc (same order as `docs`) was selected.
+    pub selection: Option<Vec<Vec<Reason>>>,
+    /// The repository's web address (`https://github.com/o/r`), for links in reports.
+    pub web_url: Option<String>,
+    /// The audited repository's Git folder.
+    pub git_dir: PathBuf,
+    pub summary: Summary,
+}
+
+impl Report {
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
+impl Summary {
+    /// The counts of a set of findings over a set of docs.
+    pub fn of(findings: &[Finding], docs: &[AuditedDoc]) -> Summary {
+        let mut summary = Summary {
+            docs: docs.iter().filter(|d| !d.extracted.skipped).count(),
+            skipped: docs.iter().filter(|d| d.extracted.skipped).count(),
+            citations: docs.iter().map(|d| d.extracted.citations.len()).sum(),
+            ..Summary::default()
+        };
+        for f in findings {
+            let info = f.rule.info();
+            *summary.by_rule.entry(f.rule.as_str()).or_default() += 1;
+            *summary.by_family.entry(info.family.as_str()).or_default() += 1;
+            *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
+        }
+        summary
+    }
+}

@@ -1,0 +1,236 @@
+//! The rule registry: every finding ID with its catalogue entry (family, default severity, fix
+//! safety, explanation, a runnable example), read from `rules/ID.yaml` at the repository root and
+//! embedded at build time. The bottom of the crate: the data model and every stage name rules by
+//! [`RuleId`].
+
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// What kind of failure a finding is, as users count them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// The path, lines or revision never existed.
+    Invented,
+    /// The citation exists but does not support what is said with it.
+    Unsupported,
+    /// The citation held when it was written and no longer holds at the target.
+    Stale,
+    /// Citations that are risky or out of scope, not wrong.
+    Hygiene,
+    /// The doc or the citation could not be read safely.
+    Input,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Invented => "invented",
+            Family::Unsupported => "unsupported",
+            Family::Stale => "stale",
+            Family::Hygiene => "hygiene",
+            Family::Input => "input",
+        }
+    }
+}
+
+/// Whether a rule's fix may be applied without a human looking at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixSafety {
+    /// The cited content was found again, exactly and uniquely.
+    Safe,
+    /// No fix is offered.
+    None,
+}
+
+/// A rule's catalogue entry, read from `rules/ID.yaml` (embedded at build time): the single
+/// source for `citegate rules`, `citegate explain`, the README's rule table and severities.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleInfo {
+    pub id: String,
+    pub family: Family,
+    pub severity: Severity,
+    pub summary: String,
+    pub fix: FixSafety,
+    pub description: String,
+    pub why: String,
+    pub example: Example,
+}
+
+/// A failing and a passing doc for a rule, over a fixture repository (see
+/// [`crate::fixture`]); run as tests and shown by `citegate explain`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// Where the doc is written in the repository (its extension decides Markdown or JSON).
+    pub doc: String,
+    pub repo: String,
+    pub fail: String,
+    pub pass: String,
+}
+
+/// The catalogue files, in [`RuleId::ALL`] order.
+const CATALOGUE: [&str; 19] = [
+    include_str!("../rules/invented-path.yaml"),
+    include_str!("../rules/invented-lines.yaml"),
+    include_str!("../rules/invented-revision.yaml"),
+    include_str!("../rules/not-a-file.yaml"),
+    include_str!("../rules/unsupported-quote.yaml"),
+    include_str!("../rules/unsupported-literal.yaml"),
+    include_str!("../rules/unsupported-source.yaml"),
+    include_str!("../rules/unused-source.yaml"),
+    include_str!("../rules/uncited-claim.yaml"),
+    include_str!("../rules/not-retrieved.yaml"),
+    include_str!("../rules/unsafe-path.yaml"),
+    include_str!("../rules/foreign-citation.yaml"),
+    include_str!("../rules/overbroad-span.yaml"),
+    include_str!("../rules/malformed-doc.yaml"),
+    include_str!("../rules/stale-moved.yaml"),
+    include_str!("../rules/stale-renamed.yaml"),
+    include_str!("../rules/stale-changed.yaml"),
+    include_str!("../rules/stale-deleted.yaml"),
+    include_str!("../rules/stale-ambiguous.yaml"),
+];
+
+static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
+    CATALOGUE
+        .iter()
+        .map(|text| serde_yaml_ng::from_str(text).expect("rules/*.yaml is checked by tests"))
+        .collect()
+});
+
+/// Every finding ID. IDs are stable: reports, configs and the next features use them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RuleId {
+    InventedPath,
+    InventedLines,
+    InventedRevision,
+    NotAFile,
+    UnsupportedQuote,
+    UnsupportedLiteral,
+    UnsupportedSource,
+    UnusedSource,
+    UncitedClaim,
+    NotRetrieved,
+    UnsafePath,
+    ForeignCitation,
+    OverbroadSpan,
+    MalformedDoc,
+    StaleMoved,
+    StaleRenamed,
+    StaleChanged,
+    StaleDeleted,
+    StaleAmbiguous,
+}
+
+impl RuleId {
+    pub const ALL: [RuleId; 19] = [
+        RuleId::InventedPath,
+        RuleId::InventedLines,
+        RuleId::InventedRevision,
+        RuleId::NotAFile,
+        RuleId::UnsupportedQuote,
+        RuleId::UnsupportedLiteral,
+        RuleId::UnsupportedSource,
+        RuleId::UnusedSource,
+        RuleId::UncitedClaim,
+        RuleId::NotRetrieved,
+        RuleId::UnsafePath,
+        RuleId::ForeignCitation,
+        RuleId::OverbroadSpan,
+        RuleId::MalformedDoc,
+        RuleId::StaleMoved,
+        RuleId::StaleRenamed,
+        RuleId::StaleChanged,
+        RuleId::StaleDeleted,
+        RuleId::StaleAmbiguous,
+    ];
+
+    /// The catalogue entry.
+    pub fn info(self) -> &'static RuleInfo {
+        let index = RuleId::ALL
+            .iter()
+            .position(|r| *r == self)
+            .expect("every rule is in ALL");
+        &INFOS[index]
+    }
+
+    /// The stable ID (`invented-path`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleId::InventedPath => "invented-path",
+            RuleId::InventedLines => "invented-lines",
+            RuleId::InventedRevision => "invented-revision",
+            RuleId::NotAFile => "not-a-file",
+            RuleId::UnsupportedQuote => "unsupported-quote",
+            RuleId::UnsupportedLiteral => "unsupported-literal",
+            RuleId::UnsupportedSource => "unsupported-source",
+            RuleId::UnusedSource => "unused-source",
+            RuleId::UncitedClaim => "uncited-claim",
+            RuleId::NotRetrieved => "not-retrieved",
+            RuleId::UnsafePath => "unsafe-path",
+            RuleId::ForeignCitation => "foreign-citation",
+            RuleId::OverbroadSpan => "overbroad-span",
+            RuleId::MalformedDoc => "malformed-doc",
+            RuleId::StaleMoved => "stale-moved",
+            RuleId::StaleRenamed => "stale-renamed",
+            RuleId::StaleChanged => "stale-changed",
+            RuleId::StaleDeleted => "stale-deleted",
+            RuleId::StaleAmbiguous => "stale-ambiguous",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<RuleId> {
+        RuleId::ALL.into_iter().find(|r| r.as_str() == id)
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_has_its_catalogue_entry() {
+        for rule in RuleId::ALL {
+            let info = rule.info();
+            assert_eq!(info.id, rule.as_str(), "rules/{}.yaml", rule.as_str());
+            assert!(!info.summary.is_empty() && !info.why.is_empty());
+            assert_eq!(RuleId::from_id(rule.as_str()), Some(rule));
+        }
+        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))
+            .unwrap()
+            .count();
+        assert_eq!(
+            files,
+            RuleId::ALL.len(),
+            "one YAML file per rule, no strays"
+        );
+    }
+}

@@ -1,0 +1,78 @@
+//! What every rule needs to write a finding about a citation: the [`Subject`] (the citation, its
+//! doc and the revision it was judged at), and the few helpers rule messages share.
+
+use git2::Oid;
+
+use crate::fix::{self, Relocation};
+use crate::model::{Applicability, AuditedDoc, Citation, CiteRef, Finding, PinSource};
+use crate::registry::RuleId;
+
+/// A citation being judged, with what a finding about it needs.
+pub struct Subject<'a> {
+    pub doc: usize,
+    pub doc_text: &'a str,
+    pub citation: &'a Citation,
+    pub revision: Option<Oid>,
+    pub pin: PinSource,
+}
+
+impl<'a> Subject<'a> {
+    /// The citation `cite` judged at `revision`, whose pin came from `pin`.
+    pub fn at(docs: &'a [AuditedDoc], cite: CiteRef, revision: Oid, pin: PinSource) -> Self {
+        let d = &docs[cite.doc];
+        Subject {
+            doc: cite.doc,
+            doc_text: &d.doc.text,
+            citation: d.citation(cite.index),
+            revision: Some(revision),
+            pin,
+        }
+    }
+
+    /// A finding about this citation: located at it, carrying its path, lines and revision.
+    pub fn finding(&self, rule: RuleId, message: impl Into<String>) -> Finding {
+        let mut f = Finding::new(rule, self.doc, self.citation.span, message);
+        f.path = Some(
+            self.citation
+                .repo_path()
+                .unwrap_or(&self.citation.raw_path)
+                .to_string(),
+        );
+        f.lines = self.citation.lines;
+        f.revision = self.revision.map(|r| r.to_string());
+        f
+    }
+
+    pub fn short_rev(&self) -> String {
+        match self.revision {
+            Some(r) => short(r),
+            None => "the revision".to_string(),
+        }
+    }
+
+    /// Attach the fix that makes the citation cite `to`, when its syntax can say it safely. The
+    /// content was found again, exactly and uniquely: the fix is safe.
+    pub fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
+        f.fix = fix::build(
+            self.doc_text,
+            self.citation,
+            self.pin,
+            &to,
+            Applicability::Safe,
+        );
+        f
+    }
+}
+
+/// Why a relocation found exactly and uniquely still carries no fix.
+pub fn no_fix_help(subject: &Subject<'_>) -> String {
+    match subject.pin {
+        PinSource::Doc => "no fix: the citation's pin is the doc's (front matter `citegate: {rev}` or the answer's `revision`); re-pin the doc, then run `citegate fix`".to_string(),
+        _ => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
+    }
+}
+
+/// The first 8 hex digits of a commit ID.
+pub fn short(oid: Oid) -> String {
+    oid.to_string()[..8].to_string()
+}
