@@ -18,7 +18,9 @@
 //! `file PATH` / `crlf PATH` (content: the lines up to the next directive; `crlf` writes CRLF line
 //! ends), `binary PATH` (content then NUL bytes), `bad-utf8 PATH` (content then bytes that are not
 //! UTF-8), `symlink PATH TARGET`, `submodule PATH SHA`, `delete PATH`, `tag NAME` (on the last commit),
-//! `remote NAME URL`, `untracked PATH` (written to disk, never committed). `{{rev:LABEL}}` and
+//! `remote NAME URL`, `untracked PATH` (written to disk, never committed), `parents LABEL…` (after
+//! `commit`: its parents, the first giving the tree it starts from; a branch or a merge; the last
+//! commit is always the branch's tip). `{{rev:LABEL}}` and
 //! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
 
 use std::collections::HashMap;
@@ -83,7 +85,8 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
     std::fs::create_dir_all(dir)?;
     let repo = Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))?;
     let mut labels = Labels::new();
-    let mut pending: Option<(String, String, Vec<Op>)> = None;
+    let mut pending: Option<Pending> = None;
+    let mut branched = false;
     let mut lines = spec.lines().peekable();
     let mut count = 0i64;
     while let Some(line) = lines.next() {
@@ -111,28 +114,19 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
         };
         match verb {
             "commit" => {
-                if let Some((label, msg, ops)) = pending.take() {
-                    commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+                if let Some(p) = pending.take() {
+                    commit(&repo, dir, &mut labels, p, count)?;
                     count += 1;
                 }
-                pending = Some((arg1, rest, Vec::new()));
+                pending = Some(Pending {
+                    label: arg1,
+                    message: rest,
+                    ops: Vec::new(),
+                    parents: None,
+                });
             }
             "file" | "crlf" | "untracked" | "binary" | "bad-utf8" => {
-                let mut text = substitute(&content(), &labels)?;
-                if verb == "crlf" {
-                    text = text.replace('\n', "\r\n");
-                }
-                let mut bytes = text.into_bytes();
-                match verb {
-                    "binary" => bytes.extend_from_slice(&[0, 1, 2, 0xff]),
-                    "bad-utf8" => bytes.extend_from_slice(&[0xff, 0xfe, b'\n']),
-                    _ => {}
-                }
-                let op = if verb == "untracked" {
-                    Op::Untracked { path: arg1, bytes }
-                } else {
-                    Op::Write { path: arg1, bytes }
-                };
+                let op = file_op(verb, arg1, substitute(&content(), &labels)?);
                 ops_of(&mut pending, verb)?.push(op);
             }
             "symlink" => ops_of(&mut pending, verb)?.push(Op::Symlink {
@@ -146,8 +140,8 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
                 ops_of(&mut pending, verb)?.push(Op::Gitlink { path: arg1, commit });
             }
             "tag" => {
-                if let Some((label, msg, ops)) = pending.take() {
-                    commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+                if let Some(p) = pending.take() {
+                    commit(&repo, dir, &mut labels, p, count)?;
                     count += 1;
                 }
                 let head = repo.head()?.peel_to_commit()?;
@@ -157,22 +151,52 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
             "remote" => {
                 repo.remote(&arg1, rest.trim())?;
             }
+            "parents" => {
+                let p = pending.as_mut().ok_or_else(|| {
+                    FixtureError("`@@@ parents` before any `@@@ commit`".to_string())
+                })?;
+                let names = format!("{arg1} {rest}");
+                p.parents = Some(names.split_whitespace().map(str::to_string).collect());
+                branched = true;
+            }
             other => return Err(FixtureError(format!("unknown directive `@@@ {other}`"))),
         }
     }
-    if let Some((label, msg, ops)) = pending.take() {
-        commit(&repo, dir, &mut labels, &label, &msg, ops, count)?;
+    if let Some(p) = pending.take() {
+        commit(&repo, dir, &mut labels, p, count)?;
+    }
+    if branched {
+        // Branch commits left other versions of files on disk: the work tree is the last commit's.
+        repo.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))?;
     }
     Ok(labels)
 }
 
+/// A file written by `file`, `crlf`, `untracked`, `binary` or `bad-utf8`.
+fn file_op(verb: &str, path: String, mut text: String) -> Op {
+    if verb == "crlf" {
+        text = text.replace('\n', "\r\n");
+    }
+    let mut bytes = text.into_bytes();
+    match verb {
+        "binary" => bytes.extend_from_slice(&[0, 1, 2, 0xff]),
+        "bad-utf8" => bytes.extend_from_slice(&[0xff, 0xfe, b'\n']),
+        _ => {}
+    }
+    if verb == "untracked" {
+        Op::Untracked { path, bytes }
+    } else {
+        Op::Write { path, bytes }
+    }
+}
+
 fn ops_of<'a>(
-    pending: &'a mut Option<(String, String, Vec<Op>)>,
+    pending: &'a mut Option<Pending>,
     verb: &str,
 ) -> Result<&'a mut Vec<Op>, FixtureError> {
     pending
         .as_mut()
-        .map(|(_, _, ops)| ops)
+        .map(|p| &mut p.ops)
         .ok_or_else(|| FixtureError(format!("`@@@ {verb}` before any `@@@ commit`")))
 }
 
@@ -204,16 +228,48 @@ pub fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
     Ok(out)
 }
 
+/// A commit being described: its label, message, changes and, when given, its parents.
+struct Pending {
+    label: String,
+    message: String,
+    ops: Vec<Op>,
+    /// `@@@ parents A B`: labels of its parents (the first gives the starting tree); default: the
+    /// last commit.
+    parents: Option<Vec<String>>,
+}
+
 fn commit(
     repo: &Repository,
     dir: &Path,
     labels: &mut Labels,
-    label: &str,
-    message: &str,
-    ops: Vec<Op>,
+    pending: Pending,
     count: i64,
 ) -> Result<(), FixtureError> {
+    let Pending {
+        label,
+        message,
+        ops,
+        parents,
+    } = pending;
     let mut index = repo.index()?;
+    let parents = match parents {
+        Some(names) => {
+            let commits = names
+                .iter()
+                .map(|n| {
+                    let oid = labels.get(n).ok_or_else(|| {
+                        FixtureError(format!("`@@@ parents`: unknown label `{n}`"))
+                    })?;
+                    Ok(repo.find_commit(*oid)?)
+                })
+                .collect::<Result<Vec<_>, FixtureError>>()?;
+            if let Some(first) = commits.first() {
+                index.read_tree(&first.tree()?)?;
+            }
+            Some(commits)
+        }
+        None => None,
+    };
     for op in ops {
         match op {
             Op::Write { path, bytes } => {
@@ -257,14 +313,19 @@ fn commit(
     let tree = repo.find_tree(index.write_tree()?)?;
     let time = Time::new(EPOCH + count * 3600, 0);
     let sig = Signature::new(AUTHOR, EMAIL, &time)?;
-    let parents = match repo.head() {
-        Ok(h) => vec![h.peel_to_commit()?],
-        Err(_) => Vec::new(),
+    let parents = match parents {
+        Some(p) => p,
+        None => match repo.head() {
+            Ok(h) => vec![h.peel_to_commit()?],
+            Err(_) => Vec::new(),
+        },
     };
     let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-    let msg = if message.is_empty() { label } else { message };
-    let oid = repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parent_refs)?;
-    labels.insert(label.to_string(), oid);
+    let msg = if message.is_empty() { &label } else { &message };
+    // The branch moves to every new commit, whatever its parents.
+    let oid = repo.commit(None, &sig, &sig, msg, &tree, &parent_refs)?;
+    repo.reference("refs/heads/main", oid, true, "fixture")?;
+    labels.insert(label, oid);
     Ok(())
 }
 

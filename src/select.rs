@@ -1,6 +1,6 @@
 //! `audit --since REF`: only the docs a change can affect. A doc is selected when it changed
-//! between merge-base(REF, target) and the target (or is modified on disk), or when one of its
-//! citations' spans intersects a hunk changed in that range. A reverse index (cited path → citing
+//! between merge-base(REF, target) and the target (or is modified on disk), or when a hunk changed
+//! in that range touches one of its citations' spans or moves it (adds or removes lines above it). A reverse index (cited path → citing
 //! docs) keeps the cost proportional to the change, not to the repository.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -10,12 +10,33 @@ use git2::{DiffOptions, Oid, Repository, Status, StatusOptions};
 
 use crate::model::{AuditedDoc, LineRange, Reason};
 
-/// Old-side and new-side line ranges of each changed hunk, by path.
-type Hunks = HashMap<String, Vec<(Option<LineRange>, Option<LineRange>)>>;
-
-fn side(start: u32, lines: u32) -> Option<LineRange> {
-    (lines > 0).then(|| LineRange::new(start as i64, (start + lines - 1) as i64))
+/// One changed hunk: where it starts and how many lines it covers on each side.
+#[derive(Debug, Clone, Copy)]
+struct Hunk {
+    old_start: i64,
+    old_lines: i64,
+    new_start: i64,
+    new_lines: i64,
 }
+
+impl Hunk {
+    /// Whether the hunk can change what the cited lines `r` show: it touches them on either side,
+    /// or it starts at or above them and adds or removes lines, which moves them. The cited
+    /// numbers may be written for an older revision than either side, so both sides count.
+    fn affects(&self, r: LineRange) -> bool {
+        let touches = |start: i64, lines: i64| {
+            // A pure insertion or deletion touches the line where it happened.
+            let end = start + lines.max(1) - 1;
+            start <= r.end && r.start <= end
+        };
+        let moves = self.old_lines != self.new_lines
+            && (self.old_start <= r.start || self.new_start <= r.start);
+        touches(self.old_start, self.old_lines) || touches(self.new_start, self.new_lines) || moves
+    }
+}
+
+/// The changed hunks of each changed path.
+type Hunks = HashMap<String, Vec<Hunk>>;
 
 /// Changed paths and hunks between `base` and `target` (no context lines, renames followed).
 fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error> {
@@ -37,15 +58,17 @@ fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error>
         &mut |_, _| true,
         None,
         Some(&mut |delta, hunk| {
-            let old = side(hunk.old_start(), hunk.old_lines());
-            // A pure deletion touches the line where it happened.
-            let new = side(hunk.new_start(), hunk.new_lines())
-                .or_else(|| Some(LineRange::single(hunk.new_start().max(1) as i64)));
+            let h = Hunk {
+                old_start: hunk.old_start() as i64,
+                old_lines: hunk.old_lines() as i64,
+                new_start: hunk.new_start() as i64,
+                new_lines: hunk.new_lines() as i64,
+            };
             for file in [delta.old_file(), delta.new_file()] {
                 if let Some(p) = file.path() {
                     out.entry(p.to_string_lossy().into_owned())
                         .or_default()
-                        .push((old, new));
+                        .push(h);
                 }
             }
             true
@@ -145,12 +168,7 @@ impl Change {
             for (doc, lines) in cites {
                 let hit = match lines {
                     None => true,
-                    Some(r) => hunks.iter().any(|(old, new)| {
-                        [old, new]
-                            .into_iter()
-                            .flatten()
-                            .any(|h| h.start <= r.end && r.start <= h.end)
-                    }),
+                    Some(r) => hunks.iter().any(|h| h.affects(*r)),
                 };
                 if hit {
                     out.entry(*doc)

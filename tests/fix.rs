@@ -136,3 +136,25 @@ fn repin_moves_unchanged_citations_to_the_target_only_when_asked() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(read(), md.replace(v1, v2));
 }
+
+#[test]
+fn an_unpinned_citation_whose_code_shifted_is_moved_by_fix() {
+    let spec = "@@@ commit v1 code and doc\n@@@ file src/a.rs\nfn keep() {\n    let ttl = 30;\n}\n\
+                @@@ file docs/a.md\nThe TTL lives in src/a.rs:2.\n\
+                @@@ commit v2 a header pushes the code down\n@@@ file src/a.rs\n// one\n// two\nfn keep() {\n    let ttl = 30;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    assert_eq!(fixed, "The TTL lives in src/a.rs:4.\n");
+    // The doc is now uncommitted: its line resolves at the target, where it holds.
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+}

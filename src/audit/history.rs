@@ -1,65 +1,69 @@
-//! History: an unpinned citation that fails at the target is checked again at its implied pin (the
-//! commit that wrote its line of the doc). When it held there, its facts become those of that
-//! revision, and the stale comparison with the target decides its verdict.
+//! History: every unpinned citation in a doc tracked by Git is judged at its implied pin (the
+//! commit that wrote its line of the doc, see [`blame`]). When it held there, the stale comparison
+//! with the target decides its verdict; when it did not, it is judged at the target like any
+//! unpinned citation (a citation that was wrong when written and is right now is fine).
 
 use std::collections::{BTreeMap, HashMap};
 
 use git2::{Oid, Repository};
 
+use super::plan::pin_of;
 use crate::check::{self, CiteFacts, Group, Needs};
 use crate::model::{AuditedDoc, CiteRef, PinSource};
 use crate::resolve::{blame, CodeRepo};
 
-/// Nothing beyond the basics: literal support is read at the revision a citation resolves at
-/// first, and kept.
-struct Basics;
-
-impl Needs for Basics {
-    fn literals(&self, _doc: usize) -> bool {
-        false
+/// The implied pin of every citation that has no pin of its own or of its doc (blame runs once
+/// per doc, for all of them).
+pub fn implied_pins(git: &Repository, target: Oid, docs: &[AuditedDoc]) -> HashMap<CiteRef, Oid> {
+    let unpinned: Vec<CiteRef> = docs
+        .iter()
+        .enumerate()
+        .flat_map(|(doc, d)| {
+            (0..d.extracted.citations.len())
+                .filter(move |&index| {
+                    pin_of(d, index).1 == PinSource::Target
+                        && d.citation(index).repo_path().is_some()
+                })
+                .map(move |index| CiteRef { doc, index })
+        })
+        .collect();
+    if unpinned.is_empty() {
+        return HashMap::new();
     }
+    blame::implied_pins(git, target, docs, &unpinned)
 }
 
-/// Replace the facts of each unpinned citation that fails at the target by its facts at its
-/// implied pin, when it held there.
-pub fn recheck_at_implied_pins(
+/// Judge at the target the citations that did not hold at their implied pin.
+pub fn recheck_at_target(
     repo: &CodeRepo,
-    git: &Repository,
     target: Oid,
     docs: &[AuditedDoc],
     facts: &mut [CiteFacts],
+    needs: &dyn Needs,
 ) {
-    let failing: Vec<CiteRef> = facts
-        .iter()
-        .filter(|f| f.pin == PinSource::Target && !f.holds)
-        .map(|f| f.cite)
-        .collect();
-    if failing.is_empty() {
-        return;
-    }
-    let implied = blame::implied_pins(git, target, docs, &failing);
     let mut again: BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>> = BTreeMap::new();
-    for (cite, pin) in implied.iter().filter(|(_, pin)| **pin != target) {
-        if let Some(path) = docs[cite.doc].citation(cite.index).repo_path() {
+    for f in facts.iter() {
+        if f.pin != PinSource::Implied || f.commit == target || f.holds {
+            continue;
+        }
+        if let Some(path) = docs[f.cite.doc].citation(f.cite.index).repo_path() {
             again
-                .entry((*pin, path.to_string()))
+                .entry((target, path.to_string()))
                 .or_default()
-                .push((*cite, PinSource::Implied));
+                .push((f.cite, PinSource::Target));
         }
     }
+    if again.is_empty() {
+        return;
+    }
     let again: Vec<Group> = again.into_iter().collect();
-    let held_then: HashMap<CiteRef, CiteFacts> =
-        check::gather(repo, &again, docs, target, &Basics, &|| {})
-            .into_iter()
-            .filter(|f| f.holds)
-            .map(|f| (f.cite, f))
-            .collect();
+    let now: HashMap<CiteRef, CiteFacts> = check::gather(repo, &again, docs, target, needs, &|| {})
+        .into_iter()
+        .map(|f| (f.cite, f))
+        .collect();
     for f in facts.iter_mut() {
-        if let Some(then) = held_then.get(&f.cite) {
-            // It held when written: its verdict is the comparison with the target.
-            let support = f.support.take();
-            *f = then.clone();
-            f.support = support;
+        if let Some(at_target) = now.get(&f.cite) {
+            *f = at_target.clone();
         }
     }
 }

@@ -170,7 +170,11 @@ pub fn check_docs(
     for (i, d) in docs.iter().enumerate() {
         rules.on_doc(i, d, &mut findings);
     }
-    let plan = plan::plan(repo, &git, target, &docs, &rules);
+    let implied = match settings.history {
+        true => history::implied_pins(&git, target, &docs),
+        false => HashMap::new(),
+    };
+    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
     findings.extend(plan.findings);
     settings
         .progress
@@ -178,9 +182,7 @@ pub fn check_docs(
     let tick = || settings.progress.advance();
     let needs = LiteralsOn(&levels);
     let mut facts = check::gather(repo, &plan.groups, &docs, target, &needs, &tick);
-    if settings.history {
-        history::recheck_at_implied_pins(repo, &git, target, &docs, &mut facts);
-    }
+    history::recheck_at_target(repo, target, &docs, &mut facts, &needs);
     quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
         levels.on(RuleId::UnsupportedQuote, f.cite.doc)
     });

@@ -27,21 +27,45 @@ pub fn pin_of(d: &AuditedDoc, index: usize) -> (Option<&str>, PinSource) {
     }
 }
 
+/// Blob IDs by revision and path, each looked up once.
+#[derive(Default)]
+struct BlobIds(HashMap<(Oid, String), Option<Oid>>);
+
+impl BlobIds {
+    fn id(&mut self, repo: &CodeRepo, git: &Repository, commit: Oid, path: &str) -> Option<Oid> {
+        *self
+            .0
+            .entry((commit, path.to_string()))
+            .or_insert_with(|| repo.blob_id(git, commit, path))
+    }
+
+    /// The same blob at both revisions: the citation reads the same there.
+    fn same(&mut self, repo: &CodeRepo, git: &Repository, a: Oid, b: Oid, path: &str) -> bool {
+        let first = self.id(repo, git, a, path);
+        first.is_some() && first == self.id(repo, git, b, path)
+    }
+}
+
 /// The blob groups to read, and the findings of the citation-level rules.
 pub struct Plan {
     pub groups: Vec<Group>,
     pub findings: Vec<Finding>,
 }
 
+/// Plan the checks. `implied`: the implied pin of unpinned citations (see
+/// [`super::history::implied_pins`]); such a citation is read at its implied pin, or at the target
+/// when the cited blob is the same at both (nothing to compare).
 pub fn plan(
     repo: &CodeRepo,
     git: &Repository,
     target: Oid,
     docs: &[AuditedDoc],
+    implied: &HashMap<CiteRef, Oid>,
     rules: &Rules<'_>,
 ) -> Plan {
     let mut findings = Vec::new();
     let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
+    let mut blobs = BlobIds::default();
     let mut groups: BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>> = BTreeMap::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.iter().enumerate() {
@@ -64,12 +88,19 @@ pub fn plan(
                 .answer
                 .and_then(|a| d.extracted.answers[a].retrieved.as_deref());
             let next = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
-            if let Some((commit, path)) = next {
-                groups
-                    .entry((commit, path.to_string()))
-                    .or_default()
-                    .push((CiteRef { doc: di, index: ci }, source));
-            }
+            let Some((commit, path)) = next else { continue };
+            let cite = CiteRef { doc: di, index: ci };
+            let (commit, source) = match implied.get(&cite) {
+                Some(&pin) if pin != target => {
+                    let same = blobs.same(repo, git, pin, target, path);
+                    (if same { target } else { pin }, PinSource::Implied)
+                }
+                _ => (commit, source),
+            };
+            groups
+                .entry((commit, path.to_string()))
+                .or_default()
+                .push((cite, source));
         }
     }
     Plan {

@@ -1,13 +1,17 @@
 //! Implied pins: a citation with no pin, in a doc tracked by Git, was written for the commit that
-//! last touched its line of the doc. This blame runs only for citations that fail at the target,
-//! only for the lines they are on, and stops at the first commit that changed them, so clean runs
-//! never pay for it.
+//! wrote its line of the doc. That commit is found as `git blame` finds it, following every parent
+//! (a doc written on a branch and merged is attributed to the branch commit that wrote the line,
+//! not to the merge), once per doc for all its citations.
+//!
+//! The doc is blamed from the target when it exists there, else from the last commit along the
+//! target's first parents that had it (a doc deleted at the target). Lines not in that commit's doc
+//! (uncommitted edits) have no implied pin: they resolve at the target.
 //!
 //! A doc in another repository (a wiki clone next to the code) is blamed in its own repository;
 //! the citation's implied pin is then the newest code commit (first parents from the target) whose
 //! commit time is not after the time of the doc line's commit.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use git2::{Oid, Repository};
@@ -34,22 +38,21 @@ pub fn implied_pins(
             .map(|c| (*c, d.doc.lines.line(d.citation(c.index).span.start)))
             .collect();
         if d.doc.repo_dir.is_some() {
-            for (c, commit) in blame_lines(
-                git,
-                Some(target),
-                &d.doc.name,
-                d.doc.text.as_bytes(),
-                &lines,
-            ) {
-                out.insert(c, commit);
-            }
+            let Some(newest) = last_with(git, target, &d.doc.name) else {
+                continue;
+            };
+            let mut blame = Blame::new(git, &d.doc.name);
+            out.extend(blame.lines(newest, d.doc.text.as_bytes(), &lines));
             continue;
         }
         // A doc outside the code repository: blame it where it lives, then map times.
         let Some((doc_repo, rel)) = own_repository(&d.doc.fs_path) else {
             continue;
         };
-        let blamed = blame_lines(&doc_repo, None, &rel, d.doc.text.as_bytes(), &lines);
+        let Some(newest) = doc_repo.head().ok().and_then(|h| h.target()) else {
+            continue;
+        };
+        let blamed = Blame::new(&doc_repo, &rel).lines(newest, d.doc.text.as_bytes(), &lines);
         if blamed.is_empty() {
             continue;
         }
@@ -66,88 +69,109 @@ pub fn implied_pins(
     out
 }
 
-/// The commit that last touched each line (1-based) of `path` as it is on disk (`buffer`), by
-/// line content: walking first parents back from `newest` (HEAD when `None`), a line's commit is
-/// the oldest of the unbroken run of commits, ending at `newest`, whose version of the doc holds
-/// that exact line. Lines not in the committed doc (uncommitted edits) have none.
-///
-/// This replaces libgit2's blame, which diffs whole trees at every step and, for a doc added in
-/// the last commit, hunts for renames across that commit: it took 15% of a 100k-citation audit
-/// for what this walk answers with a few tree lookups per doc (BENCHMARKS.md). Lines are matched
-/// by text, so a citation line moved within its doc keeps its pin, as it should.
-fn blame_lines(
-    git: &Repository,
-    newest: Option<Oid>,
-    path: &str,
-    buffer: &[u8],
-    lines: &[(CiteRef, usize)],
-) -> Vec<(CiteRef, Oid)> {
-    let Ok(text) = std::str::from_utf8(buffer) else {
-        return Vec::new();
-    };
-    let disk: Vec<&str> = text.lines().collect();
-    let newest = match newest {
-        Some(n) => n,
-        None => match git.head().and_then(|h| h.peel_to_commit()) {
-            Ok(c) => c.id(),
-            Err(_) => return Vec::new(),
-        },
-    };
-    let mut walk = match git.revwalk() {
-        Ok(w) => w,
-        Err(_) => return Vec::new(),
-    };
-    if walk.push(newest).is_err() || walk.simplify_first_parent().is_err() {
-        return Vec::new();
-    }
-    // (citation, its line's text, the oldest commit of the run so far).
-    let mut open: Vec<(CiteRef, &str, Option<Oid>)> = lines
-        .iter()
-        .filter_map(|(c, l)| Some((*c, *disk.get(l.checked_sub(1)?)?, None)))
-        .collect();
-    let mut done: Vec<(CiteRef, Oid)> = Vec::new();
-    let mut last_blob: Option<Oid> = None;
-    for commit in walk.flatten() {
-        if open.is_empty() {
-            break;
-        }
-        let blob = git
-            .find_commit(commit)
+/// The newest commit, along the first parents of `target`, whose tree holds `path`.
+fn last_with(git: &Repository, target: Oid, path: &str) -> Option<Oid> {
+    let has = |commit: Oid| {
+        git.find_commit(commit)
             .and_then(|c| c.tree())
             .and_then(|t| t.get_path(Path::new(path)))
-            .map(|e| e.id());
-        let Ok(blob) = blob else {
-            break; // The doc did not exist before this: the runs end here.
-        };
-        if last_blob != Some(blob) {
-            let content = git
-                .find_blob(blob)
-                .map(|b| b.content().to_vec())
-                .unwrap_or_default();
-            let here: std::collections::HashSet<&[u8]> = content
-                .split(|&b| b == b'\n')
-                .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-                .collect();
-            open.retain(|(c, line, since)| {
-                if here.contains(line.as_bytes()) {
-                    return true;
-                }
-                if let Some(since) = since {
-                    done.push((*c, *since));
-                }
-                false
-            });
-            last_blob = Some(blob);
-        }
-        for entry in &mut open {
-            entry.2 = Some(commit);
+            .is_ok()
+    };
+    if has(target) {
+        return Some(target);
+    }
+    let mut walk = git.revwalk().ok()?;
+    walk.push(target).ok()?;
+    walk.simplify_first_parent().ok()?;
+    walk.flatten().find(|c| has(*c))
+}
+
+/// Blame by line content over the commit graph, for one doc path, with what it read cached.
+struct Blame<'a> {
+    git: &'a Repository,
+    path: &'a str,
+    /// The doc's blob at each commit read (`None`: not there).
+    blob_at: HashMap<Oid, Option<Oid>>,
+    /// The lines of each doc blob read.
+    lines_of: HashMap<Oid, HashSet<Vec<u8>>>,
+}
+
+impl<'a> Blame<'a> {
+    fn new(git: &'a Repository, path: &'a str) -> Self {
+        Blame {
+            git,
+            path,
+            blob_at: HashMap::new(),
+            lines_of: HashMap::new(),
         }
     }
-    done.extend(
-        open.into_iter()
-            .filter_map(|(c, _, since)| Some((c, since?))),
-    );
-    done
+
+    fn blob(&mut self, commit: Oid) -> Option<Oid> {
+        let (git, path) = (self.git, self.path);
+        *self.blob_at.entry(commit).or_insert_with(|| {
+            let tree = git.find_commit(commit).ok()?.tree().ok()?;
+            tree.get_path(Path::new(path)).ok().map(|e| e.id())
+        })
+    }
+
+    /// Whether the doc at `commit` holds exactly this line.
+    fn has(&mut self, commit: Oid, line: &[u8]) -> bool {
+        let Some(blob) = self.blob(commit) else {
+            return false;
+        };
+        let git = self.git;
+        let lines = self.lines_of.entry(blob).or_insert_with(|| {
+            let content = git.find_blob(blob).map(|b| b.content().to_vec());
+            content
+                .unwrap_or_default()
+                .split(|&b| b == b'\n')
+                .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+                .collect()
+        });
+        lines.contains(line)
+    }
+
+    /// The commit that wrote each line (1-based) of the doc as it is on disk (`buffer`), blaming
+    /// from `newest`: from a commit that holds the line, blame passes to the first parent that
+    /// holds it too; the commit none of whose parents holds it wrote it. Lines that `newest` does
+    /// not hold (uncommitted edits) have none. Lines are matched by text, so a citation line moved
+    /// within its doc keeps its pin.
+    fn lines(
+        &mut self,
+        newest: Oid,
+        buffer: &[u8],
+        lines: &[(CiteRef, usize)],
+    ) -> Vec<(CiteRef, Oid)> {
+        let disk: Vec<&[u8]> = buffer
+            .split(|&b| b == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .collect();
+        // Lines still being blamed, by the commit that holds them now.
+        let mut open: BTreeMap<Oid, Vec<(CiteRef, &[u8])>> = BTreeMap::new();
+        for (c, l) in lines {
+            let Some(text) = l.checked_sub(1).and_then(|i| disk.get(i)) else {
+                continue;
+            };
+            if self.has(newest, text) {
+                open.entry(newest).or_default().push((*c, text));
+            }
+        }
+        let mut done = Vec::new();
+        while let Some((commit, entries)) = open.pop_first() {
+            let parents: Vec<Oid> = self
+                .git
+                .find_commit(commit)
+                .map(|c| c.parent_ids().collect())
+                .unwrap_or_default();
+            for (cite, text) in entries {
+                match parents.iter().find(|p| self.has(**p, text)) {
+                    Some(p) => open.entry(*p).or_default().push((cite, text)),
+                    None => done.push((cite, commit)),
+                }
+            }
+        }
+        done
+    }
 }
 
 fn own_repository(path: &Path) -> Option<(Repository, String)> {
