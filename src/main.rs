@@ -408,8 +408,12 @@ fn fix_command(args: FixArgs) -> ExitCode {
         match fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()) {
             Ok(()) => {
                 fixed += doc_fix.applied;
+                let pins = match doc_fix.pins {
+                    0 => String::new(),
+                    n => format!(" and moved {n} pin{} to the target", plural(n)),
+                };
                 out.push_str(&format!(
-                    "{}: fixed {} citation{}\n",
+                    "{}: fixed {} citation{}{pins}\n",
                     doc.name,
                     doc_fix.applied,
                     plural(doc_fix.applied)
@@ -420,6 +424,13 @@ fn fix_command(args: FixArgs) -> ExitCode {
                 eprintln!("citegate: error: {}: {e}", doc.fs_path.display());
             }
         }
+    }
+    for m in report.pin_moves.iter().filter(|m| m.blocked()) {
+        out.push_str(&format!(
+            "{}: the doc's pin stays where it is: these citations cannot move with it: {}\n",
+            report.docs[m.doc].doc.name,
+            m.blocked_by.join(", ")
+        ));
     }
     if !args.diff {
         out.push_str(&format!(

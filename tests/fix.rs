@@ -1,6 +1,8 @@
 //! `citegate fix`: safe fixes only, in the citation's own syntax, every other byte kept (BOM, CRLF,
 //! no final newline, JSON formatting), idempotent, and `--diff` writes nothing.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -157,4 +159,79 @@ fn an_unpinned_citation_whose_code_shifted_is_moved_by_fix() {
     let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn doc_pins_move_with_their_citations_or_not_at_all() {
+    let case = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cases/pins.case"
+    ))
+    .unwrap();
+    let spec = common::fixture_spec(&case);
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(&spec, dir.path()).unwrap();
+    let (v1, v2) = (
+        &labels["v1"].to_string()[..8],
+        &labels["v2"].to_string()[..8],
+    );
+    let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+    let blocked = read("docs/blocked.md");
+    let all = read("docs/all.md");
+    let answer = read("docs/answer.json");
+
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("docs/all.md: fixed 1 citation and moved 1 pin"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("docs/blocked.md: the doc's pin stays where it is: these citations cannot move with it: `src/b.rs:1`"),
+        "{stdout}"
+    );
+    assert_eq!(
+        read("docs/all.md"),
+        all.replace(&format!("rev: {v1}"), &format!("rev: {v2}"))
+            .replace("src/a.rs:1.", "src/a.rs:2.")
+    );
+    assert_eq!(
+        read("docs/answer.json"),
+        answer
+            .replace(
+                &format!("\"revision\": \"{v1}\""),
+                &format!("\"revision\": \"{v2}\"")
+            )
+            .replace(
+                "\"startLine\": 1, \"endLine\": 1",
+                "\"startLine\": 2, \"endLine\": 2"
+            )
+    );
+    assert_eq!(
+        read("docs/blocked.md"),
+        blocked,
+        "a blocked doc is not touched"
+    );
+
+    // The moved docs hold at the target; a second run changes nothing.
+    let out = citegate(
+        dir.path(),
+        &[
+            "audit",
+            "docs/all.md",
+            "docs/answer.json",
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+    let out = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(out.status.code(), Some(0));
 }

@@ -6,6 +6,7 @@
 pub mod history;
 pub mod load;
 pub mod options;
+pub mod pins;
 pub mod plan;
 pub mod progress;
 pub mod settings;
@@ -21,7 +22,9 @@ use crate::check::{self, quotes, CiteFacts, Needs};
 use crate::discover;
 use crate::extract::ExtractContext;
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, AuditedDoc, Finding, Fix, PinSource, Report, Summary};
+use crate::model::{
+    Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Report, Summary,
+};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
@@ -190,9 +193,11 @@ pub fn check_docs(
         let s = Subject::at(&docs, f.cite, f.commit, f.pin);
         rules.at_blob(&s, f, &mut findings);
     }
-    let repins = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
+    let (repins, pin_moves) = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
-    finish(repo, target, docs, findings, repins, &levels)
+    let mut report = finish(repo, target, docs, findings, repins, &levels);
+    report.pin_moves = pin_moves;
+    report
 }
 
 /// Literal support is gathered only for docs where `unsupported-literal` is on.
@@ -206,7 +211,7 @@ impl Needs for LiteralsOn<'_> {
 
 /// Compare what held at an older revision with the target (in parallel by path); the `stale-*`
 /// rules report the verdicts. Returns the opt-in re-pins of citations whose own older pin still
-/// holds at the target.
+/// holds at the target, and the moves of doc pins with their citations.
 fn stale_stage(
     repo: &CodeRepo,
     target: Oid,
@@ -214,7 +219,7 @@ fn stale_stage(
     facts: &[CiteFacts],
     rules: &Rules<'_>,
     findings: &mut Vec<Finding>,
-) -> Vec<(usize, Fix)> {
+) -> (Vec<(usize, Fix)>, Vec<PinMove>) {
     let mut by_path: BTreeMap<&str, Vec<StaleItem>> = BTreeMap::new();
     for f in facts.iter().filter(|f| f.commit != target) {
         let Some(held) = &f.held else { continue };
@@ -243,19 +248,29 @@ fn stale_stage(
         )
         .flatten()
         .collect();
+    let verdict_of: HashMap<CiteRef, &StaleVerdict> =
+        verdicts.iter().map(|(item, v)| (item.cite, v)).collect();
+    let pin_moves = pins::moves(docs, facts, &verdict_of, target);
     let mut repins = Vec::new();
     for (item, verdict) in &verdicts {
         let s = Subject::at(docs, item.cite, item.from, item.pin);
         if *verdict == StaleVerdict::Holds {
             repins.extend(repin(&s, target).map(|fix| (s.doc, fix)));
-        } else {
-            rules.on_stale(&s, target, verdict, findings);
+            continue;
         }
+        let answer = s
+            .citation
+            .answer
+            .filter(|a| docs[s.doc].extracted.answers[*a].pin.is_some());
+        let pin_move = pin_moves
+            .iter()
+            .find(|m| m.doc == s.doc && m.answer == answer);
+        rules.on_stale(&s, target, verdict, pin_move, findings);
     }
     repins.sort_by(|(a, x), (b, y)| {
         (&docs[*a].doc.name, x.byte_start).cmp(&(&docs[*b].doc.name, y.byte_start))
     });
-    repins
+    (repins, pin_moves)
 }
 
 /// A citation whose own pin is older than the target but whose content is unchanged at the same
@@ -335,6 +350,7 @@ fn finish(
         docs,
         findings,
         repins,
+        pin_moves: Vec::new(),
         selection: None,
         web_url: None,
         git_dir: repo.git_dir.clone(),

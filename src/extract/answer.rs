@@ -154,12 +154,13 @@ fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
 
 fn answer(ext: &mut Extracted, node: &Node) {
     let index = ext.answers.len();
+    let pin = node.get_any(&["revision", "rev", "commit"]);
     ext.answers.push(Answer {
         span: node.span,
-        pin: node
-            .get_any(&["revision", "rev", "commit"])
-            .and_then(Node::as_str)
-            .map(str::to_string),
+        pin: pin.and_then(Node::as_str).map(str::to_string),
+        pin_span: pin
+            .filter(|n| n.as_str().is_some())
+            .map(|n| Span::new(n.span.start + 1, n.span.end.saturating_sub(1))),
         retrieved: retrieved(node),
         refused: node.get("refuse").is_some_and(|r| !r.is_falsy()),
         cited: false,

@@ -12,15 +12,14 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMer
 use regex::Regex;
 
 use crate::model::{
-    Citation, Claim, Doc, DocProblem, Extracted, LineRange, LineStyle, Literal, Marker, PathStyle,
-    Quote, SourceEntry, Span, Syntax,
+    Citation, Claim, Doc, Extracted, LineRange, LineStyle, Literal, Marker, PathStyle, Quote,
+    SourceEntry, Span, Syntax,
 };
-use crate::registry::RuleId;
 
 use super::context::ExtractContext;
 use super::link::{self, Link};
 use super::path::resolve_path;
-use super::{bare, literal};
+use super::{bare, front_matter, literal};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
@@ -76,15 +75,12 @@ struct Walker<'a> {
     link: Option<PendingLink>,
     fence: Option<Fence>,
     image_depth: usize,
-    metadata: Option<Span>,
 }
 
 /// Extract a Markdown doc.
 pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
-    let mut options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
-        | Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS;
+    let mut options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     options.remove(Options::ENABLE_SMART_PUNCTUATION);
     let mut w = Walker {
         doc,
@@ -94,15 +90,18 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         link: None,
         fence: None,
         image_depth: 0,
-        metadata: None,
     };
     w.source_lists();
-    // A byte-order mark would hide the front matter from the parser: parse after it, and keep
-    // every offset relative to the doc as written.
-    let bom = doc.body_start();
-    let parser = Parser::new_ext(&doc.text[bom..], options).into_offset_iter();
+    // Front matter only at the very top (after a byte-order mark); the Markdown after it is
+    // parsed on its own, every offset kept relative to the doc as written.
+    let mut start = doc.body_start();
+    if let Some(block) = front_matter::find(&doc.text, start) {
+        front_matter::read(&doc.text, block, &mut w.ext);
+        start = block.body_start;
+    }
+    let parser = Parser::new_ext(&doc.text[start..], options).into_offset_iter();
     for (event, range) in TextMergeWithOffset::new(parser) {
-        w.event(event, range.start + bom..range.end + bom);
+        w.event(event, range.start + start..range.end + start);
     }
     w.ext
 }
@@ -125,8 +124,6 @@ impl<'a> Walker<'a> {
             return;
         }
         match event {
-            Event::Start(Tag::MetadataBlock(_)) => self.metadata = Some(to_span(&range)),
-            Event::End(TagEnd::MetadataBlock(_)) => self.metadata = None,
             Event::Start(Tag::Paragraph | Tag::Heading { .. } | Tag::TableCell) => {
                 self.blocks.push(Block {
                     whole: false,
@@ -179,9 +176,7 @@ impl<'a> Walker<'a> {
                 }
             }
             Event::Text(text) => {
-                if let Some(meta) = self.metadata {
-                    self.front_matter(&text, meta, &range);
-                } else if let Some(fence) = self.fence.as_mut() {
+                if let Some(fence) = self.fence.as_mut() {
                     fence.body.push_str(&text);
                     let span = to_span(&range);
                     fence.body_span = Some(match fence.body_span {
@@ -464,62 +459,6 @@ impl<'a> Walker<'a> {
             }
         }
         None
-    }
-
-    fn front_matter(&mut self, yaml: &str, meta: Span, range: &Range<usize>) {
-        #[derive(serde::Deserialize, Default)]
-        struct FrontMatter {
-            #[serde(default)]
-            citegate: Option<Pin>,
-            #[serde(default)]
-            sources: Option<Vec<String>>,
-        }
-        #[derive(serde::Deserialize, Default)]
-        struct Pin {
-            rev: Option<String>,
-        }
-        let parsed: Result<FrontMatter, _> = if yaml.trim().is_empty() {
-            Ok(FrontMatter::default())
-        } else {
-            serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).and_then(|v| match v {
-                serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_value(v),
-                _ => Ok(FrontMatter::default()),
-            })
-        };
-        match parsed {
-            Err(err) => {
-                let at = err
-                    .location()
-                    .map(|l| range.start + l.index())
-                    .unwrap_or(meta.start)
-                    .min(self.doc.text.len());
-                self.ext.problems.push(DocProblem {
-                    rule: RuleId::MalformedDoc,
-                    span: Span::new(at, at),
-                    message: format!("invalid YAML front matter: {err}"),
-                    help: None,
-                });
-            }
-            Ok(fm) => {
-                self.ext.doc_pin = fm.citegate.and_then(|p| p.rev);
-                let mut from = 0;
-                for path in fm.sources.unwrap_or_default() {
-                    let span = match yaml[from..].find(path.as_str()) {
-                        Some(i) => {
-                            from += i + path.len();
-                            Span::new(range.start + from - path.len(), range.start + from)
-                        }
-                        None => meta,
-                    };
-                    self.ext.citations.push(Citation::new(
-                        Syntax::FrontMatter,
-                        span,
-                        &path,
-                        resolve_path(&path, None, false),
-                    ));
-                }
-            }
-        }
     }
 
     /// Find `Sources:` lists (`[n] path (52%)`) by line, before the walk, so that their entries

@@ -6,6 +6,7 @@
 pub mod answer;
 pub mod bare;
 pub mod context;
+pub mod front_matter;
 mod json_spans;
 pub mod link;
 pub mod literal;

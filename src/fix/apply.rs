@@ -15,6 +15,8 @@ pub struct DocFix {
     pub after: String,
     /// How many citations change.
     pub applied: usize,
+    /// How many doc pins move (with their citations).
+    pub pins: usize,
 }
 
 /// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
@@ -25,6 +27,7 @@ pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
         Applicability::OptIn => opt_in,
     };
     let mut by_doc: BTreeMap<usize, Vec<&Fix>> = BTreeMap::new();
+    let mut pins: BTreeMap<usize, usize> = BTreeMap::new();
     let attached = report
         .findings
         .iter()
@@ -35,14 +38,30 @@ pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
             by_doc.entry(doc).or_default().push(fix);
         }
     }
+    // A doc pin moves with all its citations or not at all (see `audit::pins`): a move any of
+    // whose edits would overlap another is left for the next run, whole.
+    for m in report.pin_moves.iter().filter(|m| !m.blocked()) {
+        let fixes = by_doc.entry(m.doc).or_default();
+        let overlaps = |e: &Fix| {
+            fixes
+                .iter()
+                .any(|f| e.byte_start < f.byte_end && f.byte_start < e.byte_end)
+        };
+        if !m.edits.iter().any(overlaps) {
+            fixes.extend(m.edits.iter());
+            *pins.entry(m.doc).or_default() += 1;
+        }
+    }
     by_doc
         .into_iter()
         .filter_map(|(doc, fixes)| {
             let (after, applied) = apply(&report.docs[doc].doc.text, &fixes);
+            let pins = pins.get(&doc).copied().unwrap_or(0);
             (applied > 0).then_some(DocFix {
                 doc,
                 after,
-                applied,
+                applied: applied - pins,
+                pins,
             })
         })
         .collect()

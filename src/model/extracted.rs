@@ -17,7 +17,9 @@ pub struct Retrieved {
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
     pub span: Span,
+    /// The answer's `revision`, and where its value is written (inside the quotes).
     pub pin: Option<String>,
+    pub pin_span: Option<Span>,
     pub retrieved: Option<Vec<Retrieved>>,
     /// The answer refuses (`refuse` is present and not false/null/empty).
     pub refused: bool,
@@ -82,8 +84,9 @@ pub struct Extracted {
     pub citations: Vec<Citation>,
     pub claims: Vec<super::citation::Claim>,
     pub answers: Vec<Answer>,
-    /// A whole-doc pin from front matter (`citegate: {rev: REV}`).
+    /// A whole-doc pin from front matter (`citegate: {rev: REV}`), and where its value is written.
     pub doc_pin: Option<String>,
+    pub doc_pin_span: Option<Span>,
     pub problems: Vec<DocProblem>,
     /// JSON citation objects and claims that give no usable citation.
     pub unusable: Vec<UnusableCitation>,

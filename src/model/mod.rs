@@ -19,5 +19,5 @@ pub use extracted::{
     Unusable, UnusableCitation,
 };
 pub use finding::{Applicability, Finding, Fix};
-pub use report::{Reason, Report, Summary};
+pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};

@@ -32,6 +32,28 @@ pub struct Summary {
     pub by_severity: BTreeMap<&'static str, usize>,
 }
 
+/// Moving a doc's pin (front matter `citegate: {rev}`, or an answer's `revision`) to the target
+/// together with every citation under it: all of it in one write, or nothing.
+#[derive(Debug, Clone)]
+pub struct PinMove {
+    /// Index of the doc in [`Report::docs`].
+    pub doc: usize,
+    /// The answer whose `revision` moves; `None`: the doc's front matter.
+    pub answer: Option<usize>,
+    /// The target, as the pin will be written.
+    pub to: String,
+    /// Each citation that moved, re-cited, and the pin itself; applied together or not at all.
+    pub edits: Vec<Fix>,
+    /// Citations that cannot move with the pin, with why; the pin stays while there are any.
+    pub blocked_by: Vec<String>,
+}
+
+impl PinMove {
+    pub fn blocked(&self) -> bool {
+        !self.blocked_by.is_empty()
+    }
+}
+
 /// The outcome of an audit: every doc, every finding (sorted), and the counts.
 #[derive(Debug)]
 pub struct Report {
@@ -41,6 +63,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
     pub repins: Vec<(usize, Fix)>,
+    /// Doc pins to move with their citations, by doc (and answer).
+    pub pin_moves: Vec<PinMove>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
     /// The repository's web address (`https://github.com/o/r`), for links in reports.

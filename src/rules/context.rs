@@ -4,7 +4,7 @@
 use git2::Oid;
 
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, AuditedDoc, Citation, CiteRef, Finding, PinSource};
+use crate::model::{Applicability, AuditedDoc, Citation, CiteRef, Finding, PinMove, PinSource};
 use crate::registry::RuleId;
 
 /// A citation being judged, with what a finding about it needs.
@@ -64,10 +64,21 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// Why a relocation found exactly and uniquely still carries no fix.
-pub fn no_fix_help(subject: &Subject<'_>) -> String {
-    match subject.pin {
-        PinSource::Doc => "no fix: the citation's pin is the doc's (front matter `citegate: {rev}` or the answer's `revision`); re-pin the doc, then run `citegate fix`".to_string(),
+/// Why a relocation found exactly and uniquely carries no fix of its own: a citation under a doc's
+/// pin moves only together with that pin and every other citation under it (`pin_move`).
+pub fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> String {
+    match (subject.pin, pin_move) {
+        (PinSource::Doc, Some(m)) if !m.blocked() => format!(
+            "`citegate fix` re-cites it and moves the doc's pin to {} together with the doc's other citations, in one write",
+            m.to
+        ),
+        (PinSource::Doc, Some(m)) => format!(
+            "no fix: the doc's pin moves only with all its citations, and these cannot move: {}",
+            m.blocked_by.join(", ")
+        ),
+        (PinSource::Doc, None) => {
+            "no fix: the doc's pin moves only with all its citations".to_string()
+        }
         _ => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
     }
 }

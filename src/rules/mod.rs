@@ -30,7 +30,7 @@ use git2::Oid;
 
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
-use crate::model::{AuditedDoc, CitedPath, Claim, Finding, Retrieved};
+use crate::model::{AuditedDoc, CitedPath, Claim, Finding, PinMove, Retrieved};
 use crate::registry::RuleId;
 use crate::resolve::RevError;
 
@@ -148,11 +148,12 @@ impl Rules<'_> {
         s: &Subject<'_>,
         target: Oid,
         verdict: &StaleVerdict,
+        pin_move: Option<&PinMove>,
         out: &mut Vec<Finding>,
     ) {
         let found = [
-            stale_moved::check(s, target, verdict),
-            stale_renamed::check(s, target, verdict),
+            stale_moved::check(s, target, verdict, pin_move),
+            stale_renamed::check(s, target, verdict, pin_move),
             stale_changed::check(s, target, verdict),
             stale_deleted::check(s, target, verdict),
             stale_ambiguous::check(s, target, verdict),

@@ -6,10 +6,16 @@
 use super::context::{no_fix_help, short, Subject};
 use crate::check::stale::StaleVerdict;
 use crate::fix::Relocation;
-use crate::model::Finding;
+use crate::model::{Finding, PinMove};
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+/// `pin_move`: the move of the doc's pin this citation is under, if any.
+pub fn check(
+    subject: &Subject<'_>,
+    target: git2::Oid,
+    verdict: &StaleVerdict,
+    pin_move: Option<&PinMove>,
+) -> Option<Finding> {
     let StaleVerdict::Renamed { path, to } = verdict else {
         return None;
     };
@@ -34,7 +40,7 @@ pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -
     };
     let f = subject.with_fix(f, relocation);
     if f.fix.is_none() {
-        return Some(f.help(no_fix_help(subject)));
+        return Some(f.help(no_fix_help(subject, pin_move)));
     }
     Some(f)
 }

@@ -1,0 +1,136 @@
+//! YAML front matter: a block between `---` lines at the very top of a Markdown doc (after a
+//! byte-order mark). It may pin the whole doc (`citegate: {rev: REV}`) and list the files it was
+//! written from (`sources: [src/a.ts]`). A `---` further down is a thematic break, never front
+//! matter.
+
+use crate::model::{Citation, DocProblem, Extracted, Span, Syntax};
+use crate::registry::RuleId;
+
+use super::path::resolve_path;
+
+/// Where the front matter is: its YAML text, and where the Markdown after it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub yaml: Span,
+    pub body_start: usize,
+}
+
+/// The front matter block starting at `from` (the doc's first byte after a byte-order mark).
+pub fn find(text: &str, from: usize) -> Option<Block> {
+    let rest = &text[from..];
+    let first = rest.split_inclusive('\n').next()?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let yaml_start = from + first.len();
+    let mut at = yaml_start;
+    for line in text[yaml_start..].split_inclusive('\n') {
+        let trimmed = line.trim_end();
+        if trimmed == "---" || trimmed == "..." {
+            return Some(Block {
+                yaml: Span::new(yaml_start, at),
+                body_start: at + line.len(),
+            });
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Read the front matter's pin and sources into `ext`; invalid YAML is a located problem.
+pub fn read(text: &str, block: Block, ext: &mut Extracted) {
+    #[derive(serde::Deserialize, Default)]
+    struct FrontMatter {
+        #[serde(default)]
+        citegate: Option<Pin>,
+        #[serde(default)]
+        sources: Option<Vec<String>>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct Pin {
+        rev: Option<String>,
+    }
+    let base = block.yaml.start;
+    let yaml = &text[block.yaml.start..block.yaml.end];
+    let parsed: Result<FrontMatter, _> = if yaml.trim().is_empty() {
+        Ok(FrontMatter::default())
+    } else {
+        serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).and_then(|v| match v {
+            serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_value(v),
+            _ => Ok(FrontMatter::default()),
+        })
+    };
+    let fm = match parsed {
+        Ok(fm) => fm,
+        Err(err) => {
+            let at = err
+                .location()
+                .map_or(base, |l| base + l.index())
+                .min(text.len());
+            ext.problems.push(DocProblem {
+                rule: RuleId::MalformedDoc,
+                span: Span::new(at, at),
+                message: format!("invalid YAML front matter: {err}"),
+                help: None,
+            });
+            return;
+        }
+    };
+    if let Some(rev) = fm.citegate.and_then(|p| p.rev) {
+        ext.doc_pin_span = pin_span(yaml, &rev).map(|s| s.shifted(base));
+        ext.doc_pin = Some(rev);
+    }
+    let mut from = 0;
+    for path in fm.sources.unwrap_or_default() {
+        let span = match yaml[from..].find(path.as_str()) {
+            Some(i) => {
+                from += i + path.len();
+                Span::new(base + from - path.len(), base + from)
+            }
+            None => block.yaml,
+        };
+        ext.citations.push(Citation::new(
+            Syntax::FrontMatter,
+            span,
+            &path,
+            resolve_path(&path, None, false),
+        ));
+    }
+}
+
+/// Where the value of `citegate`'s `rev` is written: after the `citegate` key and its `rev` key.
+fn pin_span(yaml: &str, rev: &str) -> Option<Span> {
+    let key = yaml.find("citegate")?;
+    let rev_key = key + yaml[key..].find("rev")? + "rev".len();
+    let at = rev_key + yaml[rev_key..].find(rev)?;
+    Some(Span::new(at, at + rev.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_block_at_the_very_top_is_front_matter() {
+        let text = "---\ncitegate: {rev: abc}\n---\nbody\n";
+        let block = find(text, 0).unwrap();
+        assert_eq!(
+            &text[block.yaml.start..block.yaml.end],
+            "citegate: {rev: abc}\n"
+        );
+        assert_eq!(&text[block.body_start..], "body\n");
+        assert_eq!(find("text\n---\na: b\n---\n", 0), None);
+        assert_eq!(find("---\nno end\n", 0), None);
+    }
+
+    #[test]
+    fn the_pin_is_located_for_fixes() {
+        let text = "---\ntitle: re\ncitegate:\n  rev: re\n---\n";
+        let mut ext = Extracted::default();
+        read(text, find(text, 0).unwrap(), &mut ext);
+        assert_eq!(ext.doc_pin.as_deref(), Some("re"));
+        let span = ext.doc_pin_span.unwrap();
+        assert_eq!(&text[span.start..span.end], "re");
+        assert!(span.start > text.find("rev").unwrap());
+    }
+}
