@@ -21,6 +21,8 @@ pub struct ForgeLink {
     /// Still percent-encoded as in the URL.
     pub path: String,
     pub lines: Option<LineRange>,
+    /// A line fragment that does not parse (`L31-`, `Lfoo`, a number too large), as written.
+    pub bad_lines: Option<String>,
     /// Byte range of the line spec within the URL, and how it is written.
     pub lines_at: Option<(usize, usize, LineStyle)>,
     /// Byte ranges of the revision and of the file path within the URL.
@@ -103,6 +105,7 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
         rev,
         path: file.join("/"),
         lines: None,
+        bad_lines: None,
         lines_at: None,
         rev_at: (rev_start, rev_end),
         path_at: ((rev_end + 1).min(file_end), file_end),
@@ -128,9 +131,12 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
             ),
         };
         if spec.starts_with('L') || forge == Forge::Bitbucket {
-            if let Some(range) = LineRange::parse(&spec) {
-                link.lines = Some(range);
-                link.lines_at = Some((offset, url.len(), style));
+            match LineRange::parse(&spec) {
+                Some(range) => {
+                    link.lines = Some(range);
+                    link.lines_at = Some((offset, url.len(), style));
+                }
+                None => link.bad_lines = Some(frag.to_string()),
             }
         }
     }

@@ -158,11 +158,12 @@ fn since_change(
 pub fn check_docs(
     repo: &CodeRepo,
     target: Oid,
-    docs: Vec<AuditedDoc>,
+    mut docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Report {
     repo.set_target(target);
     let git = repo.worker();
+    plan::drop_tentative(repo, &git, target, &mut docs);
     let levels = settings.levels(&docs);
     let enabled = |rule: RuleId, doc: usize| levels.on(rule, doc);
     let rules = Rules {

@@ -27,6 +27,31 @@ pub fn pin_of(d: &AuditedDoc, index: usize) -> (Option<&str>, PinSource) {
     }
 }
 
+/// Drop the tentative citations (a bare `dir/name:3` whose file name has no extension) whose path
+/// names nothing at the target: they were model IDs or URL paths, not citations. A path that is
+/// never read (absolute, escaping the root) is kept, to be reported.
+pub fn drop_tentative(repo: &CodeRepo, git: &Repository, target: Oid, docs: &mut [AuditedDoc]) {
+    let mut exists: HashMap<String, bool> = HashMap::new();
+    for d in docs.iter_mut() {
+        if !d.extracted.citations.iter().any(|c| c.tentative) {
+            continue;
+        }
+        for c in d.extracted.citations.iter().filter(|c| c.tentative) {
+            if let Some(p) = c.repo_path() {
+                if !exists.contains_key(p) {
+                    let found = repo.blob_id(git, target, p).is_some();
+                    exists.insert(p.to_string(), found);
+                }
+            }
+        }
+        d.extracted
+            .retain_citations(|c| match (c.tentative, c.repo_path()) {
+                (true, Some(p)) => exists[p],
+                _ => true,
+            });
+    }
+}
+
 /// Blob IDs by revision and path, each looked up once.
 #[derive(Default)]
 struct BlobIds(HashMap<(Oid, String), Option<Oid>>);

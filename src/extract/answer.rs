@@ -216,7 +216,12 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
     };
     let start = item.get_any(&["startLine", "start_line"]);
     let end = item.get_any(&["endLine", "end_line"]);
-    let Some(start_line) = start.and_then(Node::as_i64) else {
+    // A line number that is written but cannot be one (1.5, 1e30, past i64) is reported as such.
+    let unreadable = [start, end]
+        .into_iter()
+        .flatten()
+        .find(|n| n.as_i64().is_none() && n.number_text().is_some());
+    let Some(start_line) = start.and_then(Node::as_i64).or(unreadable.map(|_| 0)) else {
         return unusable(ext, item.span, what, Unusable::NoLines);
     };
     let end_line = end.and_then(Node::as_i64).unwrap_or(start_line);
@@ -227,7 +232,11 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
         resolve_path(path, None, false),
     )
     .with_lines(Some(LineRange::new(start_line, end_line)));
-    if let (Some(s), Some(e)) = (start, end) {
+    if let Some(n) = unreadable {
+        c.lines = None;
+        c.bad_lines = n.number_text().map(str::to_string);
+    }
+    if let (Some(s), Some(e), None) = (start, end, unreadable) {
         let start_first = s.span.start < e.span.start;
         let span = Span::new(s.span.start.min(e.span.start), s.span.end.max(e.span.end));
         c.lines_span = Some((span, LineStyle::JsonFields { start_first }));

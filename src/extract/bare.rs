@@ -2,7 +2,9 @@
 //! `src/a.rs:L10-L20`, `file:line:col`, and comma lists `src/a.rs:10-12, 30-41`.
 //!
 //! The path part must hold a `/` or a file extension, so `localhost:8080`, `10:30`, `std::io::Read`,
-//! version strings, times and URLs are never taken for citations.
+//! version strings, times and URLs are never taken for citations. A path with a `/` whose file name
+//! has no extension (`bin/run:3`, but also the model ID `bedrock/amazon.nova-lite-v1:0`) is
+//! tentative: a citation only if the path exists in the tree.
 
 use std::sync::LazyLock;
 
@@ -15,13 +17,18 @@ use crate::model::{LineRange, LineStyle};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BareCitation {
     pub path: String,
-    pub lines: LineRange,
+    /// `None`: the line spec was written but cannot be a line number (`a.rs:99999999999999999999`).
+    pub lines: Option<LineRange>,
     /// The whole citation (path and lines) for the first of a comma list, the range alone after.
     pub span: Span,
     pub lines_span: Span,
     /// Where the path is written; `None` for the ranges after the first of a comma list.
     pub path_span: Option<Span>,
     pub style: LineStyle,
+    /// The file name has no extension: a citation only if the path exists (decided at the target).
+    pub tentative: bool,
+    /// The line spec as written.
+    pub spec: String,
 }
 
 static BARE: LazyLock<Regex> = LazyLock::new(|| {
@@ -68,6 +75,16 @@ pub fn looks_like_path(path: &str) -> bool {
     if path.contains('/') {
         return !file.is_empty() || path.len() > 1;
     }
+    has_extension(file) && !HOST_SUFFIXES.contains(&extension(file).to_ascii_lowercase().as_str())
+}
+
+fn extension(file: &str) -> &str {
+    file.rsplit_once('.').map_or("", |(_, e)| e)
+}
+
+/// Whether a file name ends in an extension as source files have them (`rs`, `py3`, `c++`), not
+/// a version or model name (`nova-lite-v1`).
+pub fn has_extension(file: &str) -> bool {
     match file.rsplit_once('.') {
         Some((stem, ext)) => {
             !stem.is_empty()
@@ -75,8 +92,7 @@ pub fn looks_like_path(path: &str) -> bool {
                 && ext.starts_with(|c: char| c.is_ascii_alphabetic())
                 && ext
                     .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '+' || c == '-')
-                && !HOST_SUFFIXES.contains(&ext.to_ascii_lowercase().as_str())
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '+')
         }
         None => false,
     }
@@ -105,6 +121,13 @@ fn inside_url(text: &str, start: usize) -> bool {
     token.contains("://") || token.ends_with(':') || text[start..].starts_with("//")
 }
 
+impl BareCitation {
+    /// The line spec as written, when it cannot be read as lines.
+    pub fn bad_lines(&self) -> Option<String> {
+        self.lines.is_none().then(|| self.spec.clone())
+    }
+}
+
 /// Every bare citation in `text`.
 pub fn find(text: &str) -> Vec<BareCitation> {
     let mut out = Vec::new();
@@ -130,10 +153,10 @@ pub fn find(text: &str) -> Vec<BareCitation> {
             }
         }
         let spec = caps.name("l1").or_else(|| caps.name("l2")).expect("spec");
-        let Some(lines) = parse_range(spec.as_str()) else {
-            continue;
-        };
+        let lines = parse_range(spec.as_str());
         let style = style_of(spec.as_str());
+        let file = path.as_str().rsplit('/').next().unwrap_or_default();
+        let tentative = !has_extension(file);
         out.push(BareCitation {
             path: path.as_str().to_string(),
             lines,
@@ -141,6 +164,8 @@ pub fn find(text: &str) -> Vec<BareCitation> {
             lines_span: Span::new(spec.start(), spec.end()),
             path_span: Some(Span::new(path.start(), path.end())),
             style,
+            tentative,
+            spec: spec.as_str().to_string(),
         });
         if let Some(more) = caps.name("more").filter(|m| !m.is_empty()) {
             for m in RANGE.find_iter(more.as_str()) {
@@ -148,11 +173,13 @@ pub fn find(text: &str) -> Vec<BareCitation> {
                     let span = Span::new(more.start() + m.start(), more.start() + m.end());
                     out.push(BareCitation {
                         path: path.as_str().to_string(),
-                        lines,
+                        lines: Some(lines),
                         span,
                         lines_span: span,
                         path_span: None,
                         style: style_of(m.as_str()),
+                        tentative,
+                        spec: m.as_str().to_string(),
                     });
                 }
             }
@@ -168,8 +195,35 @@ mod tests {
     fn cites(text: &str) -> Vec<(String, i64, i64)> {
         find(text)
             .into_iter()
-            .map(|c| (c.path, c.lines.start, c.lines.end))
+            .map(|c| {
+                let l = c.lines.expect("readable lines");
+                (c.path, l.start, l.end)
+            })
             .collect()
+    }
+
+    #[test]
+    fn paths_without_an_extension_are_tentative() {
+        let found = find("bedrock/amazon.nova-lite-v1:0 and bin/run:3 and src/a.rs:1");
+        let got: Vec<(&str, bool)> = found
+            .iter()
+            .map(|c| (c.path.as_str(), c.tentative))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("bedrock/amazon.nova-lite-v1", true),
+                ("bin/run", true),
+                ("src/a.rs", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_number_too_large_is_found_unreadable_not_dropped() {
+        let found = find("see src/a.rs:99999999999999999999 here");
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].path.as_str(), found[0].lines), ("src/a.rs", None));
     }
 
     #[test]
@@ -202,6 +256,7 @@ mod tests {
             "127.0.0.1:8080",
             "node:18",
             "vscode://file/src/a.rs:3",
+            "amazon.nova-lite-v1:0",
         ] {
             assert_eq!(cites(trap), vec![], "{trap}");
         }

@@ -57,16 +57,30 @@ impl Node {
         matches!(self.value, Value::Null | Value::Bool(false))
     }
 
-    /// An integer, also when written as a string (`"12"`), as models sometimes do.
+    /// An integer, also when written as a string (`"12"`), as models sometimes do. A number that
+    /// is not exactly an integer a line can be (`1.5`, `1e30`, past `i64`) is none: never clamped.
     pub fn as_i64(&self) -> Option<i64> {
+        /// Integers up to 2^53 survive a round trip through `f64` exactly.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
         match &self.value {
             Value::Number(n) => n.parse::<i64>().ok().or_else(|| {
                 n.parse::<f64>()
                     .ok()
-                    .filter(|f| f.fract() == 0.0)
+                    .filter(|f| f.fract() == 0.0 && f.abs() <= EXACT)
                     .map(|f| f as i64)
             }),
             Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// A number (or numeric string) as written, whether or not it fits a line number.
+    pub fn number_text(&self) -> Option<&str> {
+        match &self.value {
+            Value::Number(n) => Some(n),
+            Value::String(s) if !s.trim().is_empty() && s.trim().parse::<f64>().is_ok() => {
+                Some(s.trim())
+            }
             _ => None,
         }
     }

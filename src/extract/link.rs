@@ -55,7 +55,9 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
                     &b.path,
                     resolve_path(&b.path, None, false),
                 )
-                .with_lines(Some(b.lines));
+                .with_lines(b.lines);
+                c.bad_lines = b.bad_lines();
+                c.tentative = b.tentative;
                 c.lines_span = link.text_at.map(|at| (b.lines_span.shifted(at), b.style));
                 c.path_span = link
                     .text_at
@@ -80,11 +82,11 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
 fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> {
     let (target, frag) = dest.split_once('#')?;
     let spec = frag.strip_prefix('L')?;
-    let lines = bare::parse_range(&format!("L{spec}"))?;
     let target = target.split('?').next().unwrap_or(target);
     if target.is_empty() {
         return None;
     }
+    let lines = bare::parse_range(&format!("L{spec}"));
     let raw = percent_decode(target);
     let style = if frag.matches('L').count() >= 2 || !frag.contains('-') {
         LineStyle::PrefixedBoth
@@ -97,7 +99,10 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
         &raw,
         resolve_path(&raw, base, true),
     )
-    .with_lines(Some(lines));
+    .with_lines(lines);
+    if lines.is_none() {
+        c.bad_lines = Some(frag.to_string());
+    }
     let frag_at = dest.len() - frag.len();
     c.lines_span = link
         .dest_at
@@ -117,7 +122,13 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
     let raw = percent_decode(&parsed.path);
     let mut lines = parsed.lines;
     // DeepWiki exporters emit `[110-111](…/blob/SHA/110-111)`: a range where the file should be.
-    let path = if !raw.contains('/') && !bare::looks_like_path(&raw) {
+    // Anything else is a path, extensionless top-level files (`LICENSE`, `Makefile`) included.
+    let range_only = !raw.is_empty()
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == 'L')
+        && raw.contains(|c: char| c.is_ascii_digit());
+    let path = if range_only {
         if lines.is_none() {
             lines = bare::parse_range(link.text.trim()).or_else(|| bare::parse_range(&raw));
         }
@@ -126,6 +137,7 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
         resolve_path(&raw, None, false)
     };
     let mut c = Citation::new(Syntax::Permalink, link.span, &raw, path).with_lines(lines);
+    c.bad_lines = parsed.bad_lines.clone().filter(|_| lines.is_none());
     c.pin = Some(parsed.rev.clone());
     if !ctx.repo_ids.is_empty() && !ctx.repo_ids.contains(&parsed.repo_id) {
         c.foreign = Some(Foreign {

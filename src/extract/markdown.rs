@@ -226,7 +226,9 @@ impl<'a> Walker<'a> {
             &b.path,
             resolve_path(&b.path, None, false),
         )
-        .with_lines(Some(b.lines));
+        .with_lines(b.lines);
+        c.bad_lines = b.bad_lines();
+        c.tentative = b.tentative;
         // Only spans found verbatim can be rewritten.
         if lines_span != to_span(range) || text.len() == range.len() {
             c.lines_span = Some((lines_span, b.style));
@@ -442,7 +444,8 @@ impl<'a> Walker<'a> {
                     &b.path,
                     resolve_path(&b.path, None, false),
                 )
-                .with_lines(Some(b.lines));
+                .with_lines(b.lines);
+                c.bad_lines = b.bad_lines();
                 c.lines_span = Some((b.lines_span.shifted(at.start), b.style));
                 c.path_span = b.path_span.map(|p| (p.shifted(at.start), PathStyle::Repo));
                 return Some(c);

@@ -253,8 +253,14 @@ pub struct Citation {
     /// The path as written, before normalisation (for messages).
     pub raw_path: String,
     pub path: CitedPath,
-    /// `None` cites the whole file.
+    /// `None` cites the whole file (unless `bad_lines` says lines were written but unreadable).
     pub lines: Option<LineRange>,
+    /// A line reference that was written but cannot be read (`#Lfoo`, `#L31-`, a number past what
+    /// a line number can be): reported, never taken for a whole-file citation.
+    pub bad_lines: Option<String>,
+    /// Read as a citation only if its path exists at the target (a bare `dir/name:3` whose file
+    /// name has no extension could be a model ID or a URL path).
+    pub tentative: bool,
     /// Where the line numbers are written in the doc, and how, so a fix can rewrite them.
     pub lines_span: Option<(Span, LineStyle)>,
     /// Where the path is written, and how, so a fix for a renamed file can rewrite it.
@@ -281,6 +287,8 @@ impl Citation {
             raw_path: raw_path.to_string(),
             path,
             lines: None,
+            bad_lines: None,
+            tentative: false,
             lines_span: None,
             path_span: None,
             pin_span: None,

@@ -8,6 +8,18 @@ use crate::model::Finding;
 use crate::model::LineRange;
 use crate::registry::RuleId;
 
+/// Line references that cannot be read: never a whole-file citation (fail closed).
+pub fn check_unreadable(subject: &Subject<'_>) -> Option<Finding> {
+    let written = subject.citation.bad_lines.as_deref()?;
+    let f = subject.finding(
+        RuleId::InventedLines,
+        format!("the line reference `{written}` cannot be read as lines"),
+    );
+    Some(f.help(
+        "cite lines as `L10` or `L10-L20` (a permalink), `10-20` (a path), or whole numbers (JSON)",
+    ))
+}
+
 /// Ranges that are impossible whatever the file holds.
 pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
     let message = if range.start < 1 {

@@ -95,11 +95,12 @@ impl Rules<'_> {
             self.keep(out, [f]);
             return None;
         }
-        if let Some(f) = s
-            .citation
-            .lines
-            .and_then(|r| invented_lines::check_shape(s, r))
-        {
+        let shape = invented_lines::check_unreadable(s).or_else(|| {
+            s.citation
+                .lines
+                .and_then(|r| invented_lines::check_shape(s, r))
+        });
+        if let Some(f) = shape {
             self.keep(out, [f]);
             return None;
         }
