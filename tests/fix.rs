@@ -235,3 +235,25 @@ fn doc_pins_move_with_their_citations_or_not_at_all() {
     let out = citegate(dir.path(), &["fix", "docs", "--diff"]);
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_link_written_from_the_root_in_a_nested_folder_is_rewritten_relative_to_the_doc() {
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n\
+                @@@ file wiki/a/b.md\nSee [a:1-2](src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "wiki"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("wiki/a/b.md")).unwrap(),
+        "See [a:1-2](../../src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n"
+    );
+    let out = citegate(dir.path(), &["audit", "wiki", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+}

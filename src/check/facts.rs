@@ -10,8 +10,12 @@ use crate::resolve::FileAt;
 pub enum FileFacts {
     /// A text file with this many lines.
     Text { line_count: usize },
-    /// Nothing by that name; the closest existing paths.
-    Missing { suggestions: Vec<String> },
+    /// Nothing by that name; the closest existing paths, and the path the citation names when read
+    /// from the repository root instead of the doc's folder, when that one exists.
+    Missing {
+        suggestions: Vec<String>,
+        from_root: Option<String>,
+    },
     /// A directory, submodule, symbolic link, binary or oversized blob.
     NotText(FileAt),
 }

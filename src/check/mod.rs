@@ -15,7 +15,11 @@ use std::collections::HashMap;
 use git2::{Oid, Repository};
 use rayon::prelude::*;
 
-use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, LiteralKind, PinSource};
+use crate::extract::resolve_path;
+use crate::model::{
+    AuditedDoc, Citation, CiteRef, CitedPath, LineIndex, LineRange, LiteralKind, PathStyle,
+    PinSource,
+};
 use crate::normalize::{self, normalize, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
 
@@ -104,9 +108,20 @@ impl Blob<'_> {
         let text = match self.repo.file_at(self.git, self.commit, self.path) {
             Ok(FileAt::Text(t)) => t,
             Ok(FileAt::Missing) | Err(_) => {
-                let suggestions = self.repo.paths_at(self.git, self.commit).suggest(self.path);
-                let file = FileFacts::Missing { suggestions };
-                return cites.iter().map(|c| base(c, file.clone())).collect();
+                let paths = self.repo.paths_at(self.git, self.commit);
+                let suggestions = paths.suggest(self.path);
+                return cites
+                    .iter()
+                    .map(|c| {
+                        let citation = docs[c.0.doc].citation(c.0.index);
+                        let from_root = from_root(citation).filter(|p| paths.contains(p));
+                        let file = FileFacts::Missing {
+                            suggestions: suggestions.clone(),
+                            from_root,
+                        };
+                        base(c, file)
+                    })
+                    .collect();
             }
             Ok(other) => {
                 let file = FileFacts::NotText(other);
@@ -214,6 +229,28 @@ impl Blob<'_> {
                 }
             })
             .collect()
+    }
+}
+
+/// The path a relative Markdown link in a nested folder names when read from the repository root,
+/// as some generators write them (`[p](src/p.rs#L1)` in `wiki/a/b.md`).
+fn from_root(citation: &Citation) -> Option<String> {
+    let (
+        _,
+        PathStyle::Link {
+            base: Some(base),
+            rooted: false,
+        },
+    ) = citation.path_span.as_ref()?
+    else {
+        return None;
+    };
+    if base.is_empty() {
+        return None;
+    }
+    match resolve_path(&citation.raw_path, None, false) {
+        CitedPath::Repo(p) => Some(p),
+        _ => None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! Markdown link targets that cite code: relative links with a line fragment (`src/a.rs#L10-L20`,
-//! Copilot's `#L10-12`), forge permalinks, editor links (`vscode://file/…:12`), and deepwiki-open's
-//! empty targets whose link text is the citation (`[src/a.rs:10-20]()`).
+//! Copilot's `#L10-12`) or to a whole source file (`[rng.js](src/kernel/rng.js)`), Qoder's
+//! repo-relative `file://office/api/excel.py#L25-L39`, forge permalinks, editor links
+//! (`vscode://file/…:12`), and deepwiki-open's empty targets whose link text is the citation
+//! (`[src/a.rs:10-20]()`). Links to other docs, to headings and to images are not citations.
 
 use crate::model::Span;
 use crate::model::{Citation, CitedPath, Foreign, LineStyle, PathStyle, Syntax};
@@ -36,6 +38,9 @@ pub fn citations(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Ve
     }
     if dest.starts_with("http://") || dest.starts_with("https://") {
         return permalink(link, dest, ctx).into_iter().collect();
+    }
+    if let Some(rest) = dest.strip_prefix("file://") {
+        return file_url(link, rest, ctx).into_iter().collect();
     }
     if dest.contains("://") || dest.starts_with('#') || dest.starts_with("mailto:") {
         return Vec::new();
@@ -79,8 +84,87 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
     Vec::new()
 }
 
+/// File types a link may point to without citing code: docs, pages and media.
+const NOT_CODE: &[&str] = &[
+    "md", "mdx", "markdown", "rst", "adoc", "asciidoc", "html", "htm", "png", "jpg", "jpeg", "gif",
+    "svg", "webp", "ico", "bmp", "pdf", "mp4", "webm", "mov", "mp3", "wav", "zip", "gz", "tgz",
+];
+
+/// A link to a repository file without a line fragment: a whole-file citation, when the file is
+/// source (it has an extension, and is not a doc or media) and the path stays in the repository.
+fn whole_file(link: Link<'_>, target: &str, base: Option<&str>) -> Option<Citation> {
+    let target = target.split('?').next().unwrap_or(target);
+    let raw = percent_decode(target);
+    let file = raw.rsplit('/').next().unwrap_or(&raw);
+    let ext = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    if !bare::has_extension(file) || NOT_CODE.contains(&ext.as_str()) {
+        return None;
+    }
+    let path = resolve_path(&raw, base, true);
+    if !matches!(path, CitedPath::Repo(_)) {
+        return None;
+    }
+    let mut c = Citation::new(Syntax::MarkdownLink, link.span, &raw, path);
+    c.path_span = link.dest_at.map(|at| {
+        let style = PathStyle::Link {
+            base: base.map(str::to_string),
+            rooted: target.starts_with('/'),
+        };
+        (Span::new(at, at + target.len()), style)
+    });
+    Some(c)
+}
+
+/// `file://PATH` (Qoder repowiki): PATH is repo-relative; an absolute one inside the work tree is
+/// taken relative to it, any other is never read.
+fn file_url(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation> {
+    let (target, frag) = match rest.split_once('#') {
+        Some((t, f)) => (t, Some(f)),
+        None => (rest, None),
+    };
+    let raw = percent_decode(target);
+    let inside = ctx
+        .workdir
+        .as_ref()
+        .and_then(|w| std::path::Path::new(&raw).strip_prefix(w).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"));
+    let path = resolve_path(inside.as_deref().unwrap_or(&raw), None, false);
+    let mut c = Citation::new(Syntax::MarkdownLink, link.span, &raw, path);
+    if let Some(frag) = frag {
+        let spec = frag.strip_prefix('L')?;
+        c.lines = bare::parse_range(&format!("L{spec}"));
+        if c.lines.is_none() {
+            c.bad_lines = Some(frag.to_string());
+        }
+    }
+    let written = link.dest_at.map(|at| at + "file://".len());
+    if let (Some(at), None) = (written, &inside) {
+        let style = if target.contains('%') {
+            PathStyle::Url
+        } else {
+            PathStyle::Repo
+        };
+        c.path_span = Some((Span::new(at, at + target.len()), style));
+        if let Some(frag) = frag.filter(|_| c.lines.is_some()) {
+            let from = at + target.len() + 1;
+            c.lines_span = Some((Span::new(from, from + frag.len()), line_style(frag)));
+        }
+    }
+    Some(c)
+}
+
+fn line_style(frag: &str) -> LineStyle {
+    if frag.matches('L').count() >= 2 || !frag.contains('-') {
+        LineStyle::PrefixedBoth
+    } else {
+        LineStyle::PrefixedFirst
+    }
+}
+
 fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> {
-    let (target, frag) = dest.split_once('#')?;
+    let Some((target, frag)) = dest.split_once('#') else {
+        return whole_file(link, dest, base);
+    };
     let spec = frag.strip_prefix('L')?;
     let target = target.split('?').next().unwrap_or(target);
     if target.is_empty() {
@@ -88,11 +172,7 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
     }
     let lines = bare::parse_range(&format!("L{spec}"));
     let raw = percent_decode(target);
-    let style = if frag.matches('L').count() >= 2 || !frag.contains('-') {
-        LineStyle::PrefixedBoth
-    } else {
-        LineStyle::PrefixedFirst
-    };
+    let style = line_style(frag);
     let mut c = Citation::new(
         Syntax::MarkdownLink,
         link.span,

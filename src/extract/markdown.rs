@@ -2,8 +2,10 @@
 //! are told apart: citations inside a code block are code, not citations.
 //!
 //! Claims are sentences (in paragraphs) and list items; their inline-code literals are checked
-//! against the spans they cite. A fence right after a line holding one citation, or a fence whose
-//! info string is a citation, is that citation's quote.
+//! against the spans they cite. A deepwiki-open `Sources: [a.ts:1-5]()` paragraph backs the
+//! paragraph before it. A code fence right after a line holding one citation, or a fence whose
+//! info string is a citation, is that citation's quote. Bare forge URLs in prose and `href`s in
+//! raw HTML are links like any other.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -11,33 +13,28 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeWithOffset};
 use regex::Regex;
 
-use crate::model::{
-    Citation, Claim, Doc, Extracted, LineRange, LineStyle, Literal, Marker, PathStyle, Quote,
-    SourceEntry, Span, Syntax,
-};
+use crate::model::{Citation, Claim, Doc, Extracted, Literal, PathStyle, Quote, Span, Syntax};
 
 use super::context::ExtractContext;
+use super::fence::{self, Fence};
 use super::link::{self, Link};
 use super::path::resolve_path;
-use super::{bare, front_matter, literal};
+use super::{bare, front_matter, literal, sources};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
 static SENTENCE_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"[.!?]["')\]*_]*(?:\s+|$)"#).expect("sentence pattern"));
-static SOURCES_HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^[\s#>*_]*sources?\s*:?[\s*_]*$").expect("sources header pattern")
-});
-static SOURCE_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:[-*+]\s+)?\[(\d{1,3})\]\s+(\S+?)(?:\s+\(\s*\d+(?:\.\d+)?\s*%\s*\))?\s*$")
-        .expect("source entry pattern")
+/// A paragraph that lists the sources of the one before it (deepwiki-open).
+static SOURCES_PARAGRAPH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^[\s*_>]*sources?[\s*_]*:").expect("sources paragraph"));
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"https?://[^\s<>]+").expect("url pattern"));
+static HREF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')"#).expect("href pattern")
 });
 static EDITOR_LINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"vscode://file/[^\s)<>`]+").expect("editor link pattern"));
-static CURSOR_INFO: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\d+):(\d+):(\S+)$").expect("cursor info pattern"));
-static TITLE_INFO: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"title=["']([^"']+)["']"#).expect("title info pattern"));
 
 /// One piece of a block, in doc order, before it is split into claims.
 enum Piece {
@@ -60,13 +57,6 @@ struct PendingLink {
     events: Vec<(Event<'static>, Range<usize>)>,
 }
 
-struct Fence {
-    info: String,
-    span: Span,
-    body: String,
-    body_span: Option<Span>,
-}
-
 struct Walker<'a> {
     doc: &'a Doc,
     ctx: &'a ExtractContext,
@@ -75,6 +65,13 @@ struct Walker<'a> {
     link: Option<PendingLink>,
     fence: Option<Fence>,
     image_depth: usize,
+    /// `[n]` markers in prose, scoped to their `Sources:` list at the end.
+    markers: Vec<(u32, Span)>,
+    /// Where each heading starts: markers do not reach past one to a list.
+    headings: Vec<usize>,
+    /// The literals of the last paragraph's sentences that cite nothing: a `Sources:` paragraph
+    /// right after it backs them.
+    uncited_literals: Vec<Literal>,
 }
 
 /// Extract a Markdown doc.
@@ -90,8 +87,14 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         link: None,
         fence: None,
         image_depth: 0,
+        markers: Vec::new(),
+        headings: Vec::new(),
+        uncited_literals: Vec::new(),
     };
-    w.source_lists();
+    for (entry, citation) in sources::scan(&doc.text) {
+        w.ext.sources.entries.push(entry);
+        w.ext.citations.push(citation);
+    }
     // Front matter only at the very top (after a byte-order mark); the Markdown after it is
     // parsed on its own, every offset kept relative to the doc as written.
     let mut start = doc.body_start();
@@ -103,6 +106,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     for (event, range) in TextMergeWithOffset::new(parser) {
         w.event(event, range.start + start..range.end + start);
     }
+    w.ext.sources.markers = sources::scope(&w.markers, &w.ext.sources.entries, &w.headings);
     w.ext
 }
 
@@ -124,7 +128,10 @@ impl<'a> Walker<'a> {
             return;
         }
         match event {
-            Event::Start(Tag::Paragraph | Tag::Heading { .. } | Tag::TableCell) => {
+            Event::Start(tag @ (Tag::Paragraph | Tag::Heading { .. } | Tag::TableCell)) => {
+                if matches!(tag, Tag::Heading { .. }) {
+                    self.headings.push(range.start);
+                }
                 self.blocks.push(Block {
                     whole: false,
                     span: to_span(&range),
@@ -188,6 +195,7 @@ impl<'a> Walker<'a> {
                 }
             }
             Event::Code(code) if self.image_depth == 0 => self.inline_code(&code, &range),
+            Event::Html(html) | Event::InlineHtml(html) => self.html(&html, &range),
             _ => {}
         }
     }
@@ -282,16 +290,20 @@ impl<'a> Walker<'a> {
             for m in MARKER.captures_iter(text) {
                 let whole = m.get(0).expect("marker");
                 let span = self.locate(text, range, Span::new(whole.start(), whole.end()));
-                let sources = &mut self.ext.sources;
-                let in_list = sources
+                let in_list = self
+                    .ext
+                    .sources
                     .entries
                     .iter()
                     .any(|s| s.line_span.start <= span.start && span.end <= s.line_span.end);
-                if !in_list {
-                    if let Ok(number) = m[1].parse() {
-                        sources.markers.push(Marker { number, span });
-                    }
+                if let (false, Ok(number)) = (in_list, m[1].parse()) {
+                    self.markers.push((number, span));
                 }
+            }
+        }
+        if text.contains("://") {
+            for (at, c) in self.bare_urls(text, range) {
+                hits.push((at, Hit::Cite(Box::new(c))));
             }
         }
         hits.sort_by_key(|(at, _)| *at);
@@ -299,6 +311,49 @@ impl<'a> Walker<'a> {
             match hit {
                 Hit::Cite(c) => self.push_citation(*c),
                 Hit::Break => self.push_piece(Piece::SentenceBreak),
+            }
+        }
+    }
+
+    /// Forge URLs written bare in prose (GitHub links them): with GFM's autolink rules, trailing
+    /// punctuation and an unbalanced `)` are not part of the URL.
+    fn bare_urls(&self, text: &str, range: &Range<usize>) -> Vec<(usize, Citation)> {
+        let mut out = Vec::new();
+        for m in URL.find_iter(text) {
+            let url = autolink_end(m.as_str());
+            let span = self.locate(text, range, Span::new(m.start(), m.start() + url.len()));
+            let verbatim = self.doc.text.get(span.start..span.end) == Some(url);
+            let l = Link {
+                dest: url,
+                text: "",
+                span,
+                dest_at: verbatim.then_some(span.start),
+                text_at: None,
+            };
+            for c in link::citations(l, self.base(), self.ctx) {
+                out.push((m.start(), c));
+            }
+        }
+        out
+    }
+
+    /// Links in raw HTML (`<a href="…">`), as generators write in `<details>` blocks.
+    fn html(&mut self, html: &str, range: &Range<usize>) {
+        for caps in HREF.captures_iter(html) {
+            let Some(dest) = caps.get(1).or_else(|| caps.get(2)) else {
+                continue;
+            };
+            let span = self.locate(html, range, Span::new(dest.start(), dest.end()));
+            let verbatim = self.doc.text.get(span.start..span.end) == Some(dest.as_str());
+            let l = Link {
+                dest: dest.as_str(),
+                text: "",
+                span,
+                dest_at: verbatim.then_some(span.start),
+                text_at: None,
+            };
+            for c in link::citations(l, self.base(), self.ctx) {
+                self.push_citation(c);
             }
         }
     }
@@ -363,13 +418,15 @@ impl<'a> Walker<'a> {
                 text: fence.body.clone(),
                 span,
             });
-        if let Some(mut c) = self.fence_citation(&fence) {
+        if let Some(mut c) = fence::citation(&self.doc.text, &fence) {
             c.quote = quote;
             self.ext.citations.push(c);
             return;
         }
-        let Some(quote) = quote else { return };
-        // A fence that directly follows a line holding exactly one citation quotes it.
+        let Some(quote) = quote.filter(|_| fence.is_code()) else {
+            return;
+        };
+        // A code fence that directly follows a line holding exactly one citation quotes it.
         let fence_line = self.doc.lines.line(fence.span.start);
         let text = &self.doc.text;
         let mut prev = fence_line.saturating_sub(1);
@@ -395,130 +452,12 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// A fence whose info string names the span: Cursor's ```` ```12:15:app/a.tsx ````,
-    /// ```` ```rust title="src/a.rs:10-20" ````, or ```` ```python src/main.py ````.
-    fn fence_citation(&self, fence: &Fence) -> Option<Citation> {
-        let info = fence.info.trim();
-        if info.is_empty() {
-            return None;
-        }
-        let source = &self.doc.text[fence.span.start..fence.span.end];
-        let info_at = fence.span.start + source.find(info).unwrap_or(0);
-        let span_of = |part: &str| {
-            let i = source
-                .find(part)
-                .map(|i| fence.span.start + i)
-                .unwrap_or(info_at);
-            Span::new(i, i + part.len())
-        };
-        if let Some(caps) = CURSOR_INFO.captures(info) {
-            let (start, end) = (caps[1].parse().ok()?, caps[2].parse().ok()?);
-            let path = &caps[3];
-            let mut c = Citation::new(
-                Syntax::FenceInfo,
-                span_of(info),
-                path,
-                resolve_path(path, None, false),
-            )
-            .with_lines(Some(LineRange::new(start, end)));
-            let spec = &info[..caps[1].len() + 1 + caps[2].len()];
-            c.lines_span = Some((Span::new(info_at, info_at + spec.len()), LineStyle::Cursor));
-            let path_at = info_at + spec.len() + 1;
-            c.path_span = Some((Span::new(path_at, path_at + path.len()), PathStyle::Repo));
-            return Some(c);
-        }
-        let candidates: Vec<&str> = match TITLE_INFO.captures(info) {
-            Some(caps) => vec![caps.get(1).expect("title").as_str()],
-            None => info.split_whitespace().collect(),
-        };
-        for (i, token) in candidates.iter().enumerate() {
-            let found = bare::find(token);
-            if let Some(b) = found
-                .first()
-                .filter(|b| b.span.start == 0 && b.span.end == token.len())
-            {
-                let at = span_of(token);
-                let mut c = Citation::new(
-                    Syntax::FenceInfo,
-                    at,
-                    &b.path,
-                    resolve_path(&b.path, None, false),
-                )
-                .with_lines(b.lines);
-                c.bad_lines = b.bad_lines();
-                c.lines_span = Some((b.lines_span.shifted(at.start), b.style));
-                c.path_span = b.path_span.map(|p| (p.shifted(at.start), PathStyle::Repo));
-                return Some(c);
-            }
-            // A lone first token is the language; a path needs a `/` or to follow the language.
-            let pathy = token.contains('/') || (i > 0 && bare::looks_like_path(token));
-            if pathy && !token.contains('=') && !token.contains("://") {
-                return Some(Citation::new(
-                    Syntax::FenceInfo,
-                    span_of(token),
-                    token,
-                    resolve_path(token, None, false),
-                ));
-            }
-        }
-        None
-    }
-
-    /// Find `Sources:` lists (`[n] path (52%)`) by line, before the walk, so that their entries
-    /// are not taken for markers.
-    fn source_lists(&mut self) {
-        let text = &self.doc.text;
-        let mut in_list = false;
-        let mut offset = 0;
-        let mut fence: Option<&str> = None;
-        for line in text.split_inclusive('\n') {
-            let start = offset;
-            offset += line.len();
-            let body = line.trim_end_matches(['\n', '\r']);
-            let trimmed = body.trim_start();
-            if let Some(marker) = fence {
-                if trimmed.starts_with(marker) {
-                    fence = None;
-                }
-                continue;
-            }
-            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-                fence = Some(&trimmed[..3]);
-                in_list = false;
-                continue;
-            }
-            if SOURCES_HEADER.is_match(body) {
-                in_list = true;
-                continue;
-            }
-            if !in_list {
-                continue;
-            }
-            if body.trim().is_empty() {
-                continue;
-            }
-            let Some(caps) = SOURCE_ENTRY.captures(body) else {
-                in_list = false;
-                continue;
-            };
-            let (Ok(number), Some(path)) = (caps[1].parse(), caps.get(2)) else {
-                continue;
-            };
-            let span = Span::new(start + path.start(), start + path.end());
-            self.ext.sources.entries.push(SourceEntry {
-                number,
-                line_span: Span::new(start, start + body.len()),
-            });
-            self.ext.citations.push(Citation::new(
-                Syntax::SourceList,
-                span,
-                path.as_str(),
-                resolve_path(path.as_str(), None, false),
-            ));
-        }
-    }
-
     fn claims(&mut self, block: Block) {
+        let text = &self.doc.text[block.span.start..block.span.end];
+        if !block.whole && SOURCES_PARAGRAPH.is_match(text) {
+            return self.sources_paragraph(block);
+        }
+        let mut uncited = Vec::new();
         let mut groups: Vec<Vec<Piece>> = vec![Vec::new()];
         for piece in block.pieces {
             match piece {
@@ -540,13 +479,54 @@ impl<'a> Walker<'a> {
                 }
             }
             if claim.citations.is_empty() {
+                uncited.extend(claim.literals);
                 continue;
             }
-            let idx = self.ext.claims.len();
-            for &c in &claim.citations {
-                self.ext.citations[c].claim = Some(idx);
+            self.push_claim(claim);
+        }
+        self.uncited_literals = uncited;
+    }
+
+    /// `Sources: [a.ts:1-5]() [b.ts:9]()` (deepwiki-open) backs the paragraph before it: one
+    /// claim of that paragraph's uncited literals and these citations.
+    fn sources_paragraph(&mut self, block: Block) {
+        let mut claim = Claim {
+            span: block.span,
+            literals: std::mem::take(&mut self.uncited_literals),
+            ..Claim::default()
+        };
+        for piece in block.pieces {
+            match piece {
+                Piece::Literal(l) => claim.literals.push(l),
+                Piece::Citation(i) => claim.citations.push(i),
+                Piece::SentenceBreak => {}
             }
-            self.ext.claims.push(claim);
+        }
+        if !claim.citations.is_empty() {
+            self.push_claim(claim);
+        }
+    }
+
+    fn push_claim(&mut self, claim: Claim) {
+        let idx = self.ext.claims.len();
+        for &c in &claim.citations {
+            self.ext.citations[c].claim = Some(idx);
+        }
+        self.ext.claims.push(claim);
+    }
+}
+
+/// Where a bare URL ends by GFM's extended autolink rules: trailing punctuation is not part of it,
+/// nor a closing `)` that has no opening one in the URL.
+fn autolink_end(url: &str) -> &str {
+    let mut end = url.len();
+    loop {
+        let u = &url[..end];
+        let unbalanced = u.ends_with(')') && u.matches(')').count() > u.matches('(').count();
+        if unbalanced || u.ends_with(['?', '!', '.', ',', ':', '*', '_', '~', '\'', '"', ';']) {
+            end -= 1;
+        } else {
+            return u;
         }
     }
 }

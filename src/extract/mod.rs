@@ -6,12 +6,14 @@
 pub mod answer;
 pub mod bare;
 pub mod context;
+pub mod fence;
 pub mod front_matter;
 mod json_spans;
 pub mod link;
 pub mod literal;
 pub mod markdown;
 pub mod path;
+pub mod sources;
 
 pub use context::ExtractContext;
 pub use path::{percent_decode, resolve_path};

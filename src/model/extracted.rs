@@ -62,6 +62,8 @@ pub struct SourceEntry {
     pub number: u32,
     /// The whole entry line.
     pub line_span: Span,
+    /// Which `Sources:` list of the doc it is in (0 for the first).
+    pub list: usize,
 }
 
 /// A numbered marker `[n]` in prose.
@@ -69,6 +71,8 @@ pub struct SourceEntry {
 pub struct Marker {
     pub number: u32,
     pub span: Span,
+    /// The list it refers to: the next one after it in its section.
+    pub list: usize,
 }
 
 /// A doc's numbered markers and its `Sources:` list entries.

@@ -4,15 +4,37 @@
 
 use super::context::Subject;
 use crate::check::FileFacts;
+use crate::fix::Relocation;
 use crate::model::{CitedPath, Finding};
 use crate::registry::RuleId;
 
 /// The cited file does not exist at the revision: with the closest existing paths as help.
 pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
-    let FileFacts::Missing { suggestions } = file else {
+    let FileFacts::Missing {
+        suggestions,
+        from_root,
+    } = file
+    else {
         return None;
     };
-    Some(finding(subject, path, suggestions))
+    let Some(root) = from_root else {
+        return Some(finding(subject, path, suggestions));
+    };
+    // Written from the repository root in a nested folder: GitHub resolves it from the doc's
+    // folder and it 404s. The file exists: the fix writes the link relative to the doc.
+    let f = subject
+        .finding(
+            RuleId::InventedPath,
+            format!("`{path}` does not exist at {}", subject.short_rev()),
+        )
+        .help(format!(
+            "the link is written from the repository root: `{root}` exists, but links resolve from the doc's folder; the fix writes it relative to the doc"
+        ));
+    let to = Relocation {
+        path: Some(root.clone()),
+        ..Relocation::default()
+    };
+    Some(subject.with_fix(f, to))
 }
 
 fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding {

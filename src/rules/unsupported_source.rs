@@ -5,21 +5,18 @@
 use crate::model::{Finding, Sources};
 use crate::registry::RuleId;
 
+/// Each marker is checked against its own list (the next one after it in its section).
 pub fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
-    if sources.entries.is_empty() {
-        return Vec::new();
-    }
-    let listed = sources
-        .entries
-        .iter()
-        .map(|s| format!("[{}]", s.number))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let in_list = |list: usize| sources.entries.iter().filter(move |s| s.list == list);
     sources
         .markers
         .iter()
-        .filter(|m| !sources.entries.iter().any(|s| s.number == m.number))
+        .filter(|m| !in_list(m.list).any(|s| s.number == m.number))
         .map(|m| {
+            let listed = in_list(m.list)
+                .map(|s| format!("[{}]", s.number))
+                .collect::<Vec<_>>()
+                .join(", ");
             Finding::new(
                 RuleId::UnsupportedSource,
                 doc,

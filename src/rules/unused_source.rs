@@ -9,7 +9,12 @@ pub fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
     sources
         .entries
         .iter()
-        .filter(|s| !sources.markers.iter().any(|m| m.number == s.number))
+        .filter(|s| {
+            !sources
+                .markers
+                .iter()
+                .any(|m| m.list == s.list && m.number == s.number)
+        })
         .map(|s| {
             Finding::new(
                 RuleId::UnusedSource,

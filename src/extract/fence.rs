@@ -1,0 +1,152 @@
+//! Fenced code blocks: a fence whose info string names the span it quotes (Cursor's
+//! `12:15:app/a.tsx`, `title="src/a.rs"`, `python src/main.py`), and whether a fence holds code
+//! at all (a mermaid diagram or a program's output quotes nothing).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::model::{Citation, LineRange, LineStyle, PathStyle, Span, Syntax};
+
+use super::bare;
+use super::path::resolve_path;
+
+static CURSOR_INFO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d+):(\d+):(\S+)$").expect("cursor info pattern"));
+static TITLE_INFO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"title=["']([^"']+)["']"#).expect("title info pattern"));
+
+/// Languages of fences that are diagrams, maths or output, never a copy of source code.
+const NOT_CODE: &[&str] = &[
+    "mermaid",
+    "plantuml",
+    "puml",
+    "dot",
+    "graphviz",
+    "d2",
+    "svgbob",
+    "ascii",
+    "math",
+    "latex",
+    "tex",
+    "katex",
+    "text",
+    "txt",
+    "plain",
+    "plaintext",
+    "output",
+    "console",
+    "terminal",
+    "log",
+    "shell-session",
+    "sh-session",
+];
+
+/// A fenced or indented code block as the Markdown walk saw it.
+pub struct Fence {
+    pub info: String,
+    pub span: Span,
+    pub body: String,
+    pub body_span: Option<Span>,
+}
+
+impl Fence {
+    /// Whether the fence may hold a copy of source code (it is not a diagram or output).
+    pub fn is_code(&self) -> bool {
+        let lang = self.info.split_whitespace().next().unwrap_or("");
+        let lang = lang.trim_start_matches('{').trim_start_matches('.');
+        !NOT_CODE.contains(&lang.to_ascii_lowercase().as_str())
+    }
+}
+
+/// A fence whose info string names the span: Cursor's ```` ```12:15:app/a.tsx ````,
+/// ```` ```rust title="src/a.rs:10-20" ````, or ```` ```python src/main.py ````.
+pub fn citation(text: &str, fence: &Fence) -> Option<Citation> {
+    let info = fence.info.trim();
+    if info.is_empty() {
+        return None;
+    }
+    let source = &text[fence.span.start..fence.span.end];
+    let info_at = fence.span.start + source.find(info).unwrap_or(0);
+    let span_of = |part: &str| {
+        let i = source
+            .find(part)
+            .map(|i| fence.span.start + i)
+            .unwrap_or(info_at);
+        Span::new(i, i + part.len())
+    };
+    if let Some(caps) = CURSOR_INFO.captures(info) {
+        let (start, end) = (caps[1].parse().ok()?, caps[2].parse().ok()?);
+        let path = &caps[3];
+        let mut c = Citation::new(
+            Syntax::FenceInfo,
+            span_of(info),
+            path,
+            resolve_path(path, None, false),
+        )
+        .with_lines(Some(LineRange::new(start, end)));
+        let spec = &info[..caps[1].len() + 1 + caps[2].len()];
+        c.lines_span = Some((Span::new(info_at, info_at + spec.len()), LineStyle::Cursor));
+        let path_at = info_at + spec.len() + 1;
+        c.path_span = Some((Span::new(path_at, path_at + path.len()), PathStyle::Repo));
+        return Some(c);
+    }
+    let candidates: Vec<&str> = match TITLE_INFO.captures(info) {
+        Some(caps) => vec![caps.get(1).expect("title").as_str()],
+        None => info.split_whitespace().collect(),
+    };
+    for (i, token) in candidates.iter().enumerate() {
+        let found = bare::find(token);
+        if let Some(b) = found
+            .first()
+            .filter(|b| b.span.start == 0 && b.span.end == token.len())
+        {
+            let at = span_of(token);
+            let mut c = Citation::new(
+                Syntax::FenceInfo,
+                at,
+                &b.path,
+                resolve_path(&b.path, None, false),
+            )
+            .with_lines(b.lines);
+            c.bad_lines = b.bad_lines();
+            c.lines_span = Some((b.lines_span.shifted(at.start), b.style));
+            c.path_span = b.path_span.map(|p| (p.shifted(at.start), PathStyle::Repo));
+            return Some(c);
+        }
+        // A lone first token is the language; a path needs a `/` or to follow the language.
+        let pathy = token.contains('/') || (i > 0 && bare::looks_like_path(token));
+        if pathy && !token.contains('=') && !token.contains("://") {
+            return Some(Citation::new(
+                Syntax::FenceInfo,
+                span_of(token),
+                token,
+                resolve_path(token, None, false),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fence(info: &str) -> Fence {
+        Fence {
+            info: info.to_string(),
+            span: Span::new(0, 0),
+            body: String::new(),
+            body_span: None,
+        }
+    }
+
+    #[test]
+    fn diagrams_and_output_are_not_code() {
+        assert!(fence("rust").is_code());
+        assert!(fence("").is_code());
+        assert!(!fence("mermaid").is_code());
+        assert!(!fence("Text").is_code());
+        assert!(!fence("console").is_code());
+    }
+}
