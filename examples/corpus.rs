@@ -4,8 +4,11 @@
 //! unsupported citations. Deterministic from a seed.
 //!
 //! `cargo run --release --example corpus -- DIR --citations N [--files F] [--commits C] [--seed S] [--mix V,S,I,U]`
-//! (percentages of valid, stale, invented, unsupported; default 70,10,10,10) also writes
-//! `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and the floor.
+//! (percentages of valid, stale, invented, unsupported; default 70,10,10,10) `[--history-docs]`
+//! also writes `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and
+//! the floor. With `--history-docs` each doc is committed with one of the history's commits and
+//! cites the code of that commit without a pin (stale ones keep an older permalink), so every
+//! unpinned citation has an implied pin and code moved by later commits drifts under it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -22,6 +25,9 @@ struct Args {
     seed: u64,
     /// Percentages of valid, stale, invented and unsupported citations.
     mix: [u8; 4],
+    /// Commit the docs across the history (each written against the code of its commit, unpinned,
+    /// so every unpinned citation has an implied pin) instead of in one last commit.
+    history_docs: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -33,6 +39,7 @@ fn parse_args() -> Result<Args, String> {
         commits: 200,
         seed: 1,
         mix: [70, 10, 10, 10],
+        history_docs: false,
     };
     while let Some(a) = it.next() {
         let mut num = |name: &str| -> Result<usize, String> {
@@ -45,6 +52,7 @@ fn parse_args() -> Result<Args, String> {
             "--files" => args.files = num("--files")?,
             "--commits" => args.commits = num("--commits")?,
             "--seed" => args.seed = num("--seed")? as u64,
+            "--history-docs" => args.history_docs = true,
             "--mix" => {
                 let parts: Vec<u8> = it
                     .next()
@@ -169,6 +177,163 @@ enum Kind {
     Unsupported,
 }
 
+/// Citations per doc.
+const PER_DOC: usize = 100;
+
+/// A generated doc: where it goes, its text, and its citations for the TSV (`None` revision: the
+/// commit the doc is written in, known once it is made).
+struct GenDoc {
+    path: String,
+    text: String,
+    citations: usize,
+    rows: Vec<(Option<Oid>, String)>,
+}
+
+impl GenDoc {
+    fn rows(&self, now: Oid) -> String {
+        self.rows
+            .iter()
+            .map(|(rev, rest)| format!("{}\t{rest}\n", rev.unwrap_or(now)))
+            .collect()
+    }
+}
+
+/// Doc `d` with `n` citations, written against the last snapshot of `history` (the commit `now`,
+/// or the one being made when `None`): unpinned citations cite that code, stale ones a permalink
+/// into the older half of the history.
+fn write_doc(
+    d: usize,
+    n: usize,
+    args: &Args,
+    rng: &mut fastrand::Rng,
+    now: Option<Oid>,
+    history: &[(Oid, Snapshot)],
+) -> GenDoc {
+    let json = d % 5 == 4;
+    let current = &history.last().expect("history").1;
+    let live: Vec<usize> = (0..current.len())
+        .filter(|i| current[*i].is_some())
+        .collect();
+    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let mut md = format!("# Page {d}\n\n");
+    let mut answers: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for k in 0..n {
+        let roll = rng.u8(..100);
+        let [valid, stale, invented, _] = args.mix;
+        let kind = if roll < valid {
+            Kind::Valid
+        } else if roll < valid + stale {
+            Kind::Stale
+        } else if roll < valid + stale + invented {
+            Kind::Invented
+        } else {
+            Kind::Unsupported
+        };
+        // Stale citations are pinned at an older commit; the others cite the doc's code.
+        let (rev, snapshot) = match kind {
+            Kind::Stale => {
+                let (id, snap) = &history[rng.usize(..older)];
+                (Some(*id), snap)
+            }
+            _ => (now, current),
+        };
+        let i = match kind {
+            Kind::Stale => loop {
+                let i = rng.usize(..snapshot.len());
+                if snapshot[i].is_some() {
+                    break i;
+                }
+            },
+            _ => live[rng.usize(..live.len())],
+        };
+        let f = snapshot[i].as_ref().expect("a file");
+        let len = f.lines.len();
+        let start = 1 + rng.usize(..len.saturating_sub(8).max(1));
+        let end = (start + rng.usize(..6)).min(len);
+        let mut path = f.path.clone();
+        let (mut s, mut e) = (start, end);
+        match kind {
+            Kind::Invented if k % 2 == 0 => path = path.replace(".", "_old."),
+            Kind::Invented => {
+                s = len + 5;
+                e = len + 9;
+            }
+            _ => {}
+        }
+        let mut quote: String = f.lines[start - 1..end]
+            .iter()
+            .find(|l| l.len() > 12)
+            .cloned()
+            .unwrap_or_default();
+        if matches!(kind, Kind::Unsupported) {
+            quote.push_str(" // paraphrased");
+        }
+        let quote = if matches!(kind, Kind::Unsupported) || k % 3 == 0 {
+            quote
+        } else {
+            String::new()
+        };
+        let quoted = serde_json::to_string(&quote).unwrap_or_default();
+        rows.push((rev, format!("{path}\t{s}\t{e}\t{quoted}")));
+        if json {
+            let q = if quote.is_empty() {
+                String::new()
+            } else {
+                format!(", \"quote\": {quoted}")
+            };
+            let pin = match (kind, rev) {
+                (Kind::Stale, Some(rev)) => format!(", \"revision\": \"{rev}\""),
+                _ => String::new(),
+            };
+            answers.push(format!(
+                "{{\"summary\": \"answer {k}\"{pin}, \"citations\": [{{\"path\": \"{path}\", \"startLine\": {s}, \"endLine\": {e}{q}}}]}}"
+            ));
+            continue;
+        }
+        let syntax = if matches!(kind, Kind::Stale) {
+            2
+        } else {
+            k % 4
+        };
+        match (syntax, quote.is_empty(), rev) {
+            (2, _, Some(rev)) => {
+                let short = &rev.to_string()[..8];
+                let _ = writeln!(
+                    md,
+                    "Claim {k} [source](https://github.com/citegate/corpus/blob/{short}/{path}#L{s}-L{e}).\n"
+                );
+            }
+            (_, false, _) => {
+                let _ = writeln!(md, "Claim {k}, quoted: {path}:{s}-{e}\n```\n{quote}\n```\n");
+            }
+            (0, true, _) | (2, true, None) => {
+                let _ = writeln!(md, "Claim {k} is in {path}:{s}-{e}.\n");
+            }
+            (1, true, _) => {
+                let _ = writeln!(md, "Claim {k} is in [the code](../../{path}#L{s}-L{e}).\n");
+            }
+            _ => {
+                let _ = writeln!(md, "Claim {k} is in `{path}:{s}-{e}`.\n");
+            }
+        }
+    }
+    let (path, text) = if json {
+        (
+            format!("docs/answers{:03}/answer{d:05}.jsonl", d / 100),
+            answers.join("\n") + "\n",
+        )
+    } else {
+        (format!("docs/page{:03}/page{d:05}.md", d / 100), md)
+    };
+    GenDoc {
+        path,
+        text,
+        citations: n,
+        rows,
+    }
+}
+
 fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let dir = Path::new(&args.dir);
     if dir.exists() {
@@ -198,6 +363,8 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }));
     }
     let mut history: Vec<(Oid, Snapshot)> = vec![(w.commit("initial import")?, files.clone())];
+    let mut history_rows = String::new();
+    let mut history_written = 0;
 
     // A history that edits (and so moves code down), changes, renames and deletes.
     for c in 1..args.commits {
@@ -230,139 +397,44 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 w.index.remove_path(Path::new(&f.path))?;
             }
         }
+        // With --history-docs, the docs whose turn it is are written against this commit's code.
+        let mut pending = Vec::new();
+        if args.history_docs {
+            let docs = args.citations.div_ceil(PER_DOC);
+            history.push((Oid::ZERO_SHA1, files.clone()));
+            for d in (0..docs).filter(|d| 1 + d * (args.commits - 1) / docs == c) {
+                let n = PER_DOC.min(args.citations - d * PER_DOC);
+                let doc = write_doc(d, n, &args, &mut rng, None, &history);
+                w.put(&doc.path, &doc.text)?;
+                pending.push(doc);
+            }
+            history.pop();
+        }
         let id = w.commit(&format!("change {c}"))?;
+        for doc in pending {
+            history_rows.push_str(&doc.rows(id));
+            history_written += doc.citations;
+        }
         history.push((id, files.clone()));
     }
     let head = history.last().expect("history").0;
 
     // Docs: 100 citations each, in every syntax, with the mix below.
-    let per_doc = 100;
-    let docs = args.citations.div_ceil(per_doc);
+    let docs = args.citations.div_ceil(PER_DOC);
     let mut rows = String::new();
     let mut written = 0;
-    let live: Vec<usize> = (0..files.len()).filter(|i| files[*i].is_some()).collect();
-    for d in 0..docs {
-        let json = d % 5 == 4;
-        let mut md = format!("# Page {d}\n\n");
-        let mut answers: Vec<String> = Vec::new();
-        let n = per_doc.min(args.citations - written);
-        for k in 0..n {
-            let roll = rng.u8(..100);
-            let [valid, stale, invented, _] = args.mix;
-            let kind = if roll < valid {
-                Kind::Valid
-            } else if roll < valid + stale {
-                Kind::Stale
-            } else if roll < valid + stale + invented {
-                Kind::Invented
-            } else {
-                Kind::Unsupported
-            };
-            // Stale citations are pinned at an older commit; the others cite the target.
-            let (rev, snapshot) = match kind {
-                Kind::Stale => {
-                    let (id, snap) = &history[rng.usize(..history.len() / 2)];
-                    (*id, snap)
-                }
-                _ => (head, &history.last().expect("history").1),
-            };
-            let i = match kind {
-                Kind::Stale => loop {
-                    let i = rng.usize(..snapshot.len());
-                    if snapshot[i].is_some() {
-                        break i;
-                    }
-                },
-                _ => live[rng.usize(..live.len())],
-            };
-            let f = snapshot[i].as_ref().expect("a file");
-            let len = f.lines.len();
-            let start = 1 + rng.usize(..len.saturating_sub(8).max(1));
-            let end = (start + rng.usize(..6)).min(len);
-            let mut path = f.path.clone();
-            let (mut s, mut e) = (start, end);
-            match kind {
-                Kind::Invented if k % 2 == 0 => path = path.replace(".", "_old."),
-                Kind::Invented => {
-                    s = len + 5;
-                    e = len + 9;
-                }
-                _ => {}
-            }
-            let mut quote: String = f.lines[start - 1..end]
-                .iter()
-                .find(|l| l.len() > 12)
-                .cloned()
-                .unwrap_or_default();
-            if matches!(kind, Kind::Unsupported) {
-                quote.push_str(" // paraphrased");
-            }
-            let quote = if matches!(kind, Kind::Unsupported) || k % 3 == 0 {
-                quote
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                rows,
-                "{rev}\t{path}\t{s}\t{e}\t{}",
-                serde_json::to_string(&quote).unwrap_or_default()
-            );
-            if json {
-                let q = if quote.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", \"quote\": {}",
-                        serde_json::to_string(&quote).unwrap_or_default()
-                    )
-                };
-                let pin = if matches!(kind, Kind::Stale) {
-                    format!(", \"revision\": \"{rev}\"")
-                } else {
-                    String::new()
-                };
-                answers.push(format!(
-                    "{{\"summary\": \"answer {k}\"{pin}, \"citations\": [{{\"path\": \"{path}\", \"startLine\": {s}, \"endLine\": {e}{q}}}]}}"
-                ));
-                continue;
-            }
-            let short = &rev.to_string()[..8];
-            let syntax = if matches!(kind, Kind::Stale) {
-                2
-            } else {
-                k % 4
-            };
-            match (syntax, quote.is_empty()) {
-                (2, _) => {
-                    let _ = writeln!(
-                        md,
-                        "Claim {k} [source](https://github.com/citegate/corpus/blob/{short}/{path}#L{s}-L{e}).\n"
-                    );
-                }
-                (_, false) => {
-                    let _ = writeln!(md, "Claim {k}, quoted: {path}:{s}-{e}\n```\n{quote}\n```\n");
-                }
-                (0, true) => {
-                    let _ = writeln!(md, "Claim {k} is in {path}:{s}-{e}.\n");
-                }
-                (1, true) => {
-                    let _ = writeln!(md, "Claim {k} is in [the code](../../{path}#L{s}-L{e}).\n");
-                }
-                _ => {
-                    let _ = writeln!(md, "Claim {k} is in `{path}:{s}-{e}`.\n");
-                }
-            }
-        }
-        written += n;
-        if json {
-            w.put(
-                &format!("docs/answers{:03}/answer{d:05}.jsonl", d / 100),
-                &(answers.join("\n") + "\n"),
-            )?;
-        } else {
-            w.put(&format!("docs/page{:03}/page{d:05}.md", d / 100), &md)?;
+    if !args.history_docs {
+        for d in 0..docs {
+            let n = PER_DOC.min(args.citations - written);
+            let doc = write_doc(d, n, &args, &mut rng, Some(head), &history);
+            w.put(&doc.path, &doc.text)?;
+            rows.push_str(&doc.rows(head));
+            written += n;
         }
     }
+    rows.push_str(&history_rows);
+    written += history_written;
+    let live = (0..files.len()).filter(|i| files[*i].is_some()).count();
     w.commit("docs")?;
     let mut index = w.index;
     index.write()?;
@@ -385,7 +457,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}: {} files, {} commits, {} citations in {} docs",
         dir.display(),
-        live.len(),
+        live,
         history.len() + 1,
         written,
         docs

@@ -53,12 +53,13 @@ def best(cmd, cwd, repeat):
     return min(t for t, _ in times), max(r for _, r in times)
 
 
-def corpus(size, seed):
-    path = OUT / f"corpus-{size}-s{seed}"
+def corpus(size, seed, history_docs=False):
+    path = OUT / f"corpus-{size}-s{seed}{'-history' if history_docs else ''}"
     if not (path / ".git").exists():
         subprocess.run(["rm", "-rf", str(path), f"{path}.citations.tsv"], check=True)
+        extra = ["--history-docs"] if history_docs else []
         subprocess.run([str(BIN / "examples" / "corpus"), str(path), "--citations", str(size),
-                        "--seed", str(seed)], check=True)
+                        "--seed", str(seed)] + extra, check=True)
     rows = [line.split("\t") for line in Path(f"{path}.citations.tsv").read_text().splitlines()]
     return path, rows
 
@@ -117,15 +118,20 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--naive-sample", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--history-docs", action="store_true",
+                    help="docs committed across the history (every unpinned citation has an implied "
+                         "pin); also measures --no-history for the cost of implied pins")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example", "corpus"], cwd=ROOT, check=True)
     OUT.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     results = []
     for size in [int(s) for s in args.sizes.split(",")]:
-        repo, rows = corpus(size, args.seed)
+        repo, rows = corpus(size, args.seed, args.history_docs)
         audit = [str(BIN / "citegate"), "audit", "--format", "json"]
-        r = {"citations": size}
+        r = {"citations": size, "history_docs": args.history_docs}
+        if args.history_docs:
+            r["no_history_s"], _ = best(audit + ["-j", str(cores), "--no-history"], repo, args.repeat)
         r["one_core_s"], r["one_core_rss_kib"] = best(audit + ["-j", "1"], repo, args.repeat)
         r["all_cores_s"], r["all_cores_rss_kib"] = best(audit + ["-j", str(cores)], repo, args.repeat)
         r["floor_s"], r["distinct_blobs"] = floor(repo, rows)
@@ -157,11 +163,17 @@ def main():
             f"{100 * r['since_one_change_s'] / r['all_cores_s']:.0f}%",
             f"{r['sweep_s']:.2f} s",
         ]) + " |")
+    if args.history_docs:
+        print("\n| citations | with history | --no-history | cost of implied pins |\n|---|---|---|---|")
+        for r in results:
+            print(f"| {r['citations']:,} | {r['all_cores_s']:.2f} s | {r['no_history_s']:.2f} s | "
+                  f"{r['all_cores_s'] / r['no_history_s']:.2f}x |")
     if len(results) >= 2:
         a, b = results[0], results[-1]
         growth = (b["all_cores_s"] / a["all_cores_s"]) / (b["citations"] / a["citations"])
         print(f"\ngrowth {a['citations']:,} -> {b['citations']:,}: {growth:.2f} of linear")
-    (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    name = "results-history.json" if args.history_docs else "results.json"
+    (OUT / name).write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use git2::{Oid, Repository};
+use git2::Oid;
 
 use super::plan::pin_of;
 use crate::check::{self, CiteFacts, Group, Needs};
@@ -14,7 +14,7 @@ use crate::resolve::{blame, CodeRepo};
 
 /// The implied pin of every citation that has no pin of its own or of its doc (blame runs once
 /// per doc, for all of them).
-pub fn implied_pins(git: &Repository, target: Oid, docs: &[AuditedDoc]) -> HashMap<CiteRef, Oid> {
+pub fn implied_pins(repo: &CodeRepo, target: Oid, docs: &[AuditedDoc]) -> HashMap<CiteRef, Oid> {
     let unpinned: Vec<CiteRef> = docs
         .iter()
         .enumerate()
@@ -30,7 +30,7 @@ pub fn implied_pins(git: &Repository, target: Oid, docs: &[AuditedDoc]) -> HashM
     if unpinned.is_empty() {
         return HashMap::new();
     }
-    blame::implied_pins(git, target, docs, &unpinned)
+    blame::implied_pins(repo, target, docs, &unpinned)
 }
 
 /// Judge at the target the citations that did not hold at their implied pin.

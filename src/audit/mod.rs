@@ -175,7 +175,7 @@ pub fn check_docs(
         rules.on_doc(i, d, &mut findings);
     }
     let implied = match settings.history {
-        true => history::implied_pins(&git, target, &docs),
+        true => history::implied_pins(repo, target, &docs),
         false => HashMap::new(),
     };
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);

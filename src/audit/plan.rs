@@ -8,6 +8,7 @@ use git2::{Oid, Repository};
 
 use crate::check::Group;
 use crate::model::{AuditedDoc, CiteRef, Finding, PinSource};
+use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
 
@@ -52,23 +53,10 @@ pub fn drop_tentative(repo: &CodeRepo, git: &Repository, target: Oid, docs: &mut
     }
 }
 
-/// Blob IDs by revision and path, each looked up once.
-#[derive(Default)]
-struct BlobIds(HashMap<(Oid, String), Option<Oid>>);
-
-impl BlobIds {
-    fn id(&mut self, repo: &CodeRepo, git: &Repository, commit: Oid, path: &str) -> Option<Oid> {
-        *self
-            .0
-            .entry((commit, path.to_string()))
-            .or_insert_with(|| repo.blob_id(git, commit, path))
-    }
-
-    /// The same blob at both revisions: the citation reads the same there.
-    fn same(&mut self, repo: &CodeRepo, git: &Repository, a: Oid, b: Oid, path: &str) -> bool {
-        let first = self.id(repo, git, a, path);
-        first.is_some() && first == self.id(repo, git, b, path)
-    }
+/// The same object at `path` in both revisions: a citation of it reads the same there.
+fn same_blob(trees: &mut Trees, a: Oid, b: Oid, path: &str) -> bool {
+    let first = trees.entry(a, path);
+    first.is_some() && first == trees.entry(b, path)
 }
 
 /// The blob groups to read, and the findings of the citation-level rules.
@@ -90,7 +78,7 @@ pub fn plan(
 ) -> Plan {
     let mut findings = Vec::new();
     let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
-    let mut blobs = BlobIds::default();
+    let mut trees = Trees::new(repo.worker());
     let mut groups: BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>> = BTreeMap::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.iter().enumerate() {
@@ -117,7 +105,7 @@ pub fn plan(
             let cite = CiteRef { doc: di, index: ci };
             let (commit, source) = match implied.get(&cite) {
                 Some(&pin) if pin != target => {
-                    let same = blobs.same(repo, git, pin, target, path);
+                    let same = same_blob(&mut trees, pin, target, path);
                     (if same { target } else { pin }, PinSource::Implied)
                 }
                 _ => (commit, source),

@@ -108,6 +108,16 @@ impl Blob<'_> {
         let text = match self.repo.file_at(self.git, self.commit, self.path) {
             Ok(FileAt::Text(t)) => t,
             Ok(FileAt::Missing) | Err(_) => {
+                // A citation missing at its implied pin is judged again at the target: the
+                // paths of that older revision are not worth listing for it.
+                let later = |(_, pin): &(CiteRef, PinSource)| *pin == PinSource::Implied;
+                if self.compare && cites.iter().all(later) {
+                    let file = FileFacts::Missing {
+                        suggestions: Vec::new(),
+                        from_root: None,
+                    };
+                    return cites.iter().map(|c| base(c, file.clone())).collect();
+                }
                 let paths = self.repo.paths_at(self.git, self.commit);
                 let suggestions = paths.suggest(self.path);
                 return cites

@@ -118,6 +118,11 @@ fn verdicts(
     renamed: Option<&str>,
 ) -> Vec<(usize, StaleVerdict)> {
     let norm = NormalizedSource::new(text);
+    let target = Target {
+        text,
+        lines: LineIndex::new(text),
+        line_count: normalize::line_count(text),
+    };
     let patterns: Vec<&str> = items
         .iter()
         .map(|(_, _, held)| held.content.as_deref().unwrap_or(""))
@@ -141,9 +146,16 @@ fn verdicts(
             continue;
         }
         let found = found_all.next().unwrap_or_default();
-        out.push((i, verdict(citation, held, &found, text, path, renamed)));
+        out.push((i, verdict(citation, held, &found, &target, path, renamed)));
     }
     out
+}
+
+/// The file at the target, with what every verdict on it needs, computed once.
+struct Target<'a> {
+    text: &'a str,
+    lines: LineIndex,
+    line_count: usize,
 }
 
 /// One citation's verdict, from where its held content is found at the target.
@@ -151,7 +163,7 @@ fn verdict(
     citation: &Citation,
     held: &Held,
     found: &[LineRange],
-    text: &str,
+    target: &Target<'_>,
     path: &str,
     renamed: Option<&str>,
 ) -> StaleVerdict {
@@ -170,12 +182,8 @@ fn verdict(
     match found {
         [] => {
             let diff = held.lines_text.as_deref().zip(range).map(|(old, r)| {
-                let now = LineIndex::new(text).slice(
-                    text,
-                    r.start.max(1) as usize,
-                    r.end.max(1) as usize,
-                );
-                span_diff(old, now, r)
+                let (start, end) = (r.start.max(1) as usize, r.end.max(1) as usize);
+                span_diff(old, target.lines.slice(target.text, start, end), r)
             });
             StaleVerdict::Changed {
                 renamed_to: renamed.map(str::to_string),
@@ -183,7 +191,7 @@ fn verdict(
             }
         }
         [one] => {
-            let to = relocate(range, held.anchor, *one, normalize::line_count(text));
+            let to = relocate(range, held.anchor, *one, target.line_count);
             match (renamed, to) {
                 (Some(new), to) => StaleVerdict::Renamed {
                     path: new.to_string(),

@@ -11,16 +11,23 @@
 //! the citation's implied pin is then the newest code commit (first parents from the target) whose
 //! commit time is not after the time of the doc line's commit.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use git2::{Oid, Repository};
 
+use rayon::prelude::*;
+
+use super::trees::Trees;
+use super::CodeRepo;
 use crate::model::{AuditedDoc, CiteRef};
 
-/// The implied pin of each citation that has one.
+/// The implied pin of each citation that has one. Docs are blamed in parallel, each worker with
+/// its own repository handle and memo.
 pub fn implied_pins(
-    git: &Repository,
+    repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
     cites: &[CiteRef],
@@ -29,97 +36,96 @@ pub fn implied_pins(
     for c in cites {
         by_doc.entry(c.doc).or_default().push(*c);
     }
-    let mut out = HashMap::new();
-    let mut history: Option<Vec<(i64, Oid)>> = None;
-    for (doc_index, cites) in by_doc {
-        let d = &docs[doc_index];
-        let lines: Vec<(CiteRef, usize)> = cites
-            .iter()
-            .map(|c| (*c, d.doc.lines.line(d.citation(c.index).span.start)))
-            .collect();
-        if d.doc.repo_dir.is_some() {
-            let Some(newest) = last_with(git, target, &d.doc.name) else {
-                continue;
-            };
-            let mut blame = Blame::new(git, &d.doc.name);
-            out.extend(blame.lines(newest, d.doc.text.as_bytes(), &lines));
-            continue;
-        }
-        // A doc outside the code repository: blame it where it lives, then map times.
-        let Some((doc_repo, rel)) = own_repository(&d.doc.fs_path) else {
-            continue;
+    let by_doc: Vec<(usize, Vec<CiteRef>)> = by_doc.into_iter().collect();
+    let history: OnceLock<Vec<(i64, Oid)>> = OnceLock::new();
+    by_doc
+        .par_iter()
+        .map_init(
+            || Trees::new(repo.worker()),
+            |trees, (doc, cites)| doc_pins(trees, target, &docs[*doc], cites, &history),
+        )
+        .flatten()
+        .collect()
+}
+
+/// The implied pins of one doc's citations.
+fn doc_pins(
+    trees: &mut Trees,
+    target: Oid,
+    d: &AuditedDoc,
+    cites: &[CiteRef],
+    history: &OnceLock<Vec<(i64, Oid)>>,
+) -> Vec<(CiteRef, Oid)> {
+    let lines: Vec<(CiteRef, usize)> = cites
+        .iter()
+        .map(|c| (*c, d.doc.lines.line(d.citation(c.index).span.start)))
+        .collect();
+    if d.doc.repo_dir.is_some() {
+        let Some(newest) = last_with(trees, target, &d.doc.name) else {
+            return Vec::new();
         };
-        let Some(newest) = doc_repo.head().ok().and_then(|h| h.target()) else {
-            continue;
-        };
-        let blamed = Blame::new(&doc_repo, &rel).lines(newest, d.doc.text.as_bytes(), &lines);
-        if blamed.is_empty() {
-            continue;
-        }
-        let history = history.get_or_insert_with(|| first_parent_history(git, target));
-        for (c, doc_commit) in blamed {
-            let Ok(when) = doc_repo.find_commit(doc_commit).map(|c| c.time().seconds()) else {
-                continue;
-            };
-            if let Some((_, code_commit)) = history.iter().find(|(t, _)| *t <= when) {
-                out.insert(c, *code_commit);
-            }
-        }
+        return Blame::new(trees, &d.doc.name).lines(newest, d.doc.text.as_bytes(), &lines);
     }
-    out
+    // A doc outside the code repository: blame it where it lives, then map times.
+    let Some((doc_repo, rel)) = own_repository(&d.doc.fs_path) else {
+        return Vec::new();
+    };
+    let Some(newest) = doc_repo.head().ok().and_then(|h| h.target()) else {
+        return Vec::new();
+    };
+    let mut doc_trees = Trees::new(doc_repo);
+    let blamed = Blame::new(&mut doc_trees, &rel).lines(newest, d.doc.text.as_bytes(), &lines);
+    let history = history.get_or_init(|| first_parent_history(trees.git(), target));
+    blamed
+        .into_iter()
+        .filter_map(|(c, doc_commit)| {
+            let when = doc_trees
+                .git()
+                .find_commit(doc_commit)
+                .ok()?
+                .time()
+                .seconds();
+            let (_, code_commit) = history.iter().find(|(t, _)| *t <= when)?;
+            Some((c, *code_commit))
+        })
+        .collect()
 }
 
 /// The newest commit, along the first parents of `target`, whose tree holds `path`.
-fn last_with(git: &Repository, target: Oid, path: &str) -> Option<Oid> {
-    let has = |commit: Oid| {
-        git.find_commit(commit)
-            .and_then(|c| c.tree())
-            .and_then(|t| t.get_path(Path::new(path)))
-            .is_ok()
-    };
-    if has(target) {
+fn last_with(trees: &mut Trees, target: Oid, path: &str) -> Option<Oid> {
+    if trees.entry(target, path).is_some() {
         return Some(target);
     }
-    let mut walk = git.revwalk().ok()?;
+    let mut walk = trees.git().revwalk().ok()?;
     walk.push(target).ok()?;
     walk.simplify_first_parent().ok()?;
-    walk.flatten().find(|c| has(*c))
+    let chain: Vec<Oid> = walk.flatten().collect();
+    chain.into_iter().find(|c| trees.entry(*c, path).is_some())
 }
 
 /// Blame by line content over the commit graph, for one doc path, with what it read cached.
-struct Blame<'a> {
-    git: &'a Repository,
-    path: &'a str,
-    /// The doc's blob at each commit read (`None`: not there).
-    blob_at: HashMap<Oid, Option<Oid>>,
+struct Blame<'t> {
+    trees: &'t mut Trees,
+    path: &'t str,
     /// The lines of each doc blob read.
     lines_of: HashMap<Oid, HashSet<Vec<u8>>>,
 }
 
-impl<'a> Blame<'a> {
-    fn new(git: &'a Repository, path: &'a str) -> Self {
+impl<'t> Blame<'t> {
+    fn new(trees: &'t mut Trees, path: &'t str) -> Self {
         Blame {
-            git,
+            trees,
             path,
-            blob_at: HashMap::new(),
             lines_of: HashMap::new(),
         }
     }
 
-    fn blob(&mut self, commit: Oid) -> Option<Oid> {
-        let (git, path) = (self.git, self.path);
-        *self.blob_at.entry(commit).or_insert_with(|| {
-            let tree = git.find_commit(commit).ok()?.tree().ok()?;
-            tree.get_path(Path::new(path)).ok().map(|e| e.id())
-        })
-    }
-
-    /// Whether the doc at `commit` holds exactly this line.
-    fn has(&mut self, commit: Oid, line: &[u8]) -> bool {
-        let Some(blob) = self.blob(commit) else {
+    /// Whether the doc blob `blob` holds exactly this line.
+    fn has(&mut self, blob: Option<Oid>, line: &[u8]) -> bool {
+        let Some(blob) = blob else {
             return false;
         };
-        let git = self.git;
+        let git = self.trees.git();
         let lines = self.lines_of.entry(blob).or_insert_with(|| {
             let content = git.find_blob(blob).map(|b| b.content().to_vec());
             content
@@ -132,10 +138,11 @@ impl<'a> Blame<'a> {
     }
 
     /// The commit that wrote each line (1-based) of the doc as it is on disk (`buffer`), blaming
-    /// from `newest`: from a commit that holds the line, blame passes to the first parent that
-    /// holds it too; the commit none of whose parents holds it wrote it. Lines that `newest` does
-    /// not hold (uncommitted edits) have none. Lines are matched by text, so a citation line moved
-    /// within its doc keeps its pin.
+    /// from `newest`: from a commit that holds the line, blame passes to a parent whose doc is the
+    /// same blob (all lines at once, nothing read), else to the first parent that holds the line;
+    /// the commit none of whose parents holds it wrote it. Lines that `newest` does not hold
+    /// (uncommitted edits) have none. Lines are matched by text, so a citation line moved within
+    /// its doc keeps its pin.
     fn lines(
         &mut self,
         newest: Oid,
@@ -146,26 +153,40 @@ impl<'a> Blame<'a> {
             .split(|&b| b == b'\n')
             .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
             .collect();
+        let path = self.path;
         // Lines still being blamed, by the commit that holds them now.
         let mut open: BTreeMap<Oid, Vec<(CiteRef, &[u8])>> = BTreeMap::new();
+        let at_newest = self.trees.entry(newest, path);
         for (c, l) in lines {
             let Some(text) = l.checked_sub(1).and_then(|i| disk.get(i)) else {
                 continue;
             };
-            if self.has(newest, text) {
+            if self.has(at_newest, text) {
                 open.entry(newest).or_default().push((*c, text));
             }
         }
         let mut done = Vec::new();
         while let Some((commit, entries)) = open.pop_first() {
-            let parents: Vec<Oid> = self
-                .git
-                .find_commit(commit)
-                .map(|c| c.parent_ids().collect())
-                .unwrap_or_default();
+            let blob = self.trees.entry(commit, path);
+            let parents: Vec<(Oid, Option<Oid>)> = self
+                .trees
+                .parents(commit)
+                .into_iter()
+                .map(|p| (p, self.trees.entry(p, path)))
+                .collect();
+            if let Some((same, _)) = parents.iter().find(|(_, b)| *b == blob) {
+                // The usual case: the doc did not change; the whole group moves, nothing copied.
+                match open.entry(*same) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(entries);
+                    }
+                    Entry::Occupied(mut slot) => slot.get_mut().extend(entries),
+                }
+                continue;
+            }
             for (cite, text) in entries {
-                match parents.iter().find(|p| self.has(**p, text)) {
-                    Some(p) => open.entry(*p).or_default().push((cite, text)),
+                match parents.iter().find(|(_, b)| self.has(*b, text)) {
+                    Some((p, _)) => open.entry(*p).or_default().push((cite, text)),
                     None => done.push((cite, commit)),
                 }
             }

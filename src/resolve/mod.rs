@@ -3,5 +3,6 @@
 
 pub mod blame;
 pub mod repo;
+pub mod trees;
 
 pub use repo::{CodeRepo, FileAt, RevError};

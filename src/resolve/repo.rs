@@ -25,6 +25,9 @@ pub struct CodeRepo {
     pub home: Option<String>,
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
     renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
+    /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
+    /// many pins are removed by the same few commits, whose rename detection runs once.
+    commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
     chains: Mutex<HashMap<Oid, Arc<Vec<Oid>>>>,
     /// The target's text blobs, by object ID, once read: the checks at the target and the stale
     /// comparisons (and any older revision with the same blob) share one read. Older revisions'
@@ -32,6 +35,9 @@ pub struct CodeRepo {
     target_blobs: Mutex<HashMap<Oid, Arc<str>>>,
     target: std::sync::OnceLock<Oid>,
 }
+
+/// The renames of one diff: old path → new path.
+type Renames = HashMap<String, String>;
 
 /// Why a revision did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +109,7 @@ impl CodeRepo {
             home,
             paths: Mutex::new(HashMap::new()),
             renames: Mutex::new(HashMap::new()),
+            commit_renames: Mutex::new(HashMap::new()),
             chains: Mutex::new(HashMap::new()),
             target_blobs: Mutex::new(HashMap::new()),
             target: std::sync::OnceLock::new(),
@@ -263,7 +270,7 @@ impl CodeRepo {
         let chain = self.first_parents(repo, to);
         let Some(mut older) = chain.iter().position(|c| *c == from) else {
             // A pin off the first-parent line (a merged branch): one diff of the whole range.
-            return rename_in_commit(repo, from, to, path).ok().flatten();
+            return self.rename_in_commit(repo, from, to, path);
         };
         let exists = |i: usize, p: &str| {
             repo.find_commit(chain[i])
@@ -284,9 +291,7 @@ impl CodeRepo {
                     gone = mid;
                 }
             }
-            let next = rename_in_commit(repo, chain[has], chain[gone], &path)
-                .ok()
-                .flatten()?;
+            let next = self.rename_in_commit(repo, chain[has], chain[gone], &path)?;
             if exists(0, &next) {
                 return Some(next);
             }
@@ -297,6 +302,36 @@ impl CodeRepo {
             older = gone;
         }
         None
+    }
+
+    /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
+    /// once per pair of commits.
+    fn rename_in_commit(
+        &self,
+        repo: &Repository,
+        parent: Oid,
+        commit: Oid,
+        path: &str,
+    ) -> Option<String> {
+        let key = (parent, commit);
+        let cached = self
+            .commit_renames
+            .lock()
+            .expect("renames lock")
+            .get(&key)
+            .cloned();
+        let renames = match cached {
+            Some(r) => r,
+            None => {
+                let found = Arc::new(renames_in(repo, parent, commit).unwrap_or_default());
+                self.commit_renames
+                    .lock()
+                    .expect("renames lock")
+                    .insert(key, found.clone());
+                found
+            }
+        };
+        renames.get(path).cloned()
     }
 
     /// First-parent history from `to`, newest first (cached).
@@ -336,13 +371,12 @@ pub struct PathIndex {
     by_dir: HashMap<String, Vec<usize>>,
 }
 
-/// The new name of `path` in the one commit that removed it (`parent` → `commit`).
-fn rename_in_commit(
+/// Every rename git's rename detection finds between `parent` and `commit`: old path → new path.
+fn renames_in(
     repo: &Repository,
     parent: Oid,
     commit: Oid,
-    path: &str,
-) -> Result<Option<String>, git2::Error> {
+) -> Result<HashMap<String, String>, git2::Error> {
     let a = repo.find_commit(parent)?.tree()?;
     let b = repo.find_commit(commit)?.tree()?;
     let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
@@ -353,8 +387,8 @@ fn rename_in_commit(
     Ok(diff
         .deltas()
         .filter(|d| d.status() == git2::Delta::Renamed)
-        .find(|d| name(d.old_file()).as_deref() == Some(path))
-        .and_then(|d| name(d.new_file())))
+        .filter_map(|d| Some((name(d.old_file())?, name(d.new_file())?)))
+        .collect())
 }
 
 fn split(p: &str) -> (&str, &str) {
