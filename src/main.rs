@@ -135,7 +135,7 @@ struct Selection {
     /// The configuration file [default: .citegate.yaml at the repository root, when present]
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Check each citation at its revision only: no stale verdicts, no blame
+    /// No implied pins: unpinned citations are checked at the target only
     #[arg(long)]
     no_history: bool,
     /// The audited repository's URL, when its remotes do not name it (for permalinks)
