@@ -46,12 +46,35 @@ fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Erro
     );
 }
 
+/// A doc (or line) nested deeper than any answer: reported where it goes too deep when it looks
+/// like an answer, skipped like any other JSON otherwise; never parsed.
+fn too_deep(at: usize, looks_like_answer: bool) -> Extracted {
+    let mut ext = Extracted::default();
+    if looks_like_answer {
+        deep_problem(&mut ext, at);
+    } else {
+        ext.skipped = true;
+    }
+    ext
+}
+
+fn deep_problem(ext: &mut Extracted, at: usize) {
+    let message = format!(
+        "JSON nested deeper than {} levels: not read",
+        json_spans::MAX_DEPTH
+    );
+    ext.problem(RuleId::MalformedDoc, Span::new(at, at), message);
+}
+
 /// Extract a `.json` doc.
 pub fn extract_json(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
     // Editors on Windows write a byte-order mark, which JSON parsers refuse: read after it.
     let bom = doc.body_start();
     let text = &doc.text[bom..];
+    if let Some(at) = json_spans::too_deep(text) {
+        return too_deep(bom + at, mentions_answer_keys(text));
+    }
     if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         if mentions_answer_keys(text) {
             malformed(&mut ext, doc, bom, &err);
@@ -81,6 +104,7 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
     let mut offset = 0;
     let mut broken = Vec::new();
+    let mut deep = Vec::new();
     for line in doc.text.split_inclusive('\n') {
         let mut start = offset;
         offset += line.len();
@@ -90,6 +114,10 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
             start += 3;
         }
         if body.trim().is_empty() {
+            continue;
+        }
+        if let Some(at) = json_spans::too_deep(body) {
+            deep.push((start + at, mentions_answer_keys(body)));
             continue;
         }
         match serde_json::from_str::<serde::de::IgnoredAny>(body) {
@@ -102,6 +130,11 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
         }
     }
     let any_answer = !ext.answers.is_empty();
+    for (at, looks) in deep {
+        if any_answer || looks {
+            deep_problem(&mut ext, at);
+        }
+    }
     for (start, err, looks) in broken {
         if any_answer || looks {
             malformed(&mut ext, doc, start, &err);
@@ -299,6 +332,23 @@ mod tests {
         assert!(text[span.start..span.end].starts_with("{\"path\""));
         let ext = extract_jsonl(&doc(DocKind::JsonLines, text));
         assert_eq!(ext.citations.len(), 1);
+    }
+
+    #[test]
+    fn absurd_nesting_is_never_parsed() {
+        let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+        assert!(extract_json(&doc(DocKind::Json, &deep)).skipped);
+        let answer = format!(
+            "{{\"citations\": {}{}}}",
+            "[".repeat(5_000),
+            "]".repeat(5_000)
+        );
+        let ext = extract_json(&doc(DocKind::Json, &answer));
+        assert_eq!(ext.problems[0].rule, RuleId::MalformedDoc);
+        assert!(ext.problems[0].message.contains("nested deeper than 64"));
+        let lines = format!("{{\"summary\":\"s\",\"refuse\":true,\"citations\":[]}}\n{deep}\n");
+        let ext = extract_jsonl(&doc(DocKind::JsonLines, &lines));
+        assert_eq!((ext.answers.len(), ext.problems.len()), (1, 1));
     }
 
     #[test]

@@ -8,6 +8,9 @@ use crate::registry::RuleId;
 
 use super::path::resolve_path;
 
+/// Front matter larger than this is reported, not parsed.
+pub const MAX_BYTES: usize = 64 << 10;
+
 /// Where the front matter is: its YAML text, and where the Markdown after it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Block {
@@ -52,28 +55,42 @@ pub fn read(text: &str, block: Block, ext: &mut Extracted) {
     }
     let base = block.yaml.start;
     let yaml = &text[block.yaml.start..block.yaml.end];
+    let problem = |ext: &mut Extracted, at: usize, message: String| {
+        let at = at.min(text.len());
+        ext.problems.push(DocProblem {
+            rule: RuleId::MalformedDoc,
+            span: Span::new(at, at),
+            message,
+            help: None,
+        })
+    };
+    // Limits checked before the YAML parser sees the text (its time grows with nesting depth).
+    if yaml.len() > MAX_BYTES {
+        let message = format!("front matter over {} KiB: not read", MAX_BYTES >> 10);
+        return problem(ext, base, message);
+    }
+    if let Some(at) = super::json_spans::too_deep(yaml) {
+        let message = format!(
+            "front matter nested deeper than {} levels: not read",
+            super::json_spans::MAX_DEPTH
+        );
+        return problem(ext, base + at, message);
+    }
     let parsed: Result<FrontMatter, _> = if yaml.trim().is_empty() {
         Ok(FrontMatter::default())
     } else {
+        // Front matter that is not a mapping says nothing to citegate; a mapping is read straight
+        // from the text so that a type error is located at its value.
         serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).and_then(|v| match v {
-            serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_value(v),
+            serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_str(yaml),
             _ => Ok(FrontMatter::default()),
         })
     };
     let fm = match parsed {
         Ok(fm) => fm,
         Err(err) => {
-            let at = err
-                .location()
-                .map_or(base, |l| base + l.index())
-                .min(text.len());
-            ext.problems.push(DocProblem {
-                rule: RuleId::MalformedDoc,
-                span: Span::new(at, at),
-                message: format!("invalid YAML front matter: {err}"),
-                help: None,
-            });
-            return;
+            let at = err.location().map_or(base, |l| base + l.index());
+            return problem(ext, at, format!("invalid YAML front matter: {err}"));
         }
     };
     if let Some(rev) = fm.citegate.and_then(|p| p.rev) {
@@ -121,6 +138,39 @@ mod tests {
         assert_eq!(&text[block.body_start..], "body\n");
         assert_eq!(find("text\n---\na: b\n---\n", 0), None);
         assert_eq!(find("---\nno end\n", 0), None);
+    }
+
+    #[test]
+    fn deep_large_and_mistyped_front_matter_is_a_located_problem() {
+        let deep = format!("---\na: {}{}\n---\n", "[".repeat(1_000), "]".repeat(1_000));
+        let mut ext = Extracted::default();
+        read(&deep, find(&deep, 0).unwrap(), &mut ext);
+        assert!(
+            ext.problems[0].message.contains("nested deeper than"),
+            "{:?}",
+            ext.problems
+        );
+        assert_eq!(
+            ext.problems[0].span.start,
+            4 + 3 + super::super::json_spans::MAX_DEPTH
+        );
+        let huge = format!(
+            "---\na: {}{}\n---\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let mut ext = Extracted::default();
+        read(&huge, find(&huge, 0).unwrap(), &mut ext);
+        assert!(
+            ext.problems[0].message.contains("over 64 KiB"),
+            "{:?}",
+            ext.problems
+        );
+        let typed = "---\ntitle: t\nsources: 3\n---\n";
+        let mut ext = Extracted::default();
+        read(typed, find(typed, 0).unwrap(), &mut ext);
+        let at = ext.problems[0].span.start;
+        assert_eq!(&typed[at..at + 1], "3", "{:?}", ext.problems);
     }
 
     #[test]

@@ -86,6 +86,41 @@ impl Node {
     }
 }
 
+/// How deep arrays and objects may nest in a doc (JSON, or YAML flow collections). Answers nest
+/// three or four levels; a parser that recursed 5,000 levels would overflow its stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// Where `[`/`{` nesting first goes deeper than [`MAX_DEPTH`] (strings skipped), if it does: one
+/// linear pass, before any parser that recurses sees the text.
+pub fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if let Some(q) = quote {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if q == b'"' => escaped = true,
+                _ if b == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' | b'\'' => quote = Some(b),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Parse valid JSON text starting at `offset` in the doc. Returns `None` if the text is not valid
 /// JSON (callers validate with serde_json first).
 pub fn parse(text: &str, offset: usize) -> Option<Node> {
