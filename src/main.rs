@@ -295,38 +295,12 @@ fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
     audit::run(&options).map_err(|e| {
         match e {
             audit::AuditError::Config(c) if !c.text.is_empty() => {
-                eprintln!("{}", config_report(&c))
+                eprintln!("{}", human::config_error(&c))
             }
             e => eprintln!("citegate: error: {e}"),
         }
         ExitCode::from(2)
     })
-}
-
-/// A configuration error as a miette diagnostic pointing at the line in the file.
-fn config_report(e: &citegate::config::ConfigError) -> String {
-    let at = e.at.min(e.text.len());
-    let len = e.text[at..]
-        .find('\n')
-        .unwrap_or(e.text.len() - at)
-        .max(1)
-        .min(e.text.len() - at);
-    let report = miette::miette!(
-        labels = vec![miette::LabeledSpan::at(at..at + len, "here")],
-        "{}",
-        e.message
-    )
-    .with_source_code(miette::NamedSource::new(
-        e.path.display().to_string(),
-        e.text.clone(),
-    ));
-    let mut out = String::from("citegate: error: bad configuration\n");
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
-    if handler.render_report(&mut out, report.as_ref()).is_err() {
-        out.push_str(&e.to_string());
-    }
-    out
 }
 
 fn audit_command(args: AuditArgs) -> ExitCode {

@@ -8,8 +8,8 @@ use miette::{
     MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use crate::model::Finding;
-use crate::model::Report;
+use crate::config::ConfigError;
+use crate::model::{Finding, LineIndex, Report};
 use crate::registry::Severity;
 
 /// Rendering choices the binary makes (colour, width).
@@ -30,10 +30,20 @@ impl Default for HumanStyle {
     }
 }
 
-/// A doc's text under its report name, borrowed for rendering.
+/// Lines longer than this are shown as a window around the finding (a minified JSON batch, a
+/// doc written on one line): the renderer pads by column and cannot take columns past 65,535.
+const MAX_SHOWN_LINE: usize = 240;
+/// How much of a long line is shown on each side of the finding.
+const WINDOW_MARGIN: usize = 60;
+
+/// What of a doc is shown for one finding, under its report name: the whole text, or a window of
+/// it (`first_line` and `first_col` say where the window starts in the doc, 0-based, in lines and
+/// characters), so that line and column numbers stay the doc's.
 struct DocSource<'a> {
     name: &'a str,
     text: &'a str,
+    first_line: usize,
+    first_col: usize,
 }
 
 impl SourceCode for DocSource<'_> {
@@ -44,32 +54,92 @@ impl SourceCode for DocSource<'_> {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self.text.read_span(span, before, after)?;
+        // Columns count characters, as in every other format.
+        let start = span.offset().min(self.text.len());
+        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let mut column = self
+            .text
+            .get(line_start..start)
+            .map_or(0, |s| s.chars().count());
+        if line_start == 0 {
+            column += self.first_col;
+        }
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.to_string(),
             inner.data(),
             *inner.span(),
-            inner.line(),
-            inner.column(),
+            inner.line() + self.first_line,
+            column,
             inner.line_count(),
         )))
     }
 }
 
+/// The part of `text` shown for a finding at `span`, and the span within it: the whole text when
+/// the finding's lines are short, else a window of a few hundred bytes around it.
+fn window<'a>(
+    text: &'a str,
+    lines: &LineIndex,
+    span: crate::model::Span,
+) -> (DocSource<'a>, crate::model::Span) {
+    let start = span.start.min(text.len());
+    let end = span.end.clamp(start, text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let whole = DocSource {
+        name: "",
+        text,
+        first_line: 0,
+        first_col: 0,
+    };
+    let longest = text[line_start..line_end]
+        .split('\n')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    if longest <= MAX_SHOWN_LINE {
+        return (whole, span);
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(start.saturating_sub(WINDOW_MARGIN).max(line_start));
+    let cut = floor(end.min(start + MAX_SHOWN_LINE));
+    let to = floor((cut + WINDOW_MARGIN).min(line_end));
+    let (line, col) = lines.line_col(text, from);
+    let shown = DocSource {
+        name: "",
+        text: &text[from..to],
+        first_line: line - 1,
+        first_col: col - 1,
+    };
+    (shown, crate::model::Span::new(start - from, cut - from))
+}
+
+/// One diagnostic into a doc: a finding, or a configuration error.
 struct Diag<'a> {
-    finding: &'a Finding,
+    message: &'a str,
+    code: Option<&'a str>,
+    severity: miette::Severity,
     source: DocSource<'a>,
+    /// Where it points within `source`, and the label under it.
+    span: crate::model::Span,
+    label: String,
     help: Option<String>,
 }
 
 impl fmt::Debug for Diag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.message)
+        f.write_str(self.message)
     }
 }
 
 impl fmt::Display for Diag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.finding.message)
+        f.write_str(self.message)
     }
 }
 
@@ -77,15 +147,11 @@ impl std::error::Error for Diag<'_> {}
 
 impl Diagnostic for Diag<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.finding.rule.as_str()))
+        self.code.map(|c| Box::new(c) as Box<dyn fmt::Display + 'a>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.finding.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Note => miette::Severity::Advice,
-        })
+        Some(self.severity)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -99,19 +165,63 @@ impl Diagnostic for Diag<'_> {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = self.finding.span;
-        let label = match (&self.finding.path, self.finding.lines) {
-            (Some(p), Some(l)) => format!("{p}:{l}"),
-            (Some(p), None) => p.clone(),
-            _ => self.finding.rule.as_str().to_string(),
-        };
+        let span = SourceSpan::new(self.span.start.into(), self.span.len());
         Some(Box::new(std::iter::once(
-            LabeledSpan::new_primary_with_span(
-                Some(label),
-                SourceSpan::new(span.start.into(), span.len()),
-            ),
+            LabeledSpan::new_primary_with_span(Some(self.label.clone()), span),
         )))
     }
+}
+
+impl<'a> Diag<'a> {
+    fn of_finding(f: &'a Finding, name: &'a str, text: &'a str, lines: &LineIndex) -> Self {
+        let (mut source, span) = window(text, lines, f.span);
+        source.name = name;
+        let label = match (&f.path, f.lines) {
+            (Some(p), Some(l)) => format!("{p}:{l}"),
+            (Some(p), None) => p.clone(),
+            _ => f.rule.as_str().to_string(),
+        };
+        Diag {
+            message: &f.message,
+            code: Some(f.rule.as_str()),
+            severity: match f.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+                Severity::Note => miette::Severity::Advice,
+            },
+            source,
+            span,
+            label,
+            help: help_text(f),
+        }
+    }
+}
+
+/// A configuration error pointing at the rest of its line in the file, e.g.
+/// `.citegate.yaml:3` with the offending key underlined.
+pub fn config_error(e: &ConfigError) -> String {
+    let name = e.path.display().to_string();
+    let at = e.at.min(e.text.len());
+    let len = e.text[at..].find('\n').unwrap_or(e.text.len() - at).max(1);
+    let span = crate::model::Span::new(at, (at + len).min(e.text.len()));
+    let lines = LineIndex::new(&e.text);
+    let (mut source, span) = window(&e.text, &lines, span);
+    source.name = &name;
+    let diag = Diag {
+        message: &e.message,
+        code: None,
+        severity: miette::Severity::Error,
+        source,
+        span,
+        label: "here".to_string(),
+        help: None,
+    };
+    let mut out = String::from("citegate: error: bad configuration\n");
+    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor());
+    if handler.render_report(&mut out, &diag).is_err() {
+        out.push_str(&e.to_string());
+    }
+    out
 }
 
 fn help_text(f: &Finding) -> Option<String> {
@@ -159,14 +269,7 @@ pub fn render(report: &Report, style: HumanStyle) -> String {
     let mut out = String::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;
-        let diag = Diag {
-            finding: f,
-            source: DocSource {
-                name: &doc.name,
-                text: &doc.text,
-            },
-            help: help_text(f),
-        };
+        let diag = Diag::of_finding(f, &doc.name, &doc.text, &doc.lines);
         if handler.render_report(&mut out, &diag).is_err() {
             out.push_str(&format!("{}: {}\n", doc.name, f.message));
         }

@@ -1,0 +1,139 @@
+//! Hostile inputs through the binary: each test is a row of the hardening pass (issue 10) and
+//! fails without its fix. The rule behind them: bad input gets a located finding or a clear error,
+//! the rest of the batch runs, exit codes keep their meaning, nothing outside the repository is
+//! read, printed or written through.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use citegate::testing::Fixture;
+
+const REPO: &str = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n";
+
+fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("citegate")
+        .unwrap()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn write(dir: &Path, path: &str, text: impl AsRef<[u8]>) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}); exit {:?}; stderr: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn rules(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["doc"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn json_nested_5000_deep_does_not_stop_the_batch() {
+    let fx = Fixture::build(REPO).unwrap();
+    let deep = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+    write(fx.path(), "docs/deep.json", &deep);
+    write(
+        fx.path(),
+        "docs/deep-answer.json",
+        format!("{{\"citations\": {deep}}}"),
+    );
+    write(fx.path(), "docs/a.md", "Missing: src/nope.rs:1.\n");
+    let out = citegate(fx.path(), &["audit", "docs", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(
+        rules(&report),
+        [
+            ("invented-path".to_string(), "docs/a.md".to_string()),
+            (
+                "malformed-doc".to_string(),
+                "docs/deep-answer.json".to_string()
+            )
+        ]
+    );
+    assert_eq!(report["summary"]["skipped"], 1);
+}
+
+#[test]
+fn a_finding_past_column_65535_is_shown_not_a_panic() {
+    let fx = Fixture::build(REPO).unwrap();
+    let mut answers: Vec<String> = (0..1000)
+        .map(|_| {
+            format!(
+                "{{\"summary\": \"{}\", \"refuse\": true, \"citations\": []}}",
+                "s".repeat(100)
+            )
+        })
+        .collect();
+    answers.push(
+        "{\"summary\": \"x\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1}]}"
+            .into(),
+    );
+    write(
+        fx.path(),
+        "docs/batch.json",
+        format!("[{}]", answers.join(", ")),
+    );
+    let out = citegate(fx.path(), &["audit", "docs", "--color", "never"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 1-based: the `[`, each answer and its `, `, then the citation object in the last answer.
+    let before: usize = answers[..1000].iter().map(|a| a.len() + 2).sum();
+    let column = 1 + before + answers[1000].find("{\"path\"").unwrap() + 1;
+    assert!(column > 65_536);
+    assert!(
+        stdout.contains(&format!("docs/batch.json:1:{column}]")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("src/nope.rs"), "{stdout}");
+    // The same column in JSON: every format counts characters.
+    let report = json(&citegate(fx.path(), &["audit", "docs", "--format", "json"]));
+    assert_eq!(report["findings"][0]["column"], column);
+}
+
+#[test]
+fn a_config_error_on_a_very_long_line_is_located_not_a_panic() {
+    let fx = Fixture::build(REPO).unwrap();
+    let regex = format!(
+        "(?P<path>\\w+):(?P<start>\\d+){}",
+        "(a{1000}){1000}".repeat(20)
+    );
+    write(
+        fx.path(),
+        ".citegate.yaml",
+        format!("patterns:\n  - name: huge\n    regex: '{regex}'\n"),
+    );
+    let out = citegate(fx.path(), &["audit"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("bad configuration"), "{stderr}");
+    assert!(stderr.contains(".citegate.yaml:3:"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
