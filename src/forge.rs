@@ -168,6 +168,7 @@ pub fn blob_url(web: &str, rev: &str, path: &str, lines: Option<LineRange>) -> S
         Some(l) if l.start == l.end => format!("#lines-{}", l.start),
         _ => frag.unwrap_or_default(),
     };
+    let path = crate::model::PathStyle::Url.render(path);
     format!("{web}/{blob}/{rev}/{path}{frag}")
 }
 

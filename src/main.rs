@@ -11,7 +11,7 @@ use citegate::audit::{self, AuditOptions};
 use citegate::fix;
 use citegate::model::Report;
 use citegate::registry::RuleId;
-use citegate::report::{github, human, json, markdown, sarif};
+use citegate::report::{github, human, json, markdown, printable, sarif};
 use citegate::sweep;
 
 /// Audit `path:line` code citations in Markdown wikis and AI answer files against the Git
@@ -388,7 +388,7 @@ fn fix_command(args: FixArgs) -> ExitCode {
                 };
                 out.push_str(&format!(
                     "{}: fixed {} citation{}{pins}\n",
-                    doc.name,
+                    printable(&doc.name, false),
                     doc_fix.applied,
                     plural(doc_fix.applied)
                 ));
@@ -402,8 +402,8 @@ fn fix_command(args: FixArgs) -> ExitCode {
     for m in report.pin_moves.iter().filter(|m| m.blocked()) {
         out.push_str(&format!(
             "{}: the doc's pin stays where it is: these citations cannot move with it: {}\n",
-            report.docs[m.doc].doc.name,
-            m.blocked_by.join(", ")
+            printable(&report.docs[m.doc].doc.name, false),
+            printable(&m.blocked_by.join(", "), false)
         ));
     }
     if !args.diff {

@@ -122,7 +122,7 @@ pub fn render(report: &Report, drift: Option<&Drift>) -> String {
         let list = |title: &str, items: &[String], out: &mut String| {
             let _ = writeln!(out, "{title}: {}", items.len());
             for i in items {
-                let _ = writeln!(out, "- `{i}`");
+                let _ = writeln!(out, "- {}", markdown::code(i));
             }
             out.push('\n');
         };

@@ -137,3 +137,67 @@ fn a_config_error_on_a_very_long_line_is_located_not_a_panic() {
     assert!(stderr.contains(".citegate.yaml:3:"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn doc_names_and_paths_cannot_inject_into_any_output() {
+    let fx = Fixture::build(REPO).unwrap();
+    // A doc name with a terminal escape, and an answer whose path holds CR and a heading.
+    write(
+        fx.path(),
+        "docs/e\u{1b}[31mvil.md",
+        "Missing: src/nope.rs:1.\n",
+    );
+    write(
+        fx.path(),
+        "docs/a.json",
+        "{\"summary\": \"s\", \"citations\": [{\"path\": \"x\\r\\n## heading | cell\", \"startLine\": 1}]}",
+    );
+    for format in ["human", "github", "markdown"] {
+        let out = citegate(
+            fx.path(),
+            &["audit", "docs", "--format", format, "--color", "never"],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
+        assert!(
+            !stdout.contains('\u{1b}'),
+            "{format} prints a raw escape: {stdout:?}"
+        );
+        assert!(
+            !stdout.contains('\r'),
+            "{format} prints a raw CR: {stdout:?}"
+        );
+        if format == "markdown" {
+            assert!(
+                !stdout.lines().any(|l| l.starts_with("## heading")),
+                "{stdout}"
+            );
+            let rows = stdout.lines().filter(|l| l.starts_with("| `docs")).count();
+            assert_eq!(rows, 2, "one table row per finding: {stdout}");
+        }
+    }
+}
+
+#[test]
+fn sarif_artifact_uris_are_percent_encoded() {
+    let fx = Fixture::build(REPO).unwrap();
+    write(
+        fx.path(),
+        "docs/d o#c?s/a%25b.md",
+        "Missing: src/nope.rs:1.\n",
+    );
+    write(fx.path(), "x:y/c.md", "Missing: src/nope.rs:2.\n");
+    let out = citegate(fx.path(), &["audit", "docs", "x:y", "--format", "sarif"]);
+    let sarif = json(&out);
+    let uris: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(uris, ["docs/d%20o%23c%3Fs/a%2525b.md", "x%3Ay/c.md"]);
+}

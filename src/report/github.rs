@@ -4,11 +4,14 @@
 use crate::model::Report;
 use crate::registry::Severity;
 
-/// Escape a command's message.
+/// Escape a command's message: `%`, CR and LF as GitHub requires, other control characters
+/// (terminal escapes) replaced.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::printable(&s, false).into_owned()
 }
 
 /// Escape a command's property value.
@@ -56,5 +59,6 @@ mod tests {
     fn escapes_as_github_requires() {
         assert_eq!(escape_data("50% a\r\nb"), "50%25 a%0D%0Ab");
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+        assert_eq!(escape_data("a\u{1b}[31m"), "a?[31m");
     }
 }

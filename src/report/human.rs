@@ -1,6 +1,7 @@
 //! Human output: miette diagnostics into the doc (file:line:col, the citation underlined), with
 //! the evidence (the lines actually at the revision) under each, then a one-line summary.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use miette::{
@@ -11,6 +12,7 @@ use miette::{
 use crate::config::ConfigError;
 use crate::model::{Finding, LineIndex, Report};
 use crate::registry::Severity;
+use crate::report::printable;
 
 /// Rendering choices the binary makes (colour, width).
 #[derive(Debug, Clone, Copy)]
@@ -40,8 +42,8 @@ const WINDOW_MARGIN: usize = 60;
 /// it (`first_line` and `first_col` say where the window starts in the doc, 0-based, in lines and
 /// characters), so that line and column numbers stay the doc's.
 struct DocSource<'a> {
-    name: &'a str,
-    text: &'a str,
+    name: Cow<'a, str>,
+    text: Cow<'a, str>,
     first_line: usize,
     first_col: usize,
 }
@@ -53,9 +55,10 @@ impl SourceCode for DocSource<'_> {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self.text.read_span(span, before, after)?;
+        let text: &str = &self.text;
+        let inner = text.read_span(span, before, after)?;
         // Columns count characters, as in every other format.
-        let start = span.offset().min(self.text.len());
+        let start = span.offset().min(text.len());
         let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
         let mut column = self
             .text
@@ -86,9 +89,10 @@ fn window<'a>(
     let end = span.end.clamp(start, text.len());
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    // Terminal escapes and other control characters in a doc are never printed raw.
     let whole = DocSource {
-        name: "",
-        text,
+        name: Cow::Borrowed(""),
+        text: printable(text, true),
         first_line: 0,
         first_col: 0,
     };
@@ -111,8 +115,8 @@ fn window<'a>(
     let to = floor((cut + WINDOW_MARGIN).min(line_end));
     let (line, col) = lines.line_col(text, from);
     let shown = DocSource {
-        name: "",
-        text: &text[from..to],
+        name: Cow::Borrowed(""),
+        text: printable(&text[from..to], true),
         first_line: line - 1,
         first_col: col - 1,
     };
@@ -121,7 +125,7 @@ fn window<'a>(
 
 /// One diagnostic into a doc: a finding, or a configuration error.
 struct Diag<'a> {
-    message: &'a str,
+    message: Cow<'a, str>,
     code: Option<&'a str>,
     severity: miette::Severity,
     source: DocSource<'a>,
@@ -133,13 +137,13 @@ struct Diag<'a> {
 
 impl fmt::Debug for Diag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message)
+        f.write_str(&self.message)
     }
 }
 
 impl fmt::Display for Diag<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -175,14 +179,14 @@ impl Diagnostic for Diag<'_> {
 impl<'a> Diag<'a> {
     fn of_finding(f: &'a Finding, name: &'a str, text: &'a str, lines: &LineIndex) -> Self {
         let (mut source, span) = window(text, lines, f.span);
-        source.name = name;
+        source.name = printable(name, false);
         let label = match (&f.path, f.lines) {
             (Some(p), Some(l)) => format!("{p}:{l}"),
             (Some(p), None) => p.clone(),
             _ => f.rule.as_str().to_string(),
         };
         Diag {
-            message: &f.message,
+            message: printable(&f.message, true),
             code: Some(f.rule.as_str()),
             severity: match f.severity {
                 Severity::Error => miette::Severity::Error,
@@ -191,8 +195,8 @@ impl<'a> Diag<'a> {
             },
             source,
             span,
-            label,
-            help: help_text(f),
+            label: printable(&label, false).into_owned(),
+            help: help_text(f).map(|h| printable(&h, true).into_owned()),
         }
     }
 }
@@ -206,9 +210,9 @@ pub fn config_error(e: &ConfigError) -> String {
     let span = crate::model::Span::new(at, (at + len).min(e.text.len()));
     let lines = LineIndex::new(&e.text);
     let (mut source, span) = window(&e.text, &lines, span);
-    source.name = &name;
+    source.name = printable(&name, false);
     let diag = Diag {
-        message: &e.message,
+        message: printable(&e.message, true),
         code: None,
         severity: miette::Severity::Error,
         source,

@@ -8,11 +8,29 @@ use crate::forge;
 use crate::model::Finding;
 use crate::model::LineRange;
 use crate::model::Report;
-use crate::report::human;
+use crate::report::{human, printable};
 
-/// Escape text for a Markdown table cell.
+/// Text for a Markdown table cell: on one line (a CR or LF would end the row and start Markdown of
+/// its own), control characters replaced, `|` escaped, no raw HTML. Messages keep their code spans.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    printable(&text.replace(['\r', '\n'], " "), false)
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+}
+
+/// `text` as a code span (in a table cell or a list): fenced by more backticks than it holds in a row, on one
+/// line, with `|` escaped (GitHub splits table rows on it even inside code).
+pub fn code(text: &str) -> String {
+    let text = printable(&text.replace(['\r', '\n'], " "), false).replace('|', "\\|");
+    let mut run = 0;
+    let mut longest = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 fn doc_link(report: &Report, f: &Finding, line: usize) -> String {
@@ -24,7 +42,7 @@ fn doc_link(report: &Report, f: &Finding, line: usize) -> String {
             let url = forge::blob_url(web, &report.revision, &doc.name, at);
             format!("[{}]({url})", cell(&label))
         }
-        _ => format!("`{}`", cell(&label)),
+        _ => code(&label),
     }
 }
 
@@ -41,7 +59,7 @@ fn cited_link(report: &Report, f: &Finding) -> String {
             let url = forge::blob_url(web, rev, path, f.lines);
             format!("[{}]({url})", cell(&label))
         }
-        _ => format!("`{}`", cell(&label)),
+        _ => code(&label),
     }
 }
 
@@ -65,13 +83,26 @@ pub fn render(report: &Report, title: &str) -> String {
         let (line, _) = doc.lines.line_col(&doc.text, f.span.start);
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             doc_link(report, f, line),
-            f.rule,
+            code(f.rule.as_str()),
             f.severity.as_str(),
             cited_link(report, f),
             cell(&f.message),
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_cannot_break_the_table_or_start_markdown() {
+        assert_eq!(cell("a|b\r\n## x `y` <img>"), "a\\|b  ## x `y` &lt;img>");
+        assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
+        assert_eq!(code("src/a.rs:1"), "`src/a.rs:1`");
+        assert_eq!(cell("\u{1b}[2J"), "?[2J");
+    }
 }

@@ -7,6 +7,18 @@ use crate::model::Finding;
 use crate::model::Report;
 use crate::registry::{RuleId, Severity};
 
+/// A repository path as a relative URI reference (RFC 3986): every byte but the unreserved ones
+/// and `/` percent-encoded, so `#`, `?`, `%`, spaces and a `:` in the first segment stay in the path.
+pub fn uri(path: &str) -> String {
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'/')
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(path, KEEP).to_string()
+}
+
 fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -49,7 +61,7 @@ fn result(report: &Report, f: &Finding) -> Value {
         message.push('\n');
         message.push_str(help);
     }
-    let artifact = json!({"uri": doc.name, "uriBaseId": "SRCROOT"});
+    let artifact = json!({"uri": uri(&doc.name), "uriBaseId": "SRCROOT"});
     let mut region = json!({
         "startLine": start_line,
         "startColumn": start_col,
@@ -121,4 +133,16 @@ pub fn render(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&log).expect("SARIF serialises");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod uri_tests {
+    use super::uri;
+
+    #[test]
+    fn artifact_uris_are_percent_encoded() {
+        assert_eq!(uri("d o#c?s/a%25b.md"), "d%20o%23c%3Fs/a%2525b.md");
+        assert_eq!(uri("x:y/c.md"), "x%3Ay/c.md");
+        assert_eq!(uri("docs/ünï.md"), "docs/%C3%BCn%C3%AF.md");
+    }
 }
