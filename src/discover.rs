@@ -1,6 +1,7 @@
 //! Discovery: the doc files to audit. Folders are walked honouring `.gitignore` (and skipping
 //! hidden files), keeping Markdown (`*.md`, `*.mdx`) and answer files (`*.json`, `*.jsonl`).
-//! Files named explicitly are always audited.
+//! Files named explicitly are always audited (a symbolic link, a FIFO or a device among them is
+//! reported by the loader, never read).
 
 use std::path::{Path, PathBuf};
 
@@ -29,11 +30,12 @@ pub fn discover(
 ) -> Result<Vec<DocFile>, DiscoverError> {
     let mut out = Vec::new();
     for root in paths {
-        let meta = std::fs::metadata(root).map_err(|e| DiscoverError {
+        // Not followed: a link named explicitly is reported by the loader, never read through.
+        let meta = std::fs::symlink_metadata(root).map_err(|e| DiscoverError {
             path: root.clone(),
             error: e.to_string(),
         })?;
-        if meta.is_file() {
+        if !meta.is_dir() {
             out.push(DocFile {
                 path: root.clone(),
                 kind: DocKind::from_path(root).unwrap_or(DocKind::Markdown),

@@ -2,6 +2,8 @@
 //! apply the configuration's syntax switches and path remaps. A doc that cannot be read becomes a
 //! `malformed-doc` problem, never a failed run.
 
+use std::path::Path;
+
 use crate::config::Config;
 use crate::discover::DocFile;
 use crate::extract::{self, ExtractContext};
@@ -40,39 +42,16 @@ pub fn read_and_extract(
         extracted.problem(RuleId::MalformedDoc, Span::new(at, at), message);
         keep(&name, doc.text.as_bytes()).then(|| AuditedDoc::new(doc, extracted))
     };
-    match std::fs::metadata(&file.path) {
-        Ok(m) if m.len() > MAX_DOC_BYTES => {
-            return broken(
-                String::new(),
-                0,
-                format!(
-                    "the doc is {} MiB, over the {} MiB limit",
-                    m.len() >> 20,
-                    MAX_DOC_BYTES >> 20
-                ),
-            )
-        }
-        Err(e) => return broken(String::new(), 0, format!("cannot read the doc: {e}")),
-        _ => {}
-    }
-    let bytes = match std::fs::read(&file.path) {
+    let bytes = match read_bytes(&file.path) {
         Ok(b) => b,
-        Err(e) => return broken(String::new(), 0, format!("cannot read the doc: {e}")),
+        Err(message) => return broken(String::new(), 0, message),
     };
     if !keep(&name, &bytes) {
         return None;
     }
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return broken(String::new(), 0, "the doc is a binary file".to_string());
-    }
-    let text = match String::from_utf8(bytes) {
+    let text = match decode(bytes) {
         Ok(t) => t,
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            // The lossy text has the same bytes up to the first invalid one.
-            return broken(lossy, at, "the doc is not valid UTF-8".to_string());
-        }
+        Err((text, at, message)) => return broken(text, at, message),
     };
     let doc = Doc::new(file.path.clone(), name, repo_dir, file.kind, text);
     let extracted = extract::extract(&doc, ctx);
@@ -97,4 +76,45 @@ pub fn configure(d: &mut AuditedDoc, config: &Config) {
             }
         }
     }
+}
+
+/// The bytes of a doc, read only when it is a regular file within the size limit: a symbolic
+/// link is never followed (it could lead out of the repository, and `fix` would replace it), and
+/// a FIFO or device is never opened (reading one can block forever).
+fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read the doc: {e}"))?;
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        return Err("the doc is a symbolic link: not followed".to_string());
+    }
+    if !kind.is_file() {
+        return Err(
+            "the doc is not a regular file (a FIFO, socket or device): not read".to_string(),
+        );
+    }
+    if meta.len() > MAX_DOC_BYTES {
+        return Err(format!(
+            "the doc is {} MiB, over the {} MiB limit",
+            meta.len() >> 20,
+            MAX_DOC_BYTES >> 20
+        ));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read the doc: {e}"))
+}
+
+/// A doc's bytes as text; or what can be shown of it, where it goes wrong, and why.
+fn decode(bytes: Vec<u8>) -> Result<String, (String, usize, String)> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        let message = "the doc is UTF-16 (it starts with a UTF-16 byte-order mark): citegate reads UTF-8; convert it (`iconv -f UTF-16 -t UTF-8`)";
+        return Err((String::new(), 0, message.to_string()));
+    }
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return Err((String::new(), 0, "the doc is a binary file".to_string()));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        // The lossy text has the same bytes up to the first invalid one.
+        let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+        (lossy, at, "the doc is not valid UTF-8".to_string())
+    })
 }

@@ -65,7 +65,7 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.jobs {
-        pool = pool.num_threads(n.max(1));
+        pool = pool.num_threads(jobs(n)?);
     }
     let pool = pool
         .build()
@@ -111,6 +111,23 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         report.web_url = home.map(|id| format!("https://{id}"));
         Ok(report)
     })
+}
+
+/// Worker threads per core, at most: each opens its own repository handle, and thousands of them
+/// cost more than they bring (`-j 16000` did not finish in 100 s).
+pub const MAX_JOBS_PER_CORE: usize = 8;
+
+/// `--jobs N`, checked against the cores before any thread starts.
+fn jobs(n: usize) -> Result<usize, AuditError> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = MAX_JOBS_PER_CORE * cores;
+    if n > max {
+        return Err(AuditError::Threads(format!(
+            "--jobs {n}: at most {max} ({MAX_JOBS_PER_CORE} per core, {cores} core{} here)",
+            if cores == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(n.max(1))
 }
 
 /// The target commit: the `--worktree` snapshot, or the settings' target revision.

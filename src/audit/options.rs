@@ -69,7 +69,7 @@ impl std::fmt::Display for AuditError {
             }
             AuditError::Rev { rev, message } => write!(f, "--target {rev}: {message}"),
             AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
-            AuditError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
+            AuditError::Threads(e) => write!(f, "worker threads: {e}"),
             AuditError::Config(e) => write!(f, "{e}"),
         }
     }

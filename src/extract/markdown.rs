@@ -7,6 +7,7 @@
 //! info string is a citation, is that citation's quote. Bare forge URLs in prose and `href`s in
 //! raw HTML are links like any other.
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -72,6 +73,18 @@ struct Walker<'a> {
     /// The literals of the last paragraph's sentences that cite nothing: a `Sources:` paragraph
     /// right after it backs them.
     uncited_literals: Vec<Literal>,
+    /// Where the last needle of the current text event was found (see `locate`).
+    located: Cell<Located>,
+}
+
+/// What `locate` knows about the text event it was last asked about.
+#[derive(Clone, Copy, Default)]
+struct Located {
+    start: usize,
+    end: usize,
+    verbatim: bool,
+    text_pos: usize,
+    source_pos: usize,
 }
 
 /// Extract a Markdown doc.
@@ -90,6 +103,10 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         markers: Vec::new(),
         headings: Vec::new(),
         uncited_literals: Vec::new(),
+        located: Cell::new(Located {
+            end: usize::MAX,
+            ..Located::default()
+        }),
     };
     for (entry, citation) in sources::scan(&doc.text) {
         w.ext.sources.entries.push(entry);
@@ -213,13 +230,62 @@ impl<'a> Walker<'a> {
     }
 
     /// Where `needle` (found at `rel` in the event text) is written in the doc.
+    ///
+    /// Linear over an event however many citations it holds: whether the event text is the source
+    /// verbatim is decided once per event, and otherwise (escapes and entities only ever shorten
+    /// the text) each needle is searched for from where the previous one was found.
     fn locate(&self, text: &str, range: &Range<usize>, rel: Span) -> Span {
-        let source = &self.doc.text[range.clone()];
-        if source == text {
+        let mut at = self.located.get();
+        if (at.start, at.end) != (range.start, range.end) {
+            let verbatim = self.doc.text.get(range.clone()) == Some(text);
+            at = Located {
+                start: range.start,
+                end: range.end,
+                verbatim,
+                text_pos: 0,
+                source_pos: 0,
+            };
+        }
+        if at.verbatim {
+            self.located.set(at);
             return rel.shifted(range.start);
         }
+        let source = &self.doc.text[range.clone()];
         let needle = &text[rel.start..rel.end];
-        match source.find(needle) {
+        // A text offset is never past its source offset; in order, the source advances at least
+        // as far as the text did, and not much further (by the escapes in between): the search
+        // window grows with the distance travelled, so an event is searched in linear time even
+        // when its needles are not in the source verbatim (an escape inside a citation).
+        // Behind the last needle (a path inside the citation just located), the source offset is
+        // at most as far behind as the text offset is, and not much further.
+        let (from, limit) = match rel.start.checked_sub(at.text_pos) {
+            Some(ahead) => {
+                let from = at.source_pos + ahead;
+                (from, from + needle.len() + 2 * ahead + 64)
+            }
+            None => {
+                let back = at.text_pos - rel.start;
+                let high = at.source_pos.saturating_sub(back);
+                let low = high.saturating_sub(2 * back + 64).max(rel.start);
+                (low, high + needle.len())
+            }
+        };
+        let boundary = |mut i: usize| {
+            i = i.min(source.len());
+            while !source.is_char_boundary(i) {
+                i += 1;
+            }
+            i
+        };
+        let (from, limit) = (boundary(from), boundary(limit));
+        let found = source[from..limit.max(from)].find(needle).map(|i| from + i);
+        // Not found verbatim, `from` is still a lower bound for where the needle's text is.
+        self.located.set(Located {
+            text_pos: rel.start,
+            source_pos: found.unwrap_or(from),
+            ..at
+        });
+        match found {
             Some(i) => Span::new(range.start + i, range.start + i + needle.len()),
             None => to_span(range),
         }
@@ -533,4 +599,44 @@ fn autolink_end(url: &str) -> &str {
 
 fn to_span(range: &Range<usize>) -> Span {
     Span::new(range.start, range.end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{DocKind, LineStyle};
+
+    fn extract_text(text: &str) -> Extracted {
+        let doc = Doc::new(
+            "a.md".into(),
+            "a.md".into(),
+            Some(String::new()),
+            DocKind::Markdown,
+            text.to_string(),
+        );
+        extract(&doc, &ExtractContext::default())
+    }
+
+    #[test]
+    fn spans_in_text_with_escapes_point_at_each_citation() {
+        // Escapes make the event text differ from the source; repeated citations still each get
+        // their own place, and an escape inside a citation does not lose the others.
+        let text = "a.rs:1 \\* a.rs:2 \\* a.rs:1 and b\\_c/d.rs:3 then a.rs:4.\n";
+        let ext = extract_text(text);
+        let got: Vec<&str> = ext
+            .citations
+            .iter()
+            .map(|c| {
+                let (span, _) = c.lines_span.unwrap_or((c.span, LineStyle::Plain));
+                &text[span.start..span.end]
+            })
+            .collect();
+        assert_eq!(got, ["1", "2", "1", "3", "4"]);
+        let starts: Vec<usize> = ext.citations.iter().map(|c| c.span.start).collect();
+        assert_eq!(starts[..3], [0, 10, 20]);
+        assert_eq!(
+            &text[ext.citations[4].span.start..ext.citations[4].span.end],
+            "a.rs:4"
+        );
+    }
 }

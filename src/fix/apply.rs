@@ -102,12 +102,20 @@ pub fn apply(text: &str, fixes: &[&Fix]) -> (String, usize) {
 /// permissions, then a rename. Refuses when the file no longer holds `expected` (it changed since
 /// it was read).
 pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Result<()> {
-    let now = std::fs::read(path)?;
-    if now != expected {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
         return Err(std::io::Error::other(
-            "the doc changed since it was read; not overwritten",
+            "the doc is a symbolic link: never written through or replaced",
         ));
     }
+    let unchanged = || -> std::io::Result<()> {
+        if std::fs::read(path)? != expected {
+            return Err(std::io::Error::other(
+                "the doc changed since it was read; not overwritten",
+            ));
+        }
+        Ok(())
+    };
+    unchanged()?;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -117,6 +125,9 @@ pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Re
     tmp.as_file().sync_all()?;
     let perms = std::fs::metadata(path)?.permissions();
     std::fs::set_permissions(tmp.path(), perms)?;
+    // Again right before the rename: an edit made while the new content was being written is
+    // not lost (the temporary file is removed instead).
+    unchanged()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
@@ -147,6 +158,22 @@ mod tests {
         assert_eq!(n, 2);
         let overlapping = fix(6, 9, "x");
         assert_eq!(apply(text, &[&f1, &overlapping]).1, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_never_writes_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.md");
+        std::fs::write(&outside, "old").unwrap();
+        let link = dir.path().join("a.md");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        assert!(write_atomic(&link, b"old", b"fixed").is_err());
+        assert_eq!(std::fs::read(&outside).unwrap(), b"old");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

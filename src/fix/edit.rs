@@ -3,7 +3,7 @@
 
 use git2::Oid;
 
-use crate::model::{Applicability, Citation, Fix, LineRange, PinSource, Span};
+use crate::model::{Applicability, Citation, Fix, LineRange, PathStyle, PinSource, Span};
 
 /// Where a citation's content was found again.
 #[derive(Debug, Clone, Default)]
@@ -13,6 +13,15 @@ pub struct Relocation {
     pub lines: Option<LineRange>,
     /// The revision the new location holds at (a citation with its own pin is re-pinned).
     pub rev: Option<Oid>,
+}
+
+/// Whether a path can be written bare (`src/a.rs:1-2`, a fence's info string) and read back whole:
+/// the characters the bare-citation reader takes for a path (see `extract::bare`).
+fn bare_safe(path: &str) -> bool {
+    !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.@~+/-".contains(&b))
 }
 
 /// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
@@ -29,6 +38,9 @@ pub fn build(
     let path = to.path.as_deref().unwrap_or(current);
     if path != current {
         let (span, style) = citation.path_span.as_ref()?;
+        if *style == PathStyle::Repo && !bare_safe(path) {
+            return None; // Written bare, the new path would not be read back as one citation.
+        }
         edits.push((*span, style.render(path)));
     }
     let lines = match (to.lines, citation.lines) {

@@ -30,13 +30,40 @@ impl Span {
 #[derive(Debug, Clone, Default)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// In lines longer than [`CHECKPOINT`] bytes: (byte offset, characters from its line's start)
+    /// every `CHECKPOINT` bytes, so that a column is counted from near its offset, not from the
+    /// line's start (a doc written on one line holds thousands of findings).
+    checkpoints: Vec<(usize, usize)>,
 }
+
+/// Bytes between column checkpoints in long lines.
+const CHECKPOINT: usize = 4096;
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        let mut checkpoints = Vec::new();
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).map_or(text.len(), |&next| next - 1);
+            if end.saturating_sub(start) <= CHECKPOINT {
+                continue;
+            }
+            let (mut at, mut chars) = (start, 0);
+            while at + CHECKPOINT < end {
+                let mut next = at + CHECKPOINT;
+                while !text.is_char_boundary(next) {
+                    next += 1;
+                }
+                chars += text[at..next].chars().count();
+                checkpoints.push((next, chars));
+                at = next;
+            }
+        }
+        LineIndex {
+            starts,
+            checkpoints,
+        }
     }
 
     /// 1-based line of a byte offset.
@@ -48,12 +75,19 @@ impl LineIndex {
     pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = offset.min(text.len());
         let line = self.line(offset);
-        let start = self.starts[line - 1];
+        let mut start = self.starts[line - 1];
+        let mut before = 0;
+        let at = self.checkpoints.partition_point(|&(o, _)| o <= offset);
+        if let Some(&(o, chars)) = at.checked_sub(1).map(|i| &self.checkpoints[i]) {
+            if o >= start {
+                (start, before) = (o, chars);
+            }
+        }
         let col = text
             .get(start..offset)
             .map(|s| s.chars().count())
             .unwrap_or(offset - start);
-        (line, col + 1)
+        (line, before + col + 1)
     }
 
     /// Byte offset where 1-based `line` starts.
@@ -87,6 +121,17 @@ mod tests {
         assert_eq!(idx.line_col(text, 3), (2, 1));
         // 'x' is after a two-byte character: column counts characters.
         assert_eq!(idx.line_col(text, text.find('x').unwrap()), (2, 4));
+    }
+
+    #[test]
+    fn columns_in_long_lines_count_characters_from_the_line_start() {
+        let text = format!("x\n{}é{}\nz", "a".repeat(10_000), "b".repeat(10_000));
+        let idx = LineIndex::new(&text);
+        let offset = text.rfind('b').unwrap();
+        let naive = text[2..offset].chars().count() + 1;
+        assert_eq!(idx.line_col(&text, offset), (2, naive));
+        assert_eq!(idx.line_col(&text, text.len()), (3, 2));
+        assert_eq!(idx.line_col(&text, 2 + 5000), (2, 5001));
     }
 
     #[test]

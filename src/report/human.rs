@@ -10,7 +10,7 @@ use miette::{
 };
 
 use crate::config::ConfigError;
-use crate::model::{Finding, LineIndex, Report};
+use crate::model::{Finding, LineIndex, Report, Span};
 use crate::registry::Severity;
 use crate::report::printable;
 
@@ -78,49 +78,65 @@ impl SourceCode for DocSource<'_> {
     }
 }
 
-/// The part of `text` shown for a finding at `span`, and the span within it: the whole text when
-/// the finding's lines are short, else a window of a few hundred bytes around it.
-fn window<'a>(
-    text: &'a str,
-    lines: &LineIndex,
-    span: crate::model::Span,
-) -> (DocSource<'a>, crate::model::Span) {
-    let start = span.start.min(text.len());
-    let end = span.end.clamp(start, text.len());
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    // Terminal escapes and other control characters in a doc are never printed raw.
-    let whole = DocSource {
-        name: Cow::Borrowed(""),
-        text: printable(text, true),
-        first_line: 0,
-        first_col: 0,
-    };
-    let longest = text[line_start..line_end]
-        .split('\n')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    if longest <= MAX_SHOWN_LINE {
-        return (whole, span);
-    }
+/// The part of `text` shown for a finding at `span`, and the span within it: the finding's lines
+/// with a line of context on each side, or, when a line is long, a window of a few hundred bytes
+/// around the finding. The renderer reads only this (it scans what it is given from the start, and
+/// pads by column), so a doc with thousands of findings on one line renders in linear time.
+fn window<'a>(text: &'a str, lines: &LineIndex, span: Span) -> (DocSource<'a>, Span) {
     let floor = |mut i: usize| {
+        i = i.min(text.len());
         while !text.is_char_boundary(i) {
             i -= 1;
         }
         i
     };
-    let from = floor(start.saturating_sub(WINDOW_MARGIN).max(line_start));
-    let cut = floor(end.min(start + MAX_SHOWN_LINE));
-    let to = floor((cut + WINDOW_MARGIN).min(line_end));
+    let start = floor(span.start);
+    let end = span.end.clamp(start, text.len());
+    // At most a few lines' worth of a long span (a whole JSON answer) is shown.
+    let cut = floor(end.min(start + 4 * MAX_SHOWN_LINE));
+    let bounds = |line: usize| {
+        let from = lines.line_start(line).unwrap_or(text.len());
+        let to = lines
+            .line_start(line + 1)
+            .map_or(text.len(), |next| next - 1);
+        (from, to.max(from))
+    };
+    let short = |line: usize| {
+        let (from, to) = bounds(line);
+        to - from <= MAX_SHOWN_LINE
+    };
+    let (first, last) = (lines.line(start), lines.line(cut));
+    let (from, to, cut) = if (first..=last).all(short) {
+        let from = match first > 1 && short(first - 1) {
+            true => bounds(first - 1).0,
+            false => bounds(first).0,
+        };
+        // Up to the start of the line after the last one shown, newline included.
+        let shown = match lines.line_start(last + 1).is_some() && short(last + 1) {
+            true => last + 1,
+            false => last,
+        };
+        let to = lines.line_start(shown + 1).unwrap_or(text.len());
+        (from, to, cut)
+    } else {
+        let (line_start, line_end) = (bounds(first).0, bounds(last).1);
+        let from = floor(start.saturating_sub(WINDOW_MARGIN).max(line_start));
+        let cut = floor(end.min(start + MAX_SHOWN_LINE));
+        (
+            from,
+            floor((cut + WINDOW_MARGIN).min(line_end.max(cut))),
+            cut,
+        )
+    };
     let (line, col) = lines.line_col(text, from);
     let shown = DocSource {
         name: Cow::Borrowed(""),
+        // Terminal escapes and other control characters in a doc are never printed raw.
         text: printable(&text[from..to], true),
         first_line: line - 1,
         first_col: col - 1,
     };
-    (shown, crate::model::Span::new(start - from, cut - from))
+    (shown, Span::new(start - from, cut - from))
 }
 
 /// One diagnostic into a doc: a finding, or a configuration error.
@@ -130,7 +146,7 @@ struct Diag<'a> {
     severity: miette::Severity,
     source: DocSource<'a>,
     /// Where it points within `source`, and the label under it.
-    span: crate::model::Span,
+    span: Span,
     label: String,
     help: Option<String>,
 }
@@ -207,7 +223,7 @@ pub fn config_error(e: &ConfigError) -> String {
     let name = e.path.display().to_string();
     let at = e.at.min(e.text.len());
     let len = e.text[at..].find('\n').unwrap_or(e.text.len() - at).max(1);
-    let span = crate::model::Span::new(at, (at + len).min(e.text.len()));
+    let span = Span::new(at, (at + len).min(e.text.len()));
     let lines = LineIndex::new(&e.text);
     let (mut source, span) = window(&e.text, &lines, span);
     source.name = printable(&name, false);

@@ -36,6 +36,22 @@ pub struct CodeRepo {
     target: std::sync::OnceLock<Oid>,
 }
 
+/// The submodule a missing path would be inside, if one of its parent folders is one.
+fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
+    let mut end = 0;
+    while let Some(i) = path[end..].find('/') {
+        end += i;
+        let prefix = &path[..end];
+        match tree.get_path(Path::new(prefix)) {
+            Ok(e) if e.filemode() == 0o160000 => return Some(prefix.to_string()),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+        end += 1;
+    }
+    None
+}
+
 /// The renames of one diff: old path → new path.
 type Renames = HashMap<String, String>;
 
@@ -71,6 +87,8 @@ pub enum FileAt {
     Missing,
     Directory,
     Submodule,
+    /// A path inside a submodule (the one named here): its files are another repository's.
+    InSubmodule(String),
     Symlink,
     Binary,
     TooLarge(usize),
@@ -188,7 +206,12 @@ impl CodeRepo {
         let tree = repo.find_commit(commit)?.tree()?;
         let entry = match tree.get_path(Path::new(path)) {
             Ok(e) => e,
-            Err(e) if e.code() == git2::ErrorCode::NotFound => return Ok(FileAt::Missing),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => {
+                return Ok(match submodule_above(&tree, path) {
+                    Some(module) => FileAt::InSubmodule(module),
+                    None => FileAt::Missing,
+                })
+            }
             Err(e) => return Err(e),
         };
         Ok(match entry.filemode() {
@@ -200,11 +223,15 @@ impl CodeRepo {
                 if let Some(text) = self.target_blobs.lock().expect("blobs lock").get(&id) {
                     return Ok(FileAt::Text(text.clone()));
                 }
+                // The size is read from the object's header: a huge blob that compresses well
+                // (512 MiB in 676 KB) is refused without being inflated.
+                let (size, _) = repo.odb()?.read_header(id)?;
+                if size > MAX_BLOB_BYTES {
+                    return Ok(FileAt::TooLarge(size));
+                }
                 let blob = repo.find_blob(id)?;
                 let content = blob.content();
-                if blob.size() > MAX_BLOB_BYTES {
-                    FileAt::TooLarge(blob.size())
-                } else if content[..content.len().min(8000)].contains(&0) {
+                if content[..content.len().min(8000)].contains(&0) {
                     // Git's own test for binary content: a NUL in the first 8000 bytes.
                     FileAt::Binary
                 } else {

@@ -16,6 +16,9 @@ pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Find
     let kind = match what {
         FileAt::Directory => "a directory".to_string(),
         FileAt::Submodule => "a submodule".to_string(),
+        FileAt::InSubmodule(module) => {
+            format!("inside the submodule `{module}` (another repository, not checked)")
+        }
         FileAt::Symlink => "a symbolic link (never followed)".to_string(),
         FileAt::Binary => "a binary file".to_string(),
         FileAt::TooLarge(n) => format!("a {} MiB blob, too large to read as source", n >> 20),
