@@ -201,3 +201,140 @@ fn sarif_artifact_uris_are_percent_encoded() {
         .collect();
     assert_eq!(uris, ["docs/d%20o%23c%3Fs/a%2525b.md", "x%3Ay/c.md"]);
 }
+
+fn findings(fx: &Fixture, args: &[&str]) -> (Option<i32>, Vec<(String, String, String)>) {
+    let mut all = vec!["audit"];
+    all.extend_from_slice(args);
+    all.extend(["--format", "json"]);
+    let out = citegate(fx.path(), &all);
+    let report = json(&out);
+    let got = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["doc"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (out.status.code(), got)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_doc_is_reported_not_followed_and_fix_never_replaces_it() {
+    let fx = Fixture::build(REPO).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.md");
+    std::fs::write(&secret, "SECRET src/a.rs:9\n").unwrap();
+    std::fs::create_dir_all(fx.path().join("docs")).unwrap();
+    std::os::unix::fs::symlink(&secret, fx.path().join("docs/link.md")).unwrap();
+    let (code, got) = findings(&fx, &["docs/link.md"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "malformed-doc");
+    assert!(got[0].2.contains("symbolic link"), "{got:?}");
+    let out = citegate(fx.path(), &["audit", "docs/link.md", "--color", "never"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("SECRET"));
+    citegate(fx.path(), &["fix", "docs/link.md"]);
+    assert!(std::fs::symlink_metadata(fx.path().join("docs/link.md"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "SECRET src/a.rs:9\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_as_a_doc_is_reported_not_opened() {
+    let fx = Fixture::build(REPO).unwrap();
+    let fifo = fx.path().join("pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        panic!("mkfifo is needed for this test");
+    }
+    let (code, got) = findings(&fx, &["pipe.md"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(got[0].0, "malformed-doc");
+    assert!(got[0].2.contains("not a regular file"), "{got:?}");
+}
+
+#[test]
+fn a_utf16_doc_is_named_as_such() {
+    let fx = Fixture::build(REPO).unwrap();
+    let mut bytes = vec![0xff, 0xfe];
+    for unit in "src/a.rs:1\n".encode_utf16() {
+        bytes.extend(unit.to_le_bytes());
+    }
+    write(fx.path(), "docs/u16.md", bytes);
+    let (_, got) = findings(&fx, &["docs"]);
+    assert_eq!(got[0].0, "malformed-doc");
+    assert!(got[0].2.contains("UTF-16"), "{got:?}");
+}
+
+#[test]
+fn absurd_job_counts_are_refused_before_any_thread_starts() {
+    let fx = Fixture::build(REPO).unwrap();
+    let out = citegate(fx.path(), &["audit", "-j", "16000"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--jobs 16000: at most"), "{stderr}");
+}
+
+#[test]
+fn fix_refuses_a_rename_it_could_not_write_back_bare() {
+    let spec = "@@@ commit v1 code\n@@@ file src/old.rs\nfn kept() {}\nfn also() {}\n\
+                @@@ file docs/a.md\nSee src/old.rs:1-2.\n\
+                @@@ commit v2 renamed to a path with parentheses\n@@@ delete src/old.rs\n@@@ file src/pa(r).rs\nfn kept() {}\nfn also() {}\n";
+    let fx = Fixture::build(spec).unwrap();
+    let (_, got) = findings(&fx, &["docs"]);
+    assert_eq!(got[0].0, "stale-renamed", "{got:?}");
+    citegate(fx.path(), &["fix", "docs"]);
+    assert_eq!(
+        std::fs::read_to_string(fx.path().join("docs/a.md")).unwrap(),
+        "See src/old.rs:1-2.\n",
+        "a bare `src/pa(r).rs:1-2` would not be read back whole"
+    );
+}
+
+#[test]
+fn a_path_inside_a_submodule_is_not_a_file() {
+    let spec =
+        "@@@ commit v1 code\n@@@ submodule vendor/lib 0123456789abcdef0123456789abcdef01234567\n\
+                @@@ file docs/a.md\nIn the vendored library: vendor/lib/src/x.rs:3.\n";
+    let fx = Fixture::build(spec).unwrap();
+    let (_, got) = findings(&fx, &["docs"]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "not-a-file");
+    assert!(
+        got[0].2.contains("inside the submodule `vendor/lib`"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_huge_blob_is_refused_from_its_size() {
+    let fx = Fixture::build(REPO).unwrap();
+    // 33 MiB of zeros compresses to almost nothing in the object database.
+    let git = git2::Repository::open(fx.path()).unwrap();
+    let huge = vec![b'a'; (32 << 20) + 1024];
+    let blob = git.blob(&huge).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    let mut tree = git.treebuilder(Some(&head.tree().unwrap())).unwrap();
+    tree.insert("huge.txt", blob, 0o100644).unwrap();
+    let tree = git.find_tree(tree.write().unwrap()).unwrap();
+    let sig = git2::Signature::now("t", "t@t").unwrap();
+    git.commit(Some("HEAD"), &sig, &sig, "huge", &tree, &[&head])
+        .unwrap();
+    write(fx.path(), "docs/a.md", "In huge.txt:1.\n");
+    let (_, got) = findings(&fx, &["docs"]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, "not-a-file");
+    assert!(got[0].2.contains("too large to read"), "{got:?}");
+}
