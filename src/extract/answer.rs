@@ -38,7 +38,10 @@ fn malformed(ext: &mut Extracted, doc: &Doc, base: usize, err: &serde_json::Erro
     } else {
         doc.lines.line_start(line).unwrap_or(base)
     };
-    let at = (line_begin + err.column().saturating_sub(1)).min(doc.text.len());
+    let mut at = (line_begin + err.column().saturating_sub(1)).min(doc.text.len());
+    while !doc.text.is_char_boundary(at) {
+        at -= 1; // serde_json's columns count bytes: never point inside a character
+    }
     ext.problem(
         RuleId::MalformedDoc,
         Span::new(at, at),

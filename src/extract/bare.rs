@@ -114,9 +114,10 @@ fn style_of(spec: &str) -> LineStyle {
 /// Whether the match starting at `start` is part of a URL or scheme (`https://…`, `vscode://…`).
 fn inside_url(text: &str, start: usize) -> bool {
     let token_start = text[..start]
-        .rfind(|c: char| c.is_whitespace() || c == '(' || c == '<' || c == '"' || c == '\'')
-        .map(|i| i + 1)
-        .unwrap_or(0);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace() || matches!(c, '(' | '<' | '"' | '\''))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let token = &text[token_start..start];
     token.contains("://") || token.ends_with(':') || text[start..].starts_with("//")
 }
@@ -200,6 +201,15 @@ mod tests {
                 (c.path, l.start, l.end)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_wide_space_before_a_citation_is_a_boundary() {
+        // A no-break space (two bytes) before the citation crashed the URL test.
+        assert_eq!(
+            cites("see\u{a0}src/a.rs:1"),
+            vec![("src/a.rs".into(), 1, 1)]
+        );
     }
 
     #[test]

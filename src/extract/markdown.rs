@@ -250,8 +250,12 @@ impl<'a> Walker<'a> {
             self.located.set(at);
             return rel.shifted(range.start);
         }
-        let source = &self.doc.text[range.clone()];
-        let needle = &text[rel.start..rel.end];
+        let (Some(source), Some(needle)) = (
+            self.doc.text.get(range.clone()),
+            text.get(rel.start..rel.end),
+        ) else {
+            return to_span(range);
+        };
         // A text offset is never past its source offset; in order, the source advances at least
         // as far as the text did, and not much further (by the escapes in between): the search
         // window grows with the distance travelled, so an event is searched in linear time even
@@ -426,11 +430,12 @@ impl<'a> Walker<'a> {
 
     fn inline_code(&mut self, code: &str, range: &Range<usize>) {
         let source = &self.doc.text[range.clone()];
-        let at = source
-            .find(code)
-            .map(|i| range.start + i)
-            .unwrap_or(range.start);
-        let inner = at..at + code.len();
+        // The code as written, when it is (a code span across lines reads its line ends as
+        // spaces: then the whole span is where its citations are looked for).
+        let inner = match source.find(code) {
+            Some(i) => range.start + i..range.start + i + code.len(),
+            None => range.clone(),
+        };
         let found = bare::find(code);
         if !found.is_empty() {
             for b in found {

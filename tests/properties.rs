@@ -1,0 +1,220 @@
+//! Properties over generated input (proptest): extraction never panics and every span it returns
+//! lies inside the doc, on character boundaries; and applying the safe fixes converges: after one
+//! `fix`, the fixed citations hold and a second run has nothing left to fix.
+
+use citegate::audit::AuditOptions;
+use citegate::extract::{self, ExtractContext};
+use citegate::fix;
+use citegate::model::{Doc, DocKind, Extracted, Span};
+use citegate::testing::Fixture;
+use proptest::prelude::*;
+
+/// Pieces real docs are made of, and the characters that break parsers.
+const PIECES: &[&str] = &[
+    "src/a.rs:1",
+    "src/a.rs:3-4",
+    "a.rs:L2-L3",
+    "`src/b.py:10`",
+    "[x](src/a.rs#L1-L2)",
+    "[y](https://github.com/o/r/blob/abc1234/src/a.rs#L5)",
+    "https://github.com/o/r/blob/main/a.rs#L1-L9.",
+    "[src/a.rs:1-2]()",
+    "[1]",
+    "Sources:\n[1] src/a.rs\n",
+    "\n```rust\nfn a() {}\n```\n",
+    "```12:15:app/a.tsx\n",
+    "---\n",
+    "citegate: {rev: abc}\n",
+    "<a href=\"https://github.com/o/r/blob/x/y.rs#L1\">",
+    "file://office/x.py#L3",
+    "\\_",
+    "\\*",
+    "&amp;",
+    "é",
+    "日本",
+    "\u{feff}",
+    "\r\n",
+    "\n",
+    " ",
+    "#",
+    "(",
+    ")",
+    "[",
+    "]",
+    "`",
+    "{",
+    "}",
+    "\"",
+    ":",
+    "#L",
+    "-",
+    "99999999999999999999",
+    "{\"citations\": [",
+    "{\"path\": \"a.rs\", \"startLine\": 1, \"endLine\": 2, \"quote\": \"x\"}",
+    "]}",
+    ",",
+    "\t",
+    "> ",
+    "- ",
+    "1. ",
+    "|",
+    "\u{1b}[31m",
+    "vscode://file/a.rs:3",
+];
+
+fn doc_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::sample::select(PIECES).prop_map(str::to_string),
+            1 => any::<char>().prop_map(String::from),
+        ],
+        0..60,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn inside(text: &str, span: Span, what: &str) -> Result<(), TestCaseError> {
+    prop_assert!(span.start <= span.end, "{what}: {span:?} is reversed");
+    prop_assert!(
+        span.end <= text.len(),
+        "{what}: {span:?} ends past {}",
+        text.len()
+    );
+    prop_assert!(
+        text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+        "{what}: {span:?} splits a character"
+    );
+    Ok(())
+}
+
+fn spans_inside(text: &str, ext: &Extracted) -> Result<(), TestCaseError> {
+    for c in &ext.citations {
+        inside(text, c.span, "citation")?;
+        for (span, what) in [
+            (c.lines_span.map(|(s, _)| s), "lines"),
+            (c.path_span.as_ref().map(|(s, _)| *s), "path"),
+            (c.pin_span, "pin"),
+            (c.quote.as_ref().map(|q| q.span), "quote"),
+        ] {
+            if let Some(span) = span {
+                inside(text, span, what)?;
+            }
+        }
+    }
+    for claim in &ext.claims {
+        inside(text, claim.span, "claim")?;
+        for l in &claim.literals {
+            inside(text, l.span, "literal")?;
+        }
+        for &c in &claim.citations {
+            prop_assert!(c < ext.citations.len(), "a claim cites citation {c}");
+        }
+    }
+    for p in &ext.problems {
+        inside(text, p.span, "problem")?;
+    }
+    for u in &ext.unusable {
+        inside(text, u.span, "unusable")?;
+    }
+    for s in &ext.sources.entries {
+        inside(text, s.line_span, "source entry")?;
+    }
+    for m in &ext.sources.markers {
+        inside(text, m.span, "marker")?;
+    }
+    if let Some(span) = ext.doc_pin_span {
+        inside(text, span, "doc pin")?;
+    }
+    for a in &ext.answers {
+        inside(text, a.span, "answer")?;
+        if let Some(span) = a.pin_span {
+            inside(text, span, "answer pin")?;
+        }
+    }
+    Ok(())
+}
+
+/// `PROPTEST_CASES` when set (a longer run by hand), else `default`.
+fn cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(512))]
+
+    #[test]
+    fn extraction_never_panics_and_spans_lie_inside_the_doc(text in doc_text()) {
+        for (kind, name) in [
+            (DocKind::Markdown, "docs/a.md"),
+            (DocKind::Json, "docs/a.json"),
+            (DocKind::JsonLines, "docs/a.jsonl"),
+        ] {
+            let doc = Doc::new(name.into(), name.into(), Some("docs".into()), kind, text.clone());
+            let ext = extract::extract(&doc, &ExtractContext::default());
+            spans_inside(&text, &ext)?;
+        }
+    }
+}
+
+/// A repository whose file moved down by `shift` lines between `v1` and `v2`.
+fn moved_repo(lines: usize, shift: usize) -> String {
+    let body: String = (1..=lines)
+        .map(|i| format!("fn f{i}() {{ let v{i} = {i}; }}\n"))
+        .collect();
+    let header: String = (0..shift).map(|i| format!("// header {i}\n")).collect();
+    format!(
+        "@@@ remote origin https://github.com/acme/p\n@@@ commit v1 code\n@@@ file src/a.rs\n{body}\
+         @@@ commit v2 code moves\n@@@ file src/a.rs\n{header}{body}"
+    )
+}
+
+proptest! {
+    #![proptest_config(cases(24))]
+
+    #[test]
+    fn fixes_converge_and_leave_the_fixed_citations_holding(
+        shift in 1usize..6,
+        cited in prop::collection::vec((1usize..12, 0usize..3, 0usize..3), 1..6),
+    ) {
+        let fx = Fixture::build(&moved_repo(12, shift)).unwrap();
+        let v1 = fx.labels["v1"].to_string();
+        let mut text = String::from("# Doc\n\n");
+        for (i, (start, len, syntax)) in cited.iter().enumerate() {
+            let end = (start + len).min(12);
+            let line = match syntax {
+                0 => format!("Claim {i} [p](https://github.com/acme/p/blob/{}/src/a.rs#L{start}-L{end}).\n\n", &v1[..8]),
+                1 => format!("Claim {i}: quoted src/a.rs:{start}-{end}\n```rust\nfn f{start}() {{ let v{start} = {start}; }}\n```\n\n"),
+                _ => format!("Claim {i} {{\"path\": \"src/a.rs\"}} [q](https://github.com/acme/p/blob/{}/src/a.rs#L{start})\n\n", &v1[..8]),
+            };
+            text.push_str(&line);
+        }
+        std::fs::create_dir_all(fx.path().join("docs")).unwrap();
+        let path = fx.path().join("docs/a.md");
+        std::fs::write(&path, &text).unwrap();
+        let audit = || fx.audit(&["docs"], AuditOptions::default()).unwrap();
+
+        let before = audit();
+        let plan = fix::plan(&before, false);
+        prop_assume!(!plan.is_empty());
+        for doc_fix in &plan {
+            let doc = &before.docs[doc_fix.doc].doc;
+            fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()).unwrap();
+        }
+        let after = audit();
+        // Converged: nothing left to fix, and every finding that carried a fix is gone.
+        prop_assert!(fix::plan(&after, false).is_empty(), "a second fix would change more");
+        let fixable = |r: &citegate::model::Report| r.findings.iter().filter(|f| f.fix.is_some()).count();
+        prop_assert_eq!(fixable(&after), 0);
+        prop_assert!(after.findings.len() + fixable(&before) <= before.findings.len() + 0,
+            "fixing added findings: before {:?}, after {:?}",
+            before.findings.iter().map(|f| f.rule).collect::<Vec<_>>(),
+            after.findings.iter().map(|f| f.rule).collect::<Vec<_>>());
+    }
+}
