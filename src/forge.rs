@@ -93,6 +93,9 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
     }
     let rev = segs.get(rev_at)?.to_string();
     let file: Vec<&str> = segs.get(rev_at + 1..)?.to_vec();
+    if file.is_empty() {
+        return None; // `blob/REV` names no file.
+    }
     // Offsets in the URL: scheme, host and the segments before the revision, each with its '/'.
     let path_base = scheme_rest.len() - after_scheme.len() + host.len() + 1;
     let rev_start = path_base + segs[..rev_at].iter().map(|s| s.len() + 1).sum::<usize>();
@@ -205,6 +208,16 @@ mod tests {
         let gt = parse("https://codeberg.org/O/R/src/commit/abc/x/y.go#L3").unwrap();
         assert_eq!((gt.forge, gt.path.as_str()), (Forge::Gitea, "x/y.go"));
         assert_eq!(gt.lines, Some(LineRange::single(3)));
+    }
+
+    #[test]
+    fn a_link_without_a_file_is_not_a_permalink() {
+        // Found by fuzzing: the path's place ran past the end of the URL.
+        assert_eq!(
+            parse("https://Lig.shields.i.io/badg/l.s/blob/maikefile)."),
+            None
+        );
+        assert_eq!(parse("https://github.com/o/r/blob/main"), None);
     }
 
     #[test]

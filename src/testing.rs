@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::audit::{self, AuditError, AuditOptions};
 use crate::fixture::{self, FixtureError, Labels};
-use crate::model::Report;
+use crate::model::{Doc, DocKind, Extracted, Report, Span};
 
 /// A fixture repository in a temporary folder (removed when dropped), with its commit labels.
 pub struct Fixture {
@@ -53,4 +53,114 @@ pub fn exit_code(result: &Result<Report, AuditError>) -> i32 {
         Ok(_) => 0,
         Err(_) => 2,
     }
+}
+
+/// Every span extraction returned for `text` lies inside it, on character boundaries, and every
+/// claim's citations exist; else what does not. Shared by the property tests, the fuzz targets and
+/// the fuzz regressions.
+pub fn check_spans(text: &str, ext: &Extracted) -> Result<(), String> {
+    let inside = |span: Span, what: &str| {
+        let ok = span.start <= span.end
+            && span.end <= text.len()
+            && text.is_char_boundary(span.start)
+            && text.is_char_boundary(span.end);
+        match ok {
+            true => Ok(()),
+            false => Err(format!(
+                "{what} {span:?} is not inside a text of {} bytes",
+                text.len()
+            )),
+        }
+    };
+    for c in &ext.citations {
+        inside(c.span, "citation")?;
+        let parts = [
+            (c.lines_span.map(|(s, _)| s), "lines"),
+            (c.path_span.as_ref().map(|(s, _)| *s), "path"),
+            (c.pin_span, "pin"),
+            (c.quote.as_ref().map(|q| q.span), "quote"),
+        ];
+        for (span, what) in parts {
+            span.map_or(Ok(()), |s| inside(s, what))?;
+        }
+    }
+    for claim in &ext.claims {
+        inside(claim.span, "claim")?;
+        for l in &claim.literals {
+            inside(l.span, "literal")?;
+        }
+        if let Some(c) = claim.citations.iter().find(|&&c| c >= ext.citations.len()) {
+            return Err(format!(
+                "a claim cites citation {c} of {}",
+                ext.citations.len()
+            ));
+        }
+    }
+    let others = ext
+        .problems
+        .iter()
+        .map(|p| (p.span, "problem"))
+        .chain(ext.unusable.iter().map(|u| (u.span, "unusable citation")))
+        .chain(
+            ext.sources
+                .entries
+                .iter()
+                .map(|s| (s.line_span, "source entry")),
+        )
+        .chain(ext.sources.markers.iter().map(|m| (m.span, "marker")))
+        .chain(ext.doc_pin_span.map(|s| (s, "doc pin")))
+        .chain(ext.answers.iter().map(|a| (a.span, "answer")))
+        .chain(
+            ext.answers
+                .iter()
+                .filter_map(|a| Some((a.pin_span?, "answer pin"))),
+        );
+    for (span, what) in others {
+        inside(span, what)?;
+    }
+    Ok(())
+}
+
+/// Extract `text` as every kind of doc and check the spans (see [`check_spans`]).
+pub fn extract_all_kinds(text: &str) -> Result<(), String> {
+    for (kind, name) in [
+        (DocKind::Markdown, "docs/a.md"),
+        (DocKind::Json, "docs/a.json"),
+        (DocKind::JsonLines, "docs/a.jsonl"),
+    ] {
+        let doc = Doc::new(
+            name.into(),
+            name.into(),
+            Some("docs".into()),
+            kind,
+            text.to_string(),
+        );
+        let ext = crate::extract::extract(&doc, &crate::extract::ExtractContext::default());
+        check_spans(text, &ext).map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The link parsers on `text`: every place they return lies inside it.
+pub fn parse_links(text: &str) -> Result<(), String> {
+    for b in crate::extract::bare::find(text) {
+        let spans = [Some(b.span), Some(b.lines_span), b.path_span];
+        if spans
+            .into_iter()
+            .flatten()
+            .any(|s| s.end > text.len() || s.start > s.end)
+        {
+            return Err(format!("bare citation {b:?} outside {} bytes", text.len()));
+        }
+    }
+    if let Some(link) = crate::forge::parse(text) {
+        let mut ends = vec![link.rev_at, link.path_at];
+        ends.extend(link.lines_at.map(|(s, e, _)| (s, e)));
+        if ends.iter().any(|&(s, e)| s > e || e > text.len()) {
+            return Err(format!("permalink {link:?} outside {} bytes", text.len()));
+        }
+    }
+    let _ = crate::forge::repo_id(text);
+    let _ = crate::model::LineRange::parse(text);
+    Ok(())
 }

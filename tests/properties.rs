@@ -3,10 +3,8 @@
 //! `fix`, the fixed citations hold and a second run has nothing left to fix.
 
 use citegate::audit::AuditOptions;
-use citegate::extract::{self, ExtractContext};
 use citegate::fix;
-use citegate::model::{Doc, DocKind, Extracted, Span};
-use citegate::testing::Fixture;
+use citegate::testing::{self, Fixture};
 use proptest::prelude::*;
 
 /// Pieces real docs are made of, and the characters that break parsers.
@@ -73,67 +71,6 @@ fn doc_text() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
-fn inside(text: &str, span: Span, what: &str) -> Result<(), TestCaseError> {
-    prop_assert!(span.start <= span.end, "{what}: {span:?} is reversed");
-    prop_assert!(
-        span.end <= text.len(),
-        "{what}: {span:?} ends past {}",
-        text.len()
-    );
-    prop_assert!(
-        text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
-        "{what}: {span:?} splits a character"
-    );
-    Ok(())
-}
-
-fn spans_inside(text: &str, ext: &Extracted) -> Result<(), TestCaseError> {
-    for c in &ext.citations {
-        inside(text, c.span, "citation")?;
-        for (span, what) in [
-            (c.lines_span.map(|(s, _)| s), "lines"),
-            (c.path_span.as_ref().map(|(s, _)| *s), "path"),
-            (c.pin_span, "pin"),
-            (c.quote.as_ref().map(|q| q.span), "quote"),
-        ] {
-            if let Some(span) = span {
-                inside(text, span, what)?;
-            }
-        }
-    }
-    for claim in &ext.claims {
-        inside(text, claim.span, "claim")?;
-        for l in &claim.literals {
-            inside(text, l.span, "literal")?;
-        }
-        for &c in &claim.citations {
-            prop_assert!(c < ext.citations.len(), "a claim cites citation {c}");
-        }
-    }
-    for p in &ext.problems {
-        inside(text, p.span, "problem")?;
-    }
-    for u in &ext.unusable {
-        inside(text, u.span, "unusable")?;
-    }
-    for s in &ext.sources.entries {
-        inside(text, s.line_span, "source entry")?;
-    }
-    for m in &ext.sources.markers {
-        inside(text, m.span, "marker")?;
-    }
-    if let Some(span) = ext.doc_pin_span {
-        inside(text, span, "doc pin")?;
-    }
-    for a in &ext.answers {
-        inside(text, a.span, "answer")?;
-        if let Some(span) = a.pin_span {
-            inside(text, span, "answer pin")?;
-        }
-    }
-    Ok(())
-}
-
 /// `PROPTEST_CASES` when set (a longer run by hand), else `default`.
 fn cases(default: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
@@ -151,14 +88,11 @@ proptest! {
 
     #[test]
     fn extraction_never_panics_and_spans_lie_inside_the_doc(text in doc_text()) {
-        for (kind, name) in [
-            (DocKind::Markdown, "docs/a.md"),
-            (DocKind::Json, "docs/a.json"),
-            (DocKind::JsonLines, "docs/a.jsonl"),
-        ] {
-            let doc = Doc::new(name.into(), name.into(), Some("docs".into()), kind, text.clone());
-            let ext = extract::extract(&doc, &ExtractContext::default());
-            spans_inside(&text, &ext)?;
+        if let Err(e) = testing::extract_all_kinds(&text) {
+            return Err(TestCaseError::fail(e));
+        }
+        if let Err(e) = testing::parse_links(&text) {
+            return Err(TestCaseError::fail(e));
         }
     }
 }
