@@ -32,6 +32,8 @@ enum Command {
     /// The scheduled whole-repository pass: a Markdown report (and JSON), and what changed since
     /// an index was built
     Sweep(SweepArgs),
+    /// Merge the JSON reports of shards of one run (`--shard I/N`) into one report
+    Merge(MergeArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -98,6 +100,19 @@ struct SweepArgs {
     fail_on: FailOn,
 }
 
+#[derive(clap::Args, Debug)]
+struct MergeArgs {
+    /// The shards' JSON reports (`citegate audit --shard I/N --format json`)
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// Output format (human output needs the docs' text: use the others)
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
+    /// Exit 1 when there is a finding of this severity or worse
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum FailOn {
     Error,
@@ -150,6 +165,10 @@ struct Selection {
     /// `overbroad-span` threshold: the most lines one citation may cover [default: 200]
     #[arg(long, value_name = "N")]
     max_span_lines: Option<usize>,
+    /// Only shard I of N of the docs (a stable split by doc path, for a CI matrix; `merge` joins
+    /// the shards' JSON reports)
+    #[arg(long, value_name = "I/N")]
+    shard: Option<audit::Shard>,
 }
 
 impl Selection {
@@ -169,6 +188,7 @@ impl Selection {
             max_span_lines: self.max_span_lines,
             config: self.config,
             since: self.since,
+            shard: self.shard,
             progress: audit::ProgressSink::default(),
         }
     }
@@ -196,6 +216,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit_command(args),
         Command::Fix(args) => fix_command(args),
         Command::Sweep(args) => sweep_command(args),
+        Command::Merge(args) => merge_command(args),
         Command::Rules => {
             let mut out = String::new();
             for rule in RuleId::ALL {
@@ -470,6 +491,39 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
         }
         None => print_out(&text, code),
     }
+}
+
+fn merge_command(args: MergeArgs) -> ExitCode {
+    if args.format == Format::Human {
+        eprintln!("citegate: error: merge renders json, markdown, sarif or github");
+        return ExitCode::from(2);
+    }
+    let mut reports = Vec::new();
+    for path in &args.reports {
+        let read = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| json::read(&text));
+        match read {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                eprintln!("citegate: error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let report = match Report::merge(reports) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = if args.fail_on.fails(&report) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    print_out(&render(&report, args.format, Color::Never), code)
 }
 
 fn plural(n: usize) -> &'static str {

@@ -114,27 +114,54 @@ fn fake_release(dir: &Path, targets: &[&str], corrupt: bool) -> std::path::PathB
         let stage = dir.join(format!("stage-{target}"));
         std::fs::create_dir_all(&stage).unwrap();
         let bin = stage.join("citegate");
-        std::fs::write(&bin, format!("#!/bin/sh\necho \"citegate 0.1.0 ({target})\"\n")).unwrap();
+        std::fs::write(
+            &bin,
+            format!("#!/bin/sh\necho \"citegate 0.1.0 ({target})\"\n"),
+        )
+        .unwrap();
         let mut perms = std::fs::metadata(&bin).unwrap().permissions();
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
         std::fs::set_permissions(&bin, perms).unwrap();
         let asset = format!("citegate-{target}.tar.gz");
         let ok = Command::new("tar")
-            .args(["-czf", version.join(&asset).to_str().unwrap(), "-C", stage.to_str().unwrap(), "citegate"])
+            .args([
+                "-czf",
+                version.join(&asset).to_str().unwrap(),
+                "-C",
+                stage.to_str().unwrap(),
+                "citegate",
+            ])
             .status()
             .unwrap();
         assert!(ok.success());
-        let sum = Command::new("sha256sum").arg(version.join(&asset)).output().unwrap();
-        let mut hash = String::from_utf8_lossy(&sum.stdout).split_whitespace().next().unwrap().to_string();
+        let sum = Command::new("sha256sum")
+            .arg(version.join(&asset))
+            .output()
+            .unwrap();
+        let mut hash = String::from_utf8_lossy(&sum.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
         if corrupt {
             hash = hash.replace(|c: char| c != '0', "0");
         }
-        std::fs::write(version.join(format!("citegate-{target}.sha256")), format!("{hash}  {asset}\n")).unwrap();
+        std::fs::write(
+            version.join(format!("citegate-{target}.sha256")),
+            format!("{hash}  {asset}\n"),
+        )
+        .unwrap();
     }
     release
 }
 
-fn install(dir: &Path, release: &Path, os: &str, arch: &str, version: &str) -> std::process::Output {
+fn install(
+    dir: &Path,
+    release: &Path,
+    os: &str,
+    arch: &str,
+    version: &str,
+) -> std::process::Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install.sh");
     // A stand-in `cargo` records how the fallback build is asked for.
     let fake_bin = dir.join("fake-bin");
@@ -169,13 +196,27 @@ fn install(dir: &Path, release: &Path, os: &str, arch: &str, version: &str) -> s
 #[test]
 fn install_step_picks_the_asset_for_the_runner_and_checks_it() {
     let dir = tempfile::tempdir().unwrap();
-    let release = fake_release(dir.path(), &["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl"], false);
+    let release = fake_release(
+        dir.path(),
+        &["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl"],
+        false,
+    );
     let out = install(dir.path(), &release, "Linux", "ARM64", "v0.1.0");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("citegate 0.1.0 (aarch64-unknown-linux-musl)"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("citegate 0.1.0 (aarch64-unknown-linux-musl)"),
+        "{stdout}"
+    );
     let path = std::fs::read_to_string(dir.path().join("github-path")).unwrap();
-    assert_eq!(path.trim(), dir.path().join("root/bin").display().to_string());
+    assert_eq!(
+        path.trim(),
+        dir.path().join("root/bin").display().to_string()
+    );
     assert!(!dir.path().join("cargo-args").exists(), "no source build");
 }
 
@@ -186,21 +227,38 @@ fn install_step_refuses_an_asset_that_fails_its_checksum() {
     let out = install(dir.path(), &release, "Linux", "X64", "v0.1.0");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not match its SHA-256 checksum"));
-    assert!(!dir.path().join("root/bin/citegate").exists(), "nothing installed");
-    assert!(!dir.path().join("cargo-args").exists(), "no silent source build either");
+    assert!(
+        !dir.path().join("root/bin/citegate").exists(),
+        "nothing installed"
+    );
+    assert!(
+        !dir.path().join("cargo-args").exists(),
+        "no silent source build either"
+    );
 }
 
 #[test]
 fn install_step_builds_from_source_only_when_no_asset_fits() {
-    for (os, arch, version) in [("Linux", "X64", "main"), ("Linux", "X64", "v9.9.9"), ("FreeBSD", "X64", "v0.1.0")] {
+    for (os, arch, version) in [
+        ("Linux", "X64", "main"),
+        ("Linux", "X64", "v9.9.9"),
+        ("FreeBSD", "X64", "v0.1.0"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let release = fake_release(dir.path(), &["x86_64-unknown-linux-musl"], false);
         let out = install(dir.path(), &release, os, arch, version);
-        assert!(out.status.success(), "{os}/{arch}@{version}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{os}/{arch}@{version}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let args = std::fs::read_to_string(dir.path().join("cargo-args")).unwrap();
         assert_eq!(
             args.trim(),
-            format!("install --locked --root {} --path /the/action", dir.path().join("root").display()),
+            format!(
+                "install --locked --root {} --path /the/action",
+                dir.path().join("root").display()
+            ),
             "{os}/{arch}@{version}"
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains("citegate source"));

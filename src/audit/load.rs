@@ -23,9 +23,7 @@ pub fn read_and_extract(
     keep: &(dyn Fn(&str, &[u8]) -> bool + Sync),
 ) -> Option<AuditedDoc> {
     let rel = repo.relative(&file.path);
-    let name = rel
-        .clone()
-        .unwrap_or_else(|| file.path.to_string_lossy().replace('\\', "/"));
+    let name = doc_name(repo, &file.path);
     let repo_dir = rel.map(|r| match r.rsplit_once('/') {
         Some((dir, _)) => dir.to_string(),
         None => String::new(),
@@ -76,6 +74,13 @@ pub fn configure(d: &mut AuditedDoc, config: &Config) {
             }
         }
     }
+}
+
+/// The name a doc is reported under: repo-relative when it is inside the repository, else its path
+/// as given.
+pub fn doc_name(repo: &CodeRepo, path: &Path) -> String {
+    repo.relative(path)
+        .unwrap_or_else(|| path.to_string_lossy().replace('\\', "/"))
 }
 
 /// The bytes of a doc, read only when it is a regular file within the size limit: a symbolic

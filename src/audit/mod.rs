@@ -31,7 +31,7 @@ use crate::rules::{Rules, Subject};
 use crate::select;
 
 pub use load::MAX_DOC_BYTES;
-pub use options::{AuditError, AuditOptions};
+pub use options::{AuditError, AuditOptions, Shard};
 pub use progress::{Progress, ProgressSink};
 pub use settings::{Levels, Settings};
 
@@ -52,10 +52,13 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         let name = name.unwrap_or_else(|| p.to_string_lossy().replace('\\', "/"));
         settings.config.wants_doc(&name)
     };
-    let files = discover::discover(&opts.paths, &wanted).map_err(|e| AuditError::Path {
+    let mut files = discover::discover(&opts.paths, &wanted).map_err(|e| AuditError::Path {
         path: e.path,
         error: e.error,
     })?;
+    if let Some(shard) = opts.shard {
+        files.retain(|f| shard.holds(&load::doc_name(&repo, &f.path)));
+    }
     let mut ctx = ExtractContext {
         repo_ids: repo.ids.clone(),
         workdir: repo.workdir.clone(),
@@ -341,6 +344,19 @@ fn claims_stage(
     }
 }
 
+/// Where `span` is in `doc`, for every format.
+fn position(doc: &crate::model::Doc, span: crate::model::Span) -> crate::model::Position {
+    let (line, column) = doc.lines.line_col(&doc.text, span.start);
+    let (end_line, end_column) = doc.lines.line_col(&doc.text, span.end.max(span.start));
+    crate::model::Position {
+        line,
+        column,
+        end_line,
+        end_column,
+        snippet: doc.text.get(span.start..span.end).unwrap_or("").to_string(),
+    }
+}
+
 /// Severities from the settings, findings sorted by doc, line, column and rule (whatever the
 /// thread count), and the counts.
 fn finish(
@@ -362,6 +378,9 @@ fn finish(
         (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
     }
     findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
+    for f in &mut findings {
+        f.at = position(&docs[f.doc].doc, f.span);
+    }
     let summary = Summary::of(&findings, &docs);
     Report {
         revision: target.to_string(),

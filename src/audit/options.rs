@@ -30,6 +30,8 @@ pub struct AuditOptions {
     pub config: Option<PathBuf>,
     /// Only the docs a change since this revision can affect.
     pub since: Option<String>,
+    /// Only this shard of the docs (`--shard I/N`).
+    pub shard: Option<Shard>,
     pub progress: ProgressSink,
 }
 
@@ -46,8 +48,52 @@ impl Default for AuditOptions {
             max_span_lines: None,
             config: None,
             since: None,
+            shard: None,
             progress: ProgressSink::default(),
         }
+    }
+}
+
+/// One of N disjoint parts of the docs, by a stable hash of each doc's name, so that N runs on N
+/// machines audit every doc exactly once (`--shard I/N`, I from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the doc named `name` is in this shard: FNV-1a over its bytes, stable across runs,
+    /// machines and versions.
+    pub fn holds(&self, name: &str) -> bool {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        hash % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}`: expected I/N, e.g. 2/3"))?;
+        let index: u32 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: I is not a number"))?;
+        let count: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: N is not a number"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("`{s}`: I must be from 1 to N"));
+        }
+        Ok(Shard { index, count })
     }
 }
 

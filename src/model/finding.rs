@@ -1,23 +1,24 @@
 //! A finding: one rule's verdict on one citation (or doc), located in the doc, with the evidence
 //! and, when the content was found again, a fix.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::citation::LineRange;
 use super::span::Span;
 use crate::registry::{RuleId, Severity};
 
 /// Whether a fix may be applied without asking (ruff's applicability).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Applicability {
     /// The cited content was found again, exactly and uniquely: `citegate fix` applies it.
+    #[default]
     Safe,
     /// Correct but a choice the user makes: applied only when asked (`citegate fix --repin`).
     OptIn,
 }
 
 /// A content-verified edit of the citation in the doc.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     /// The corrected citation.
     pub path: String,
@@ -49,6 +50,21 @@ pub struct Finding {
     /// The lines actually at the revision, shown under the diagnostic.
     pub evidence: Option<String>,
     pub fix: Option<Fix>,
+    /// Where `span` is in the doc, in lines and columns, and what it covers: set when the audit
+    /// finishes, so that every format (and a report merged from shards) prints the same place
+    /// without the doc's text.
+    pub at: Position,
+}
+
+/// A finding's place in its doc: 1-based lines and columns (Unicode code points), start and end,
+/// and the doc text it covers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub snippet: String,
 }
 
 impl Finding {
@@ -65,6 +81,7 @@ impl Finding {
             help: None,
             evidence: None,
             fix: None,
+            at: Position::default(),
         }
     }
 

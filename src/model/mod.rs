@@ -18,6 +18,6 @@ pub use extracted::{
     Answer, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, Retrieved, SourceEntry, Sources,
     Unusable, UnusableCitation,
 };
-pub use finding::{Applicability, Finding, Fix};
+pub use finding::{Applicability, Finding, Fix, Position};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};

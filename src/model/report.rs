@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::extracted::AuditedDoc;
 use super::finding::{Finding, Fix};
 use crate::registry::Severity;
 
 /// Why `--since` selected a doc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
     /// The doc itself changed.
@@ -96,5 +96,89 @@ impl Summary {
             *summary.by_severity.entry(f.severity.as_str()).or_default() += 1;
         }
         summary
+    }
+}
+
+impl Report {
+    /// Docs in name order, as discovery orders them, with every reference to them renumbered.
+    fn sort_docs(&mut self) {
+        let mut order: Vec<usize> = (0..self.docs.len()).collect();
+        order.sort_by(|&a, &b| self.docs[a].doc.name.cmp(&self.docs[b].doc.name));
+        let mut new_index = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        let mut docs: Vec<Option<AuditedDoc>> = std::mem::take(&mut self.docs)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.docs = order
+            .iter()
+            .map(|&old| docs[old].take().expect("each doc once"))
+            .collect();
+        for f in &mut self.findings {
+            f.doc = new_index[f.doc];
+        }
+        for (doc, _) in &mut self.repins {
+            *doc = new_index[*doc];
+        }
+        if let Some(selection) = self.selection.take() {
+            let mut sorted = vec![Vec::new(); selection.len()];
+            for (old, reasons) in selection.into_iter().enumerate() {
+                if let Some(slot) = new_index.get(old).and_then(|&n| sorted.get_mut(n)) {
+                    *slot = reasons;
+                }
+            }
+            self.selection = Some(sorted);
+        }
+    }
+
+    /// One report from the reports of shards of the same run (`--shard I/N`, each a disjoint set
+    /// of docs): docs and findings put together and sorted as one audit sorts them, counts added
+    /// up and recomputed. Every report must be at the same revision.
+    pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+        let mut reports = reports.into_iter();
+        let mut out = reports.next().ok_or("no report to merge")?;
+        for r in reports {
+            if r.revision != out.revision {
+                return Err(format!(
+                    "reports of different revisions: {} and {}",
+                    out.revision, r.revision
+                ));
+            }
+            out.web_url = out.web_url.or(r.web_url);
+            out.summary.docs += r.summary.docs;
+            out.summary.skipped += r.summary.skipped;
+            out.summary.citations += r.summary.citations;
+            let offset = out.docs.len();
+            out.docs.extend(r.docs);
+            out.findings.extend(r.findings.into_iter().map(|mut f| {
+                f.doc += offset;
+                f
+            }));
+            out.repins
+                .extend(r.repins.into_iter().map(|(doc, fix)| (doc + offset, fix)));
+            out.selection = match (out.selection, r.selection) {
+                (Some(mut a), Some(b)) => {
+                    a.extend(b);
+                    Some(a)
+                }
+                (a, b) => a.or(b),
+            };
+        }
+        out.sort_docs();
+        let docs = &out.docs;
+        out.findings.sort_by(|a, b| {
+            let key = |f: &'_ Finding| {
+                let name = docs[f.doc].doc.name.clone();
+                (name, f.at.line, f.at.column, f.rule, f.message.clone())
+            };
+            key(a).cmp(&key(b))
+        });
+        let counted = Summary::of(&out.findings, &[]);
+        out.summary.by_rule = counted.by_rule;
+        out.summary.by_family = counted.by_family;
+        out.summary.by_severity = counted.by_severity;
+        Ok(out)
     }
 }

@@ -24,8 +24,8 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;
-        let (line, col) = doc.lines.line_col(&doc.text, f.span.start);
-        let (end_line, end_col) = doc.lines.line_col(&doc.text, f.span.end);
+        let (line, col) = (f.at.line, f.at.column);
+        let (end_line, end_col) = (f.at.end_line, f.at.end_column);
         let command = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

@@ -2,12 +2,18 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::model::Fix;
 use crate::model::Reason;
-use crate::model::Report;
-use crate::registry::{Family, Severity};
+use std::path::Path;
+
+use crate::model::{
+    AuditedDoc, Doc, DocKind, Extracted, Finding, LineRange, Position, Report, Span, Summary,
+};
+use crate::registry::{Family, RuleId, Severity};
 
 /// The report format version.
 pub const VERSION: u32 = 1;
@@ -16,10 +22,21 @@ pub const VERSION: u32 = 1;
 struct JsonReport<'a> {
     version: u32,
     revision: &'a str,
+    /// The repository's web address, for links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    web_url: Option<&'a str>,
     summary: JsonSummary<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     selected: Option<Vec<JsonSelected<'a>>>,
     findings: Vec<JsonFinding<'a>>,
+    /// The docs that have findings, and whether each is inside the repository (linkable).
+    docs: Vec<JsonDoc<'a>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct JsonDoc<'a> {
+    name: Cow<'a, str>,
+    in_repo: bool,
 }
 
 /// With `--since`: each audited doc and why it was selected.
@@ -50,6 +67,11 @@ struct JsonFinding<'a> {
     doc: &'a str,
     line: usize,
     column: usize,
+    /// Where the finding ends in the doc (`end_line` is the cited range's end).
+    line_end: usize,
+    column_end: usize,
+    /// The doc text the finding covers.
+    snippet: &'a str,
     path: Option<&'a str>,
     start_line: Option<i64>,
     end_line: Option<i64>,
@@ -70,7 +92,7 @@ pub fn render(report: &Report) -> String {
         .iter()
         .map(|f| {
             let doc = &report.docs[f.doc].doc;
-            let (line, column) = doc.lines.line_col(&doc.text, f.span.start);
+            let (line, column) = (f.at.line, f.at.column);
             JsonFinding {
                 rule: f.rule.as_str(),
                 family: f.rule.info().family,
@@ -78,6 +100,9 @@ pub fn render(report: &Report) -> String {
                 doc: &doc.name,
                 line,
                 column,
+                line_end: f.at.end_line,
+                column_end: f.at.end_column,
+                snippet: &f.at.snippet,
                 path: f.path.as_deref(),
                 start_line: f.lines.map(|l| l.start),
                 end_line: f.lines.map(|l| l.end),
@@ -88,9 +113,20 @@ pub fn render(report: &Report) -> String {
             }
         })
         .collect();
+    let mut with_findings: Vec<usize> = report.findings.iter().map(|f| f.doc).collect();
+    with_findings.sort_unstable();
+    with_findings.dedup();
+    let docs = with_findings
+        .into_iter()
+        .map(|i| JsonDoc {
+            name: Cow::Borrowed(&report.docs[i].doc.name),
+            in_repo: report.docs[i].doc.repo_dir.is_some(),
+        })
+        .collect();
     let out = JsonReport {
         version: VERSION,
         revision: &report.revision,
+        web_url: report.web_url.as_deref(),
         summary: JsonSummary {
             docs: s.docs,
             skipped: s.skipped,
@@ -113,8 +149,132 @@ pub fn render(report: &Report) -> String {
                 .collect()
         }),
         findings,
+        docs,
     };
     let mut text = serde_json::to_string_pretty(&out).expect("report serialises");
     text.push('\n');
     text
+}
+
+/// A JSON report read back (`citegate merge`): what every format renders, without the docs' text.
+pub fn read(text: &str) -> Result<Report, String> {
+    #[derive(Deserialize)]
+    struct InReport {
+        version: u32,
+        revision: String,
+        #[serde(default)]
+        web_url: Option<String>,
+        summary: InSummary,
+        #[serde(default)]
+        selected: Option<Vec<InSelected>>,
+        findings: Vec<InFinding>,
+        #[serde(default)]
+        docs: Vec<JsonDoc<'static>>,
+    }
+    #[derive(Deserialize)]
+    struct InSummary {
+        docs: usize,
+        skipped: usize,
+        citations: usize,
+    }
+    #[derive(Deserialize)]
+    struct InSelected {
+        doc: String,
+        reasons: Vec<Reason>,
+    }
+    #[derive(Deserialize)]
+    struct InFinding {
+        rule: String,
+        severity: Severity,
+        doc: String,
+        line: usize,
+        column: usize,
+        line_end: usize,
+        column_end: usize,
+        #[serde(default)]
+        snippet: String,
+        path: Option<String>,
+        start_line: Option<i64>,
+        end_line: Option<i64>,
+        revision: Option<String>,
+        message: String,
+        #[serde(default)]
+        help: Option<String>,
+        #[serde(default)]
+        fix: Option<Fix>,
+    }
+    let r: InReport = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if r.version != VERSION {
+        return Err(format!(
+            "report version {} (this citegate reads {VERSION})",
+            r.version
+        ));
+    }
+    let mut docs: Vec<AuditedDoc> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut doc_of = |name: &str, in_repo: bool, docs: &mut Vec<AuditedDoc>| -> usize {
+        *index.entry(name.to_string()).or_insert_with(|| {
+            let dir = name.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+            let kind = DocKind::from_path(Path::new(name)).unwrap_or(DocKind::Markdown);
+            let doc = Doc::new(
+                name.into(),
+                name.to_string(),
+                in_repo.then_some(dir),
+                kind,
+                String::new(),
+            );
+            docs.push(AuditedDoc::new(doc, Extracted::default()));
+            docs.len() - 1
+        })
+    };
+    // With `--since`, the selected docs come first, in their order: the selection is by doc.
+    let in_repo: BTreeMap<&str, bool> = r.docs.iter().map(|d| (&*d.name, d.in_repo)).collect();
+    for s in r.selected.iter().flatten() {
+        let linked = in_repo.get(s.doc.as_str()).copied().unwrap_or(true);
+        doc_of(&s.doc, linked, &mut docs);
+    }
+    for d in &r.docs {
+        doc_of(&d.name, d.in_repo, &mut docs);
+    }
+    let mut findings = Vec::with_capacity(r.findings.len());
+    for f in r.findings {
+        let rule = RuleId::from_id(&f.rule).ok_or_else(|| format!("unknown rule `{}`", f.rule))?;
+        let doc = doc_of(&f.doc, false, &mut docs);
+        let mut finding = Finding::new(rule, doc, Span::default(), f.message);
+        finding.severity = f.severity;
+        finding.path = f.path;
+        finding.lines = f
+            .start_line
+            .zip(f.end_line)
+            .map(|(s, e)| LineRange::new(s, e));
+        finding.revision = f.revision;
+        finding.help = f.help;
+        finding.fix = f.fix;
+        finding.at = Position {
+            line: f.line,
+            column: f.column,
+            end_line: f.line_end,
+            end_column: f.column_end,
+            snippet: f.snippet,
+        };
+        findings.push(finding);
+    }
+    let selection = r
+        .selected
+        .map(|selected| selected.into_iter().map(|s| s.reasons).collect());
+    let mut summary = Summary::of(&findings, &[]);
+    summary.docs = r.summary.docs;
+    summary.skipped = r.summary.skipped;
+    summary.citations = r.summary.citations;
+    Ok(Report {
+        revision: r.revision,
+        docs,
+        findings,
+        repins: Vec::new(),
+        pin_moves: Vec::new(),
+        selection,
+        web_url: r.web_url,
+        git_dir: Default::default(),
+        summary,
+    })
 }

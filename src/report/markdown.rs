@@ -79,8 +79,7 @@ pub fn render(report: &Report, title: &str) -> String {
     }
     out.push_str("\n| doc | rule | severity | cited | message |\n|---|---|---|---|---|\n");
     for f in &report.findings {
-        let doc = &report.docs[f.doc].doc;
-        let (line, _) = doc.lines.line_col(&doc.text, f.span.start);
+        let line = f.at.line;
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",

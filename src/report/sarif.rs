@@ -54,8 +54,8 @@ fn rule_descriptor(rule: RuleId) -> Value {
 
 fn result(report: &Report, f: &Finding) -> Value {
     let doc = &report.docs[f.doc].doc;
-    let (start_line, start_col) = doc.lines.line_col(&doc.text, f.span.start);
-    let (end_line, end_col) = doc.lines.line_col(&doc.text, f.span.end.max(f.span.start));
+    let (start_line, start_col) = (f.at.line, f.at.column);
+    let (end_line, end_col) = (f.at.end_line, f.at.end_column);
     let mut message = f.message.clone();
     if let Some(help) = &f.help {
         message.push('\n');
@@ -66,14 +66,10 @@ fn result(report: &Report, f: &Finding) -> Value {
         "startLine": start_line,
         "startColumn": start_col,
         "endLine": end_line,
-        "endColumn": end_col.max(start_col + usize::from(end_line == start_line && f.span.is_empty())),
+        "endColumn": end_col.max(start_col + usize::from(end_line == start_line && f.at.snippet.is_empty())),
     });
-    if let Some(text) = doc
-        .text
-        .get(f.span.start..f.span.end)
-        .filter(|t| !t.is_empty())
-    {
-        region["snippet"] = json!({"text": text});
+    if !f.at.snippet.is_empty() {
+        region["snippet"] = json!({"text": f.at.snippet});
     }
     let mut out = json!({
         "ruleId": f.rule.as_str(),
@@ -94,7 +90,7 @@ fn result(report: &Report, f: &Finding) -> Value {
         out["fixes"] = json!([{
             "description": {"text": format!("cite `{}:{}-{}`", fix.path, fix.start_line, fix.end_line)},
             "artifactChanges": [{
-                "artifactLocation": {"uri": doc.name, "uriBaseId": "SRCROOT"},
+                "artifactLocation": {"uri": uri(&doc.name), "uriBaseId": "SRCROOT"},
                 "replacements": [{
                     "deletedRegion": {"byteOffset": fix.byte_start, "byteLength": fix.byte_end - fix.byte_start},
                     "insertedContent": {"text": fix.replacement},

@@ -1,0 +1,105 @@
+//! `--shard I/N` and `merge`: the shards never overlap, their union is the whole run, and the merged
+//! report equals the unsharded one in every format that `merge` renders.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use citegate::testing::Fixture;
+
+fn spec() -> String {
+    let mut spec = String::from(
+        "@@@ remote origin https://github.com/acme/shard\n@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n",
+    );
+    for i in 0..14 {
+        let body = match i % 4 {
+            0 => format!("Doc {i}: missing src/nope{i}.rs:1 and fine src/a.rs:1.\n"),
+            1 => format!("Doc {i}: past the end src/a.rs:{}.\n", 10 + i),
+            2 => format!("Doc {i}: quoted src/a.rs:1\n```rust\nfn b() {{}}\n```\n"),
+            _ => format!("Doc {i}: `LITERAL_{i}` is in src/a.rs:2.\n"),
+        };
+        spec.push_str(&format!("@@@ file docs/d{i:02}.md\n{body}"));
+    }
+    spec
+}
+
+fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() != Some(2), "{args:?}: {stderr}");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_report_in_every_format() {
+    let fx = Fixture::build(&spec()).unwrap();
+    let mut reports = Vec::new();
+    let mut audited = Vec::new();
+    for i in 1..=3 {
+        let shard = format!("{i}/3");
+        let (_, json) = run(
+            fx.path(),
+            &["audit", "docs", "--shard", &shard, "--format", "json"],
+        );
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        audited.push(report["summary"]["docs"].as_u64().unwrap());
+        let path = fx.path().join(format!("shard-{i}.json"));
+        std::fs::write(&path, json).unwrap();
+        reports.push(path.display().to_string());
+    }
+    assert!(
+        audited.iter().all(|&n| n > 0),
+        "every shard has docs: {audited:?}"
+    );
+    assert_eq!(
+        audited.iter().sum::<u64>(),
+        14,
+        "disjoint, and together all of them"
+    );
+    for format in ["json", "markdown", "sarif", "github"] {
+        let whole = run(fx.path(), &["audit", "docs", "--format", format]);
+        let mut args = vec!["merge", "--format", format];
+        args.extend(reports.iter().map(String::as_str));
+        let merged = run(fx.path(), &args);
+        assert_eq!(merged.0, whole.0, "{format}: exit code");
+        assert_eq!(merged.1, whole.1, "{format}: the merged report differs");
+    }
+}
+
+#[test]
+fn bad_shards_and_mixed_revisions_are_refused() {
+    let fx = Fixture::build(&spec()).unwrap();
+    for bad in ["0/3", "4/3", "1/0", "x/2", "2"] {
+        let out = Command::cargo_bin("citegate")
+            .unwrap()
+            .args(["audit", "--shard", bad])
+            .current_dir(fx.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--shard {bad}");
+    }
+    let report = fx.path().join("r.json");
+    let (_, json) = run(fx.path(), &["audit", "docs", "--format", "json"]);
+    std::fs::write(
+        &report,
+        json.replace(&fx.labels["v1"].to_string(), &"0".repeat(40)),
+    )
+    .unwrap();
+    let (_, json) = run(fx.path(), &["audit", "docs", "--format", "json"]);
+    let other = fx.path().join("s.json");
+    std::fs::write(&other, json).unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .args(["merge", report.to_str().unwrap(), other.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different revisions"));
+}
