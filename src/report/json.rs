@@ -156,53 +156,55 @@ pub fn render(report: &Report) -> String {
     text
 }
 
+/// A JSON report as `read` takes it.
+#[derive(Deserialize)]
+struct InReport {
+    version: u32,
+    revision: String,
+    #[serde(default)]
+    web_url: Option<String>,
+    summary: InSummary,
+    #[serde(default)]
+    selected: Option<Vec<InSelected>>,
+    findings: Vec<InFinding>,
+    #[serde(default)]
+    docs: Vec<JsonDoc<'static>>,
+}
+#[derive(Deserialize)]
+struct InSummary {
+    docs: usize,
+    skipped: usize,
+    citations: usize,
+}
+#[derive(Deserialize)]
+struct InSelected {
+    doc: String,
+    reasons: Vec<Reason>,
+}
+#[derive(Deserialize)]
+struct InFinding {
+    rule: String,
+    severity: Severity,
+    doc: String,
+    line: usize,
+    column: usize,
+    line_end: usize,
+    column_end: usize,
+    #[serde(default)]
+    snippet: String,
+    path: Option<String>,
+    start_line: Option<i64>,
+    end_line: Option<i64>,
+    revision: Option<String>,
+    message: String,
+    #[serde(default)]
+    help: Option<String>,
+    #[serde(default)]
+    fix: Option<Fix>,
+}
+
 /// A JSON report read back (`citegate merge`): what every format renders, without the docs' text.
 pub fn read(text: &str) -> Result<Report, String> {
-    #[derive(Deserialize)]
-    struct InReport {
-        version: u32,
-        revision: String,
-        #[serde(default)]
-        web_url: Option<String>,
-        summary: InSummary,
-        #[serde(default)]
-        selected: Option<Vec<InSelected>>,
-        findings: Vec<InFinding>,
-        #[serde(default)]
-        docs: Vec<JsonDoc<'static>>,
-    }
-    #[derive(Deserialize)]
-    struct InSummary {
-        docs: usize,
-        skipped: usize,
-        citations: usize,
-    }
-    #[derive(Deserialize)]
-    struct InSelected {
-        doc: String,
-        reasons: Vec<Reason>,
-    }
-    #[derive(Deserialize)]
-    struct InFinding {
-        rule: String,
-        severity: Severity,
-        doc: String,
-        line: usize,
-        column: usize,
-        line_end: usize,
-        column_end: usize,
-        #[serde(default)]
-        snippet: String,
-        path: Option<String>,
-        start_line: Option<i64>,
-        end_line: Option<i64>,
-        revision: Option<String>,
-        message: String,
-        #[serde(default)]
-        help: Option<String>,
-        #[serde(default)]
-        fix: Option<Fix>,
-    }
     let r: InReport = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if r.version != VERSION {
         return Err(format!(
