@@ -68,6 +68,9 @@ struct AuditArgs {
     /// Exit 1 when there is a finding of this severity or worse
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
+    /// The most bytes of a Markdown report (an issue or comment body takes 65,536 characters)
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -98,6 +101,9 @@ struct SweepArgs {
     /// Exit 1 when there is a finding of this severity or worse
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
+    /// The most bytes of the Markdown report (an issue body takes 65,536 characters)
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
 }
 
 #[derive(clap::Args, Debug)]
@@ -111,6 +117,9 @@ struct MergeArgs {
     /// Exit 1 when there is a finding of this severity or worse
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
+    /// The most bytes of a Markdown report
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    max_bytes: usize,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -335,7 +344,8 @@ fn audit_command(args: AuditArgs) -> ExitCode {
         ExitCode::SUCCESS
     };
     for (format, path) in &args.write {
-        if let Err(e) = std::fs::write(path, render(&report, *format, Color::Never)) {
+        if let Err(e) = std::fs::write(path, render(&report, *format, Color::Never, args.max_bytes))
+        {
             eprintln!("citegate: error: {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -343,14 +353,17 @@ fn audit_command(args: AuditArgs) -> ExitCode {
     if args.quiet {
         return code;
     }
-    print_out(&render(&report, args.format, args.color), code)
+    print_out(
+        &render(&report, args.format, args.color, args.max_bytes),
+        code,
+    )
 }
 
-/// The report in one format.
-fn render(report: &Report, format: Format, color: Color) -> String {
+/// The report in one format (a Markdown report in at most `max_bytes`).
+fn render(report: &Report, format: Format, color: Color, max_bytes: usize) -> String {
     match format {
         Format::Json => json::render(report),
-        Format::Markdown => markdown::render(report, "citegate audit"),
+        Format::Markdown => markdown::render(report, "citegate audit", max_bytes),
         Format::Sarif => sarif::render(report),
         Format::Github => github::render(report),
         Format::Human => {
@@ -462,7 +475,7 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = sweep::render(&report, drift.as_ref());
+    let text = sweep::render(&report, drift.as_ref(), args.max_bytes);
     let fail = args.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)
@@ -523,7 +536,10 @@ fn merge_command(args: MergeArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     };
-    print_out(&render(&report, args.format, Color::Never), code)
+    print_out(
+        &render(&report, args.format, Color::Never, args.max_bytes),
+        code,
+    )
 }
 
 fn plural(n: usize) -> &'static str {

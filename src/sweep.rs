@@ -110,24 +110,31 @@ pub fn drift(report: &Report, manifest: &Manifest) -> Result<Drift, SweepError> 
     })
 }
 
-/// The sweep's Markdown report: the audit, then the drift since the index was built.
-pub fn render(report: &Report, drift: Option<&Drift>) -> String {
-    let mut out = markdown::render(report, "citegate sweep");
+/// The sweep's Markdown report, in at most `max_bytes`: the audit, then the drift since the index
+/// was built.
+pub fn render(report: &Report, drift: Option<&Drift>, max_bytes: usize) -> String {
+    let mut tail = String::new();
     if let Some(d) = drift {
         let _ = writeln!(
-            out,
+            tail,
             "\n### Since the index was built at `{}`\n",
             &d.manifest_revision[..8]
         );
         let list = |title: &str, items: &[String], out: &mut String| {
             let _ = writeln!(out, "{title}: {}", items.len());
-            for i in items {
+            for i in items.iter().take(50) {
                 let _ = writeln!(out, "- {}", markdown::code(i));
+            }
+            if items.len() > 50 {
+                let _ = writeln!(out, "- … and {} more", items.len() - 50);
             }
             out.push('\n');
         };
-        list("Docs changed", &d.docs_changed, &mut out);
-        list("Cited files changed", &d.cited_files_changed, &mut out);
+        list("Docs changed", &d.docs_changed, &mut tail);
+        list("Cited files changed", &d.cited_files_changed, &mut tail);
     }
+    let budget = max_bytes.saturating_sub(tail.len());
+    let mut out = markdown::render(report, "citegate sweep", budget);
+    out.push_str(&tail);
     out
 }
