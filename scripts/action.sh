@@ -24,7 +24,9 @@ args=(audit --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-error
 [ -n "${INPUT_CONFIG:-}" ] && args+=(--config "$INPUT_CONFIG")
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-args+=(--write "markdown=$tmp/summary.md" --write "json=$tmp/report.json")
+# The Markdown report is kept for the comment step (RUNNER_TEMP outlives this step).
+report_md="${RUNNER_TEMP:-$tmp}/citegate-report.md"
+args+=(--write "markdown=$report_md" --write "json=$tmp/report.json")
 [ -n "${INPUT_SARIF:-}" ] && args+=(--write "sarif=$INPUT_SARIF")
 # Paths last, split on whitespace.
 read -r -a paths <<< "${INPUT_PATHS:-.}"
@@ -40,7 +42,7 @@ if [ "$code" -eq 2 ]; then
   exit 2
 fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  cat "$tmp/summary.md" >> "$GITHUB_STEP_SUMMARY"
+  cat "$report_md" >> "$GITHUB_STEP_SUMMARY"
 fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   python3 - "$tmp/report.json" >> "$GITHUB_OUTPUT" <<'PY'
@@ -50,5 +52,6 @@ for key in ("errors", "warnings", "notes", "findings", "citations", "docs"):
     print(f"{key}={s[key]}")
 PY
   [ -n "${INPUT_SARIF:-}" ] && echo "sarif=$INPUT_SARIF" >> "$GITHUB_OUTPUT"
+  [ -n "${RUNNER_TEMP:-}" ] && echo "report=$report_md" >> "$GITHUB_OUTPUT"
 fi
 exit "$code"

@@ -264,3 +264,48 @@ fn install_step_builds_from_source_only_when_no_asset_fits() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("citegate source"));
     }
 }
+
+#[test]
+fn the_report_comment_is_created_once_then_updated() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake_bin = dir.path().join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let log = dir.path().join("gh.log");
+    let state = dir.path().join("comment-id");
+    // A stand-in `gh`: lists the marked comment once one exists, records every write.
+    let gh = fake_bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  *--method\\ POST*) echo 4242 > {state} ;;\n  *--paginate*) cat {state} 2>/dev/null || true ;;\nesac\n",
+            log = log.display(),
+            state = state.display()
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&gh, perms).unwrap();
+    let event = dir.path().join("event.json");
+    std::fs::write(&event, r#"{"pull_request": {"number": 7}}"#).unwrap();
+    let report = dir.path().join("report.md");
+    std::fs::write(&report, "## citegate audit\n").unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/comment.sh");
+    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
+    for _ in 0..2 {
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg(&report)
+            .env("PATH", &path)
+            .env("GITHUB_REPOSITORY", "acme/docs")
+            .env("GITHUB_EVENT_PATH", &event)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let writes: Vec<&str> = calls.lines().filter(|l| l.contains("--method")).collect();
+    assert_eq!(writes.len(), 2, "{calls}");
+    assert!(writes[0].starts_with("api --method POST repos/acme/docs/issues/7/comments"), "{calls}");
+    assert!(writes[1].starts_with("api --method PATCH repos/acme/docs/issues/comments/4242"), "{calls}");
+}
