@@ -301,11 +301,21 @@ fn the_report_comment_is_created_once_then_updated() {
             .env("GITHUB_EVENT_PATH", &event)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let calls = std::fs::read_to_string(&log).unwrap();
     let writes: Vec<&str> = calls.lines().filter(|l| l.contains("--method")).collect();
     assert_eq!(writes.len(), 2, "{calls}");
-    assert!(writes[0].starts_with("api --method POST repos/acme/docs/issues/7/comments"), "{calls}");
-    assert!(writes[1].starts_with("api --method PATCH repos/acme/docs/issues/comments/4242"), "{calls}");
+    assert!(
+        writes[0].starts_with("api --method POST repos/acme/docs/issues/7/comments"),
+        "{calls}"
+    );
+    assert!(
+        writes[1].starts_with("api --method PATCH repos/acme/docs/issues/comments/4242"),
+        "{calls}"
+    );
 }

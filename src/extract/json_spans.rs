@@ -2,27 +2,31 @@
 //! the citation object and fixes can rewrite a single number. Input is validated by serde_json
 //! first (for its located error messages); this reader only adds spans.
 
+use std::borrow::Cow;
+
 use crate::model::Span;
 
+/// A JSON value and where it is written. Strings and numbers borrow from the doc's text (a string
+/// is copied only when it holds escapes), so a large answer file is not held twice.
 #[derive(Debug, Clone)]
-pub struct Node {
+pub struct Node<'a> {
     pub span: Span,
-    pub value: Value,
+    pub value: Value<'a>,
 }
 
 #[derive(Debug, Clone)]
-pub enum Value {
-    Object(Vec<(String, Node)>),
-    Array(Vec<Node>),
-    String(String),
+pub enum Value<'a> {
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    Array(Vec<Node<'a>>),
+    String(Cow<'a, str>),
     /// The number as written.
-    Number(String),
+    Number(&'a str),
     Bool(bool),
     Null,
 }
 
-impl Node {
-    pub fn get(&self, key: &str) -> Option<&Node> {
+impl<'a> Node<'a> {
+    pub fn get(&self, key: &str) -> Option<&Node<'a>> {
         match &self.value {
             Value::Object(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
@@ -30,7 +34,7 @@ impl Node {
     }
 
     /// The first of `keys` present (`startLine` or `start_line`).
-    pub fn get_any(&self, keys: &[&str]) -> Option<&Node> {
+    pub fn get_any(&self, keys: &[&str]) -> Option<&Node<'a>> {
         keys.iter().find_map(|k| self.get(k))
     }
 
@@ -41,7 +45,7 @@ impl Node {
         }
     }
 
-    pub fn as_array(&self) -> Option<&[Node]> {
+    pub fn as_array(&self) -> Option<&[Node<'a>]> {
         match &self.value {
             Value::Array(a) => Some(a),
             _ => None,
@@ -123,7 +127,7 @@ pub fn too_deep(text: &str) -> Option<usize> {
 
 /// Parse valid JSON text starting at `offset` in the doc. Returns `None` if the text is not valid
 /// JSON (callers validate with serde_json first).
-pub fn parse(text: &str, offset: usize) -> Option<Node> {
+pub fn parse(text: &str, offset: usize) -> Option<Node<'_>> {
     let mut p = Reader {
         text,
         pos: 0,
@@ -141,7 +145,7 @@ struct Reader<'a> {
     offset: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.pos).copied()
     }
@@ -157,14 +161,14 @@ impl Reader<'_> {
         (self.peek()? == b).then(|| self.pos += 1)
     }
 
-    fn node(&self, start: usize, value: Value) -> Node {
+    fn node(&self, start: usize, value: Value<'a>) -> Node<'a> {
         Node {
             span: Span::new(start + self.offset, self.pos + self.offset),
             value,
         }
     }
 
-    fn value(&mut self) -> Option<Node> {
+    fn value(&mut self) -> Option<Node<'a>> {
         self.skip_ws();
         let start = self.pos;
         match self.peek()? {
@@ -229,33 +233,42 @@ impl Reader<'_> {
                     self.pos += 1;
                 }
                 (self.pos > start).then(|| {
-                    let raw = self.text[start..self.pos].to_string();
+                    let raw = &self.text[start..self.pos];
                     self.node(start, Value::Number(raw))
                 })
             }
         }
     }
 
-    fn keyword(&mut self, word: &str, value: Value, start: usize) -> Option<Node> {
+    fn keyword(&mut self, word: &str, value: Value<'a>, start: usize) -> Option<Node<'a>> {
         self.text[self.pos..].starts_with(word).then(|| {
             self.pos += word.len();
             self.node(start, value)
         })
     }
 
-    fn string(&mut self) -> Option<String> {
+    fn string(&mut self) -> Option<Cow<'a, str>> {
         let start = self.pos;
         if self.peek()? != b'"' {
             return None;
         }
         self.pos += 1;
-        let bytes = self.text.as_bytes();
+        let text: &'a str = self.text;
+        let bytes = text.as_bytes();
+        let mut escaped = false;
         while self.pos < bytes.len() {
             match bytes[self.pos] {
-                b'\\' => self.pos += 2,
+                b'\\' => {
+                    escaped = true;
+                    self.pos += 2;
+                }
                 b'"' => {
                     self.pos += 1;
-                    return serde_json::from_str(&self.text[start..self.pos]).ok();
+                    let quoted = &text[start..self.pos];
+                    return match escaped {
+                        false => Some(Cow::Borrowed(&quoted[1..quoted.len() - 1])),
+                        true => serde_json::from_str::<String>(quoted).ok().map(Cow::Owned),
+                    };
                 }
                 _ => self.pos += 1,
             }
