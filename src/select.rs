@@ -133,17 +133,36 @@ impl Change {
     }
 
     /// The selected docs, in their order, and why each was selected.
+    ///
+    /// A doc selected only because it cites changed code keeps only the citations the change can
+    /// affect: its other citations cite code the change did not touch (a changed doc is audited
+    /// whole).
     pub fn keep_selected(&self, docs: Vec<AuditedDoc>) -> (Vec<AuditedDoc>, Vec<Vec<Reason>>) {
         let chosen = self.select(&docs);
         let mut kept = Vec::new();
         let mut reasons = Vec::new();
-        for (i, d) in docs.into_iter().enumerate() {
-            if let Some(r) = chosen.get(&i) {
-                reasons.push(r.iter().copied().collect());
-                kept.push(d);
+        for (i, mut d) in docs.into_iter().enumerate() {
+            let Some(r) = chosen.get(&i) else { continue };
+            if !r.contains(&Reason::DocChanged) {
+                d.extracted
+                    .retain_citations(|c| self.affects(c.repo_path(), c.lines));
             }
+            reasons.push(r.iter().copied().collect());
+            kept.push(d);
         }
         (kept, reasons)
+    }
+
+    /// Whether the change can affect a citation of `path` at `lines` (a whole-file citation of a
+    /// changed file always).
+    fn affects(&self, path: Option<&str>, lines: Option<LineRange>) -> bool {
+        let Some(hunks) = path.and_then(|p| self.hunks.get(p)) else {
+            return false;
+        };
+        match lines {
+            None => true,
+            Some(r) => hunks.iter().any(|h| h.affects(r)),
+        }
     }
 
     /// The docs to audit and why, in doc order.

@@ -86,19 +86,15 @@ pub fn extract_json(doc: &Doc) -> Extracted {
         }
         return ext;
     }
-    let Some(root) = json_spans::parse(text, bom) else {
-        ext.skipped = true;
-        return ext;
-    };
-    match root.as_array() {
-        Some(items) if items.iter().any(is_answer) => {
-            for item in items.iter().filter(|i| is_answer(i)) {
-                answer(&mut ext, item);
-            }
+    // An array of answers is read one answer at a time: a batch file is never held as a tree.
+    let mut any = false;
+    let read = json_spans::each_top(text, bom, |node| {
+        if is_answer(&node) {
+            any = true;
+            answer(&mut ext, &node);
         }
-        None if is_answer(&root) => answer(&mut ext, &root),
-        _ => ext.skipped = true,
-    }
+    });
+    ext.skipped = !(read && any);
     ext
 }
 

@@ -139,6 +139,48 @@ pub fn parse(text: &str, offset: usize) -> Option<Node<'_>> {
     (p.pos == text.len()).then_some(node)
 }
 
+/// Parse valid JSON text and hand each top-level value to `f`: every element of a root array, one
+/// at a time (so a batch of answers is never held whole as a tree), or the root itself. Returns
+/// whether the text was read to its end.
+pub fn each_top<'a>(text: &'a str, offset: usize, mut f: impl FnMut(Node<'a>)) -> bool {
+    let mut p = Reader {
+        text,
+        pos: 0,
+        offset,
+    };
+    p.skip_ws();
+    if p.peek() != Some(b'[') {
+        let Some(node) = p.value() else { return false };
+        p.skip_ws();
+        if p.pos != text.len() {
+            return false;
+        }
+        f(node);
+        return true;
+    }
+    p.pos += 1;
+    p.skip_ws();
+    if p.peek() == Some(b']') {
+        p.pos += 1;
+    } else {
+        loop {
+            let Some(node) = p.value() else { return false };
+            f(node);
+            p.skip_ws();
+            match p.peek() {
+                Some(b',') => p.pos += 1,
+                Some(b']') => {
+                    p.pos += 1;
+                    break;
+                }
+                _ => return false,
+            }
+        }
+    }
+    p.skip_ws();
+    p.pos == text.len()
+}
+
 struct Reader<'a> {
     text: &'a str,
     pos: usize,
