@@ -105,14 +105,19 @@ fn whole_file(link: Link<'_>, target: &str, base: Option<&str>) -> Option<Citati
         return None;
     }
     let mut c = Citation::new(Syntax::MarkdownLink, link.span, &raw, path);
-    c.path_span = link.dest_at.map(|at| {
+    c.path_span = link_path_span(link, target, base);
+    Some(c)
+}
+
+/// Where a relative link's target path is written, and how a fix writes another path there.
+fn link_path_span(link: Link<'_>, target: &str, base: Option<&str>) -> Option<(Span, PathStyle)> {
+    link.dest_at.map(|at| {
         let style = PathStyle::Link {
             base: base.map(str::to_string),
             rooted: target.starts_with('/'),
         };
         (Span::new(at, at + target.len()), style)
-    });
-    Some(c)
+    })
 }
 
 /// `file://PATH` (Qoder repowiki): PATH is repo-relative; an absolute one inside the work tree is
@@ -187,13 +192,7 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
     c.lines_span = link
         .dest_at
         .map(|at| (Span::new(at + frag_at, at + dest.len()), style));
-    c.path_span = link.dest_at.map(|at| {
-        let style = PathStyle::Link {
-            base: base.map(str::to_string),
-            rooted: target.starts_with('/'),
-        };
-        (Span::new(at, at + target.len()), style)
-    });
+    c.path_span = link_path_span(link, target, base);
     Some(c)
 }
 
