@@ -2,7 +2,7 @@
 //! resolved once, the citation-level rules, and the citations that go on grouped by the blob they
 //! cite.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use git2::{Oid, Repository};
 
@@ -79,7 +79,10 @@ pub fn plan(
     let mut findings = Vec::new();
     let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
     let mut trees = Trees::new(repo.worker());
-    let mut groups: BTreeMap<(Oid, String), Vec<(CiteRef, PinSource)>> = BTreeMap::new();
+    // Whether the blob at an implied pin is the target's, once per (pin, path).
+    let mut same: HashMap<(Oid, &str), bool> = HashMap::new();
+    // Paths borrowed from the docs while grouping; owned, and sorted, once per group at the end.
+    let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.iter().enumerate() {
             let (pin, source) = pin_of(d, ci);
@@ -105,19 +108,23 @@ pub fn plan(
             let cite = CiteRef { doc: di, index: ci };
             let (commit, source) = match implied.get(&cite) {
                 Some(&pin) if pin != target => {
-                    let same = same_blob(&mut trees, pin, target, path);
+                    let same = *same
+                        .entry((pin, path))
+                        .or_insert_with(|| same_blob(&mut trees, pin, target, path));
                     (if same { target } else { pin }, PinSource::Implied)
                 }
                 _ => (commit, source),
             };
             groups
-                .entry((commit, path.to_string()))
+                .entry((commit, path))
                 .or_default()
                 .push((cite, source));
         }
     }
-    Plan {
-        groups: groups.into_iter().collect(),
-        findings,
-    }
+    let mut groups: Vec<Group> = groups
+        .into_iter()
+        .map(|((commit, path), cites)| ((commit, path.to_string()), cites))
+        .collect();
+    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Plan { groups, findings }
 }
