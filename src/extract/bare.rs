@@ -140,7 +140,12 @@ pub fn find(text: &str) -> Vec<BareCitation> {
         let whole = caps.get(0).expect("match");
         let path = caps.name("path").expect("path");
         let before = text[..path.start()].chars().next_back();
-        if matches!(before, Some(c) if c.is_alphanumeric() || c == ':' || c == '\\')
+        // A path from the root is the tail of a longer token when glued to one (`…/blob/x.py#L3`,
+        // `host/a.rs:1` in a URL without its scheme).
+        let glued = path.as_str().starts_with('/')
+            && before.is_some_and(|c| !c.is_whitespace() && !"([`\"'<".contains(c));
+        if glued
+            || matches!(before, Some(c) if c.is_alphanumeric() || c == ':' || c == '\\')
             || inside_url(text, path.start())
             || !looks_like_path(path.as_str())
         {
@@ -201,6 +206,15 @@ mod tests {
                 (c.path, l.start, l.end)
             })
             .collect()
+    }
+
+    #[test]
+    fn a_path_from_the_root_is_still_read_on_its_own() {
+        assert_eq!(
+            cites("see /etc/passwd:1"),
+            vec![("/etc/passwd".into(), 1, 1)]
+        );
+        assert_eq!(cites("(/src/a.rs:2)"), vec![("/src/a.rs".into(), 2, 2)]);
     }
 
     #[test]
@@ -267,6 +281,7 @@ mod tests {
             "node:18",
             "vscode://file/src/a.rs:3",
             "amazon.nova-lite-v1:0",
+            "<a href=\"…/blob/main/x.py#L426-L482\">",
         ] {
             assert_eq!(cites(trap), vec![], "{trap}");
         }
