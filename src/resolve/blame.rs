@@ -157,11 +157,15 @@ impl<'t> Blame<'t> {
         // Lines still being blamed, by the commit that holds them now.
         let mut open: BTreeMap<Oid, Vec<(CiteRef, &[u8])>> = BTreeMap::new();
         let at_newest = self.trees.entry(newest, path);
+        // The doc on disk is the committed blob (the usual case): every line is there, nothing to
+        // read; else (uncommitted edits) each line is looked for.
+        let committed = at_newest.is_some()
+            && git2::Oid::hash_object(git2::ObjectType::Blob, buffer).ok() == at_newest;
         for (c, l) in lines {
             let Some(text) = l.checked_sub(1).and_then(|i| disk.get(i)) else {
                 continue;
             };
-            if self.has(at_newest, text) {
+            if committed || self.has(at_newest, text) {
                 open.entry(newest).or_default().push((*c, text));
             }
         }
