@@ -35,17 +35,14 @@ fn json(out: &std::process::Output) -> serde_json::Value {
     })
 }
 
-fn rules(report: &serde_json::Value) -> Vec<(String, String)> {
+/// (rule, doc, message) of each finding of a JSON report.
+fn triples(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    let text = |f: &serde_json::Value, k: &str| f[k].as_str().unwrap().to_string();
     report["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["doc"].as_str().unwrap().to_string(),
-            )
-        })
+        .map(|f| (text(f, "rule"), text(f, "doc"), text(f, "message")))
         .collect()
 }
 
@@ -64,7 +61,10 @@ fn json_nested_5000_deep_does_not_stop_the_batch() {
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert_eq!(
-        rules(&report),
+        triples(&report)
+            .into_iter()
+            .map(|(rule, doc, _)| (rule, doc))
+            .collect::<Vec<_>>(),
         [
             ("invented-path".to_string(), "docs/a.md".to_string()),
             (
@@ -207,20 +207,7 @@ fn findings(fx: &Fixture, args: &[&str]) -> (Option<i32>, Vec<(String, String, S
     all.extend_from_slice(args);
     all.extend(["--format", "json"]);
     let out = citegate(fx.path(), &all);
-    let report = json(&out);
-    let got = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["doc"].as_str().unwrap().to_string(),
-                f["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    (out.status.code(), got)
+    (out.status.code(), triples(&json(&out)))
 }
 
 #[cfg(unix)]

@@ -10,8 +10,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::Span;
-use crate::model::{LineRange, LineStyle};
+use crate::model::{Citation, LineRange, LineStyle, Span, Syntax};
+
+use super::path::resolve_path;
 
 /// A bare citation found in a piece of text; spans are relative to that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +127,21 @@ impl BareCitation {
     /// The line spec as written, when it cannot be read as lines.
     pub fn bad_lines(&self) -> Option<String> {
         self.lines.is_none().then(|| self.spec.clone())
+    }
+
+    /// The citation this makes, written in `syntax` at `span` (the caller places the line and
+    /// path spans, which depend on where the text it was found in is written).
+    pub fn citation(&self, syntax: Syntax, span: Span) -> Citation {
+        let mut c = Citation::new(
+            syntax,
+            span,
+            &self.path,
+            resolve_path(&self.path, None, false),
+        )
+        .with_lines(self.lines);
+        c.bad_lines = self.bad_lines();
+        c.tentative = self.tentative;
+        c
     }
 }
 

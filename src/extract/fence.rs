@@ -102,14 +102,7 @@ pub fn citation(text: &str, fence: &Fence) -> Option<Citation> {
             .filter(|b| b.span.start == 0 && b.span.end == token.len())
         {
             let at = span_of(token);
-            let mut c = Citation::new(
-                Syntax::FenceInfo,
-                at,
-                &b.path,
-                resolve_path(&b.path, None, false),
-            )
-            .with_lines(b.lines);
-            c.bad_lines = b.bad_lines();
+            let mut c = b.citation(Syntax::FenceInfo, at);
             c.lines_span = Some((b.lines_span.shifted(at.start), b.style));
             c.path_span = b.path_span.map(|p| (p.shifted(at.start), PathStyle::Repo));
             return Some(c);

@@ -54,15 +54,7 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
         return found
             .into_iter()
             .map(|b| {
-                let mut c = Citation::new(
-                    Syntax::EmptyLink,
-                    link.span,
-                    &b.path,
-                    resolve_path(&b.path, None, false),
-                )
-                .with_lines(b.lines);
-                c.bad_lines = b.bad_lines();
-                c.tentative = b.tentative;
+                let mut c = b.citation(Syntax::EmptyLink, link.span);
                 c.lines_span = link.text_at.map(|at| (b.lines_span.shifted(at), b.style));
                 c.path_span = link
                     .text_at

@@ -19,7 +19,6 @@ use crate::model::{Citation, Claim, Doc, Extracted, Literal, PathStyle, Quote, S
 use super::context::ExtractContext;
 use super::fence::{self, Fence};
 use super::link::{self, Link};
-use super::path::resolve_path;
 use super::{bare, front_matter, literal, sources};
 
 static MARKER: LazyLock<Regex> =
@@ -298,15 +297,7 @@ impl<'a> Walker<'a> {
     fn bare_citation(&self, b: &bare::BareCitation, text: &str, range: &Range<usize>) -> Citation {
         let span = self.locate(text, range, b.span);
         let lines_span = self.locate(text, range, b.lines_span);
-        let mut c = Citation::new(
-            Syntax::Bare,
-            span,
-            &b.path,
-            resolve_path(&b.path, None, false),
-        )
-        .with_lines(b.lines);
-        c.bad_lines = b.bad_lines();
-        c.tentative = b.tentative;
+        let mut c = b.citation(Syntax::Bare, span);
         // Only spans found verbatim can be rewritten.
         if lines_span != to_span(range) || text.len() == range.len() {
             c.lines_span = Some((lines_span, b.style));

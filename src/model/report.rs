@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::extracted::AuditedDoc;
 use super::finding::{Finding, Fix};
-use crate::registry::Severity;
+use crate::registry::{RuleId, Severity};
 
 /// Why `--since` selected a doc.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -168,13 +168,19 @@ impl Report {
         }
         out.sort_docs();
         let docs = &out.docs;
-        out.findings.sort_by(|a, b| {
-            let key = |f: &'_ Finding| {
-                let name = docs[f.doc].doc.name.clone();
-                (name, f.at.line, f.at.column, f.rule, f.message.clone())
-            };
-            key(a).cmp(&key(b))
-        });
+        fn key<'a>(
+            f: &'a Finding,
+            docs: &'a [AuditedDoc],
+        ) -> (&'a str, usize, usize, RuleId, &'a str) {
+            (
+                &docs[f.doc].doc.name,
+                f.at.line,
+                f.at.column,
+                f.rule,
+                &f.message,
+            )
+        }
+        out.findings.sort_by(|a, b| key(a, docs).cmp(&key(b, docs)));
         let counted = Summary::of(&out.findings, &[]);
         out.summary.by_rule = counted.by_rule;
         out.summary.by_family = counted.by_family;
