@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use citegate::audit::{self, AuditOptions};
 use citegate::fix;
 use citegate::model::Report;
+use citegate::regenerate;
 use citegate::registry::RuleId;
 use citegate::report::{github, human, json, markdown, printable, sarif};
 use citegate::sweep;
@@ -34,6 +35,11 @@ enum Command {
     Sweep(SweepArgs),
     /// Merge the JSON reports of shards of one run (`--shard I/N`) into one report
     Merge(MergeArgs),
+    /// Re-ground failing answers and docs at the target: move citations whose content is found
+    /// again exactly and uniquely, gate every answer, refuse the rest (a diff unless --write)
+    Regenerate(RegenerateArgs),
+    /// Print the chunks retrieval ranks first for a query at the target (what regenerate searches)
+    Retrieve(RetrieveArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -120,6 +126,51 @@ struct MergeArgs {
     /// The most bytes of a Markdown report
     #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+}
+
+#[derive(clap::Args, Debug)]
+struct RegenerateArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// Rewrite the docs in place (atomic, byte-preserving); without it, print a diff
+    #[arg(long)]
+    write: bool,
+    /// `diff`: a unified diff of what would change; `json`: what happened to each answer
+    #[arg(long, value_enum, default_value_t = RegenerateFormat::Diff)]
+    format: RegenerateFormat,
+    /// Chunks retrieved per answer (listed as searched when it is refused)
+    #[arg(long, value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K)]
+    top_k: usize,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum RegenerateFormat {
+    Diff,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+struct RetrieveArgs {
+    /// What to look for (identifiers, words)
+    query: String,
+    /// The code repository [default: the Git repository holding the current folder]
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// The revision searched [default: HEAD]
+    #[arg(long, visible_alias = "rev", value_name = "REV")]
+    target: Option<String>,
+    /// How many chunks
+    #[arg(long, short = 'k', value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K)]
+    top_k: usize,
+    /// Rank chunks of this path higher (repeatable)
+    #[arg(long, value_name = "PATH")]
+    path: Vec<String>,
+    /// Also print each chunk's lines
+    #[arg(long)]
+    show: bool,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -226,6 +277,8 @@ fn main() -> ExitCode {
         Command::Fix(args) => fix_command(args),
         Command::Sweep(args) => sweep_command(args),
         Command::Merge(args) => merge_command(args),
+        Command::Regenerate(args) => regenerate_command(args),
+        Command::Retrieve(args) => retrieve_command(args),
         Command::Rules => {
             let mut out = String::new();
             for rule in RuleId::ALL {
@@ -540,6 +593,91 @@ fn merge_command(args: MergeArgs) -> ExitCode {
         &render(&report, args.format, Color::Never, args.max_bytes),
         code,
     )
+}
+
+fn regenerate_command(args: RegenerateArgs) -> ExitCode {
+    let mut audit = args.selection.options();
+    audit.progress = progress_bar(false);
+    let opts = regenerate::Options {
+        audit,
+        top_k: args.top_k,
+    };
+    let run = match regenerate::run(&opts) {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut failed = false;
+    let mut out = String::new();
+    for doc in &run.docs {
+        if !args.write {
+            if args.format == RegenerateFormat::Diff {
+                out.push_str(&fix::unified_diff(&doc.name, &doc.before, &doc.after));
+            }
+            continue;
+        }
+        match fix::write_atomic(&doc.fs_path, doc.before.as_bytes(), doc.after.as_bytes()) {
+            Ok(()) => eprintln!("{}: rewritten", printable(&doc.name, false)),
+            Err(e) => {
+                failed = true;
+                eprintln!("citegate: error: {}: {e}", doc.fs_path.display());
+            }
+        }
+    }
+    if args.format == RegenerateFormat::Json {
+        out = regenerate::render::report(&run);
+    }
+    let c = &run.counts;
+    eprintln!(
+        "{} kept, {} re-grounded, {} refused at {}",
+        c.kept,
+        c.regrounded,
+        c.refused,
+        &run.revision[..12.min(run.revision.len())]
+    );
+    print_out(
+        &out,
+        if failed {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+fn retrieve_command(args: RetrieveArgs) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("citegate: error: {e}");
+        ExitCode::from(2)
+    };
+    let start = args.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let repo = match citegate::resolve::CodeRepo::discover(&start) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("{}: {}", start.display(), e.message())),
+    };
+    let rev = args.target.as_deref().unwrap_or("HEAD");
+    let target = match repo
+        .open()
+        .map_err(|e| e.message().to_string())
+        .and_then(|git| repo.resolve(&git, rev).map_err(|e| e.describe(rev).0))
+    {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let index = match citegate::retrieve::Index::at(&repo, target) {
+        Ok(i) => i,
+        Err(e) => return fail(e.message().to_string()),
+    };
+    let query = citegate::retrieve::Query {
+        text: args.query,
+        paths: args.path,
+        ..Default::default()
+    };
+    let hits = index.search(&query, args.top_k);
+    let out = regenerate::render::hits(&repo, &index, &hits, args.show, args.json);
+    print_out(&out, ExitCode::SUCCESS)
 }
 
 fn plural(n: usize) -> &'static str {

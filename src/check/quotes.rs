@@ -101,27 +101,75 @@ pub fn find_quotes_elsewhere(
     extension: Option<&str>,
     skip: &HashSet<&str>,
 ) -> Vec<Option<String>> {
-    let Ok(ac) = AhoCorasick::new(quotes) else {
-        return vec![None; quotes.len()];
-    };
-    // Normalisation only touches whitespace, so each quote's longest word occurs verbatim in any
-    // file that holds the quote: files holding none of them are not normalised at all.
+    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
+    let wanted = |p: &str| !skip.contains(p) && ext(p).as_deref() == extension;
+    let hits = scan(repo, commit, quotes, wanted, |ac, text| {
+        let norm = normalize(text);
+        ac.find_overlapping_iter(&norm)
+            .map(|m| (m.pattern().as_usize(), LineRange::new(0, 0)))
+            .collect()
+    });
+    // The first file in path order wins, whatever the thread count.
+    hits.into_iter()
+        .map(|found| found.into_iter().map(|(path, _)| path).min())
+        .collect()
+}
+
+/// Every place at `commit` where each text (normalised) occurs, in path then line order, searched
+/// in every text file but those `skip` names: what re-anchoring a citation whose content left its
+/// file asks (found exactly once, or not re-anchored).
+pub fn locate(
+    repo: &CodeRepo,
+    commit: Oid,
+    texts: &[String],
+    skip: &HashSet<&str>,
+) -> Vec<Vec<(String, LineRange)>> {
+    let mut found = scan(
+        repo,
+        commit,
+        texts,
+        |p| !skip.contains(p),
+        |ac, text| {
+            let norm = NormalizedSource::new(text);
+            ac.find_overlapping_iter(&norm.text)
+                .map(|m| {
+                    let (s, e) = norm.lines_of(m.start(), m.end());
+                    (m.pattern().as_usize(), LineRange::new(s as i64, e as i64))
+                })
+                .collect()
+        },
+    );
+    for places in &mut found {
+        places.sort_by(|a, b| (&a.0, a.1.start, a.1.end).cmp(&(&b.0, b.1.start, b.1.end)));
+    }
+    found
+}
+
+/// Search the text files at `commit` that `wanted` accepts (up to 1 MiB, in parallel) for the
+/// normalised `quotes`; `search` lists the (quote, lines) found in one file. Normalisation only
+/// touches whitespace, so each quote's longest word occurs verbatim in any file that holds the
+/// quote: files holding none of them are not searched at all.
+fn scan(
+    repo: &CodeRepo,
+    commit: Oid,
+    quotes: &[String],
+    wanted: impl Fn(&str) -> bool + Sync,
+    search: impl Fn(&AhoCorasick, &str) -> Vec<(usize, LineRange)> + Sync,
+) -> Vec<Vec<(String, LineRange)>> {
+    let mut out = vec![Vec::new(); quotes.len()];
     let words: Vec<&str> = quotes
         .iter()
         .map(|q| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
         .collect();
-    let Ok(prefilter) = AhoCorasick::new(&words) else {
-        return vec![None; quotes.len()];
+    let (Ok(ac), Ok(prefilter)) = (AhoCorasick::new(quotes), AhoCorasick::new(&words)) else {
+        return out;
     };
     let paths = repo.paths_at(&repo.worker(), commit);
-    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
-    // A quote is looked for in files of the cited file's language only, in parallel; the first
-    // file in path order wins, whatever the thread count.
-    let hits: Vec<(usize, usize)> = paths
+    let hits: Vec<(usize, usize, LineRange)> = paths
         .paths
         .par_iter()
         .enumerate()
-        .filter(|(_, p)| !skip.contains(p.as_str()) && ext(p).as_deref() == extension)
+        .filter(|(_, p)| wanted(p))
         .map_init(
             || repo.worker(),
             |git, (i, path)| {
@@ -131,21 +179,16 @@ pub fn find_quotes_elsewhere(
                 if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {
                     return Vec::new();
                 }
-                let norm = normalize(&text);
-                ac.find_overlapping_iter(&norm)
-                    .map(|m| (m.pattern().as_usize(), i))
+                search(&ac, &text)
+                    .into_iter()
+                    .map(|(quote, lines)| (quote, i, lines))
                     .collect()
             },
         )
         .flatten()
         .collect();
-    let mut first: Vec<Option<usize>> = vec![None; quotes.len()];
-    for (quote, i) in hits {
-        let slot = &mut first[quote];
-        *slot = Some(slot.map_or(i, |best| best.min(i)));
+    for (quote, i, lines) in hits {
+        out[quote].push((paths.paths[i].clone(), lines));
     }
-    first
-        .into_iter()
-        .map(|f| f.map(|i| paths.paths[i].clone()))
-        .collect()
+    out
 }

@@ -20,6 +20,14 @@ pub fn language_for(path: &str) -> Option<Language> {
     })
 }
 
+/// A named definition and its 1-based first and last lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub start: usize,
+    pub end: usize,
+}
+
 /// A parsed source file, kept for every citation of the same blob.
 pub struct Symbols {
     tree: tree_sitter::Tree,
@@ -33,6 +41,26 @@ impl Symbols {
         parser.set_language(&language).ok()?;
         let tree = parser.parse(source, None)?;
         Some(Symbols { tree })
+    }
+
+    /// Every named definition (function, method, type, impl, class…), outer ones before those
+    /// they hold, in source order.
+    pub fn definitions(&self, source: &str) -> Vec<Definition> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.tree.root_node()];
+        let mut cursor = self.tree.walk();
+        while let Some(node) = stack.pop() {
+            if let Some(name) = definition_name(node, source) {
+                out.push(Definition {
+                    name,
+                    start: node.start_position().row + 1,
+                    end: node.end_position().row + 1,
+                });
+            }
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        out
     }
 
     /// Names of the definitions that enclose 1-based `line` of `source`, innermost first.
@@ -148,6 +176,23 @@ mod tests {
         let go = "package p\nfunc Load() int {\n\treturn 1\n}\n";
         let s = Symbols::parse("a.go", go).unwrap();
         assert_eq!(s.enclosing(go, 3), vec!["Load"]);
+    }
+
+    #[test]
+    fn definitions_are_listed_outer_first_with_their_lines() {
+        let rust = "const A: u8 = 1;\nstruct Cache;\nimpl Cache {\n    fn get(&self) {\n    }\n}\n";
+        let s = Symbols::parse("a.rs", rust).unwrap();
+        let got: Vec<(String, usize, usize)> = s
+            .definitions(rust)
+            .into_iter()
+            .map(|d| (d.name, d.start, d.end))
+            .collect();
+        let want = [("Cache", 2, 2), ("Cache", 3, 6), ("get", 4, 5)];
+        let want: Vec<(String, usize, usize)> = want
+            .iter()
+            .map(|(n, a, b)| (n.to_string(), *a, *b))
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -184,6 +184,18 @@ fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
     )
 }
 
+/// A `{claims, open_questions}` answer with no claim and an open question says it does not know
+/// (the seed's "put the gap in open_questions and omit the claim"): a refusal, not an uncited
+/// answer.
+fn only_questions(node: &Node) -> bool {
+    let empty = |key| {
+        node.get(key)
+            .and_then(Node::as_array)
+            .map(<[Node]>::is_empty)
+    };
+    empty("claims") == Some(true) && empty("open_questions") == Some(false)
+}
+
 fn answer(ext: &mut Extracted, node: &Node) {
     let index = ext.answers.len();
     let pin = node.get_any(&["revision", "rev", "commit"]);
@@ -194,7 +206,7 @@ fn answer(ext: &mut Extracted, node: &Node) {
             .filter(|n| n.as_str().is_some())
             .map(|n| Span::new(n.span.start + 1, n.span.end.saturating_sub(1))),
         retrieved: retrieved(node),
-        refused: node.get("refuse").is_some_and(|r| !r.is_falsy()),
+        refused: node.get("refuse").is_some_and(|r| !r.is_falsy()) || only_questions(node),
         cited: false,
     });
     let before = ext.citations.len();

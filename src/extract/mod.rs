@@ -8,7 +8,7 @@ pub mod bare;
 pub mod context;
 pub mod fence;
 pub mod front_matter;
-mod json_spans;
+pub mod json_spans;
 pub mod link;
 pub mod literal;
 pub mod markdown;

@@ -1,0 +1,282 @@
+//! Re-grounding one JSON answer offline: move what can be moved (safe fixes, content found exactly
+//! once at the target), gate the result at the target, refuse the rest. A `{summary, citations}`
+//! answer is kept, re-grounded or refused whole; a `{summary, claims}` answer claim by claim, a
+//! claim that cannot be grounded moving to `open_questions`. Nothing is dropped: a refused
+//! answer keeps its old text under `stale`.
+
+use git2::Oid;
+use serde_json::{json, Map, Value};
+
+use super::gate::{self, Violation};
+use super::ground::{self, Located, Unit};
+use super::outcome::{Kind, Moved, Outcome};
+use crate::model::{Finding, Fix, Retrieved, Span};
+use crate::resolve::CodeRepo;
+
+/// What every answer of a run shares.
+pub struct Ctx<'a> {
+    pub repo: &'a CodeRepo,
+    pub target: Oid,
+    pub located: &'a Located,
+}
+
+/// One answer to re-ground: where it is, its JSON, its units and its failing findings.
+pub struct Pending<'r> {
+    pub doc: usize,
+    pub name: String,
+    pub answer: usize,
+    pub span: Span,
+    pub value: Value,
+    pub units: Vec<Unit>,
+    pub findings: Vec<&'r Finding>,
+    /// Safe fixes of its citations: the findings' own, and those that move with its pin.
+    pub fixes: Vec<&'r Fix>,
+    /// What each failing citation object cited, by pointer (filled before `locate`).
+    pub contents: Vec<(String, Vec<String>)>,
+    /// The chunks retrieved at the target for this answer, and their IDs.
+    pub retrieved: Vec<Retrieved>,
+    pub searched: Vec<String>,
+}
+
+impl Pending<'_> {
+    fn findings_in(&self, span: Span) -> Vec<&Finding> {
+        self.findings
+            .iter()
+            .copied()
+            .filter(|f| ground::within(f.span, span))
+            .collect()
+    }
+
+    /// Fill `contents`: the quote or span text of every citation object with a failing finding.
+    pub fn read_contents(&mut self, repo: &CodeRepo) {
+        let mut contents = Vec::new();
+        for cite in self.units.iter().flat_map(|u| &u.cites) {
+            let fs = self.findings_in(cite.span);
+            if fs.is_empty() {
+                continue;
+            }
+            let object = self.value.pointer(&cite.pointer).unwrap_or(&Value::Null);
+            contents.push((cite.pointer.clone(), ground::contents(repo, object, &fs)));
+        }
+        self.contents = contents;
+    }
+
+    fn contents(&self, pointer: &str) -> &[String] {
+        self.contents
+            .iter()
+            .find(|(p, _)| p == pointer)
+            .map_or(&[], |(_, c)| c.as_slice())
+    }
+
+    fn fix_in(&self, span: Span) -> Option<&Fix> {
+        let inside = |f: &&&Fix| span.start <= f.byte_start && f.byte_end <= span.end;
+        self.fixes.iter().find(inside).copied()
+    }
+
+    /// The answer pinned at the target, with the target's retrieval when it carried a payload.
+    fn at_target(&self, ctx: &Ctx) -> Value {
+        let mut v = self.value.clone();
+        if let Some(o) = v.as_object_mut() {
+            let key = ["revision", "rev", "commit"]
+                .into_iter()
+                .find(|k| o.contains_key(*k))
+                .unwrap_or("revision");
+            o.insert(key.into(), Value::String(ctx.target.to_string()));
+            if o.contains_key("retrieved") {
+                o.insert("retrieved".into(), gate::payload(&self.retrieved));
+            }
+        }
+        v
+    }
+
+    fn payload(&self) -> Option<&[Retrieved]> {
+        self.value
+            .get("retrieved")
+            .map(|_| self.retrieved.as_slice())
+    }
+
+    fn outcome(&self, kind: Kind) -> Outcome {
+        let mut o = Outcome::new(&self.name, kind);
+        o.answer = Some(self.answer);
+        o
+    }
+}
+
+/// The re-grounded answer and what happened to it (one outcome per answer, or per claim).
+pub fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
+    match p.units.first() {
+        Some(unit) if unit.pointer.is_none() => whole(ctx, p, unit),
+        _ => claims(ctx, p),
+    }
+}
+
+/// Move the failing citation objects of `unit` inside `value` (whose pointers are relative to
+/// `base`); `Err` says why one cannot move.
+fn move_cites(
+    ctx: &Ctx,
+    p: &Pending,
+    unit: &Unit,
+    base: &str,
+    value: &mut Value,
+) -> Result<Vec<Moved>, String> {
+    let mut moved = Vec::new();
+    let in_cites = |f: &&Finding| unit.cites.iter().any(|c| ground::within(f.span, c.span));
+    if let Some(f) = p.findings_in(unit.span).into_iter().find(|f| !in_cites(f)) {
+        return Err(format!("{}: {}", f.rule, f.message));
+    }
+    for cite in &unit.cites {
+        let fs = p.findings_in(cite.span);
+        if fs.is_empty() {
+            continue;
+        }
+        let fix = p.fix_in(cite.span);
+        let (path, lines) = ground::relocate(&fs, fix, p.contents(&cite.pointer), ctx.located)?;
+        let pointer = cite.pointer.strip_prefix(base).unwrap_or(&cite.pointer);
+        let Some(object) = value.pointer_mut(pointer) else {
+            continue;
+        };
+        let from = ground::cited(object);
+        ground::repoint(object, &path, lines);
+        moved.push(Moved {
+            from,
+            to: ground::cited(object),
+        });
+    }
+    Ok(moved)
+}
+
+/// `{summary, citations}`: every citation moves and the answer passes the gate, or it is refused.
+fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
+    let mut candidate = p.at_target(ctx);
+    let refused = |why: String, violations: Vec<Violation>| {
+        let reason = match unit.cites.is_empty() {
+            true => "no_span_in_retrieval",
+            false => "stale_index",
+        };
+        let mut o = p.outcome(Kind::Refused);
+        o.reason = Some(reason.to_string());
+        o.why = Some(why);
+        o.searched = p.searched.clone();
+        o.violations = violations;
+        (refusal(p, &p.at_target(ctx), reason), vec![o])
+    };
+    let moved = match move_cites(ctx, p, unit, "", &mut candidate) {
+        Ok(moved) => moved,
+        Err(why) => return refused(why, Vec::new()),
+    };
+    let violations = gate::check(ctx.repo, ctx.target, &p.name, &candidate, p.payload());
+    if !violations.is_empty() {
+        return refused("the re-grounded answer fails the gate".into(), violations);
+    }
+    let mut o = p.outcome(Kind::Regrounded);
+    o.moved = moved;
+    (candidate, vec![o])
+}
+
+/// The refusal of a `{summary, citations}` answer: no summary, no citations, `refuse` with what
+/// was searched, and the old text under `stale`. Other fields keep their place.
+pub fn refusal(p: &Pending, at_target: &Value, reason: &str) -> Value {
+    let mut out = Map::new();
+    let old = p.value.as_object().cloned().unwrap_or_default();
+    for (k, v) in at_target.as_object().into_iter().flatten() {
+        match k.as_str() {
+            "summary" => out.insert(k.clone(), Value::String(String::new())),
+            "citations" => out.insert(k.clone(), Value::Array(Vec::new())),
+            "refuse" | "stale" => None,
+            _ => out.insert(k.clone(), v.clone()),
+        };
+    }
+    out.insert(
+        "refuse".into(),
+        json!({"reason": reason, "searched": p.searched}),
+    );
+    let mut stale = Map::new();
+    for key in ["summary", "citations"] {
+        if let Some(v) = old.get(key) {
+            stale.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("stale".into(), Value::Object(stale));
+    Value::Object(out)
+}
+
+/// `{summary, claims, open_questions}`: each claim is re-grounded and gated on its own; a claim
+/// that cannot be grounded moves to `open_questions`.
+fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
+    let mut answer = p.at_target(ctx);
+    let old: Vec<Value> = answer
+        .get("claims")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut open: Vec<Value> = answer
+        .get("open_questions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut outcomes = Vec::new();
+    let short = &ctx.target.to_string()[..7];
+    for (j, unit) in p.units.iter().enumerate() {
+        let Some(claim) = old.get(j) else { continue };
+        let mut claim = claim.clone();
+        let base = unit.pointer.as_deref().unwrap_or_default();
+        let moved = move_cites(ctx, p, unit, base, &mut claim);
+        let violations = match &moved {
+            Ok(_) => gate::check(
+                ctx.repo,
+                ctx.target,
+                &p.name,
+                &one_claim(&answer, &claim),
+                p.payload(),
+            ),
+            Err(_) => Vec::new(),
+        };
+        let mut o = p.outcome(Kind::Kept);
+        o.claim = Some(j);
+        match moved {
+            Ok(moved) if violations.is_empty() => {
+                if !moved.is_empty() {
+                    o.outcome = Kind::Regrounded;
+                }
+                o.moved = moved;
+                kept.push(claim);
+            }
+            failed => {
+                o.outcome = Kind::Refused;
+                o.reason = Some("stale_index".into());
+                o.why = Some(
+                    failed
+                        .err()
+                        .unwrap_or_else(|| "the claim fails the gate".into()),
+                );
+                o.violations = violations;
+                o.searched = p.searched.clone();
+                let text = old[j]
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                open.push(Value::String(format!(
+                    "Not grounded at {short}: {text} (cited {})",
+                    ground::cited(&old[j])
+                )));
+            }
+        }
+        outcomes.push(o);
+    }
+    if let Some(o) = answer.as_object_mut() {
+        o.insert("claims".into(), Value::Array(kept));
+        o.insert("open_questions".into(), Value::Array(open));
+    }
+    (answer, outcomes)
+}
+
+/// The answer with only `claim`, for gating one claim on its own.
+fn one_claim(answer: &Value, claim: &Value) -> Value {
+    let mut a = answer.clone();
+    if let Some(o) = a.as_object_mut() {
+        o.insert("claims".into(), Value::Array(vec![claim.clone()]));
+        o.insert("open_questions".into(), Value::Array(Vec::new()));
+    }
+    a
+}

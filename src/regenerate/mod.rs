@@ -1,0 +1,308 @@
+//! `citegate regenerate`: answers and docs re-grounded at the target behind the audit's own
+//! fail-closed gate. The audit says what fails; [`ground`] moves what can be moved (content found
+//! again, exactly and uniquely); [`answer`] gates each result at the target and refuses the rest;
+//! Markdown docs get `fix`'s re-anchoring in their own syntax. Nothing is written here: the
+//! caller prints the diff or writes the docs atomically.
+
+pub mod answer;
+pub mod gate;
+pub mod ground;
+pub mod outcome;
+pub mod render;
+
+use std::collections::{BTreeSet, HashSet};
+
+use git2::Oid;
+use serde_json::Value;
+
+use crate::audit::{self, AuditError, AuditOptions};
+use crate::check::quotes;
+use crate::check::symbols::Symbols;
+use crate::fix;
+use crate::model::{DocKind, Finding, LineRange, Report, Retrieved};
+use crate::resolve::{CodeRepo, FileAt};
+use crate::retrieve::{Index, Query};
+
+pub use outcome::{Counts, Kind, Outcome, Regenerated, Rewritten};
+
+/// How many chunks are retrieved per answer (and listed as searched in a refusal).
+pub const DEFAULT_TOP_K: usize = 8;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub audit: AuditOptions,
+    pub top_k: usize,
+}
+
+fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
+    AuditError::Repo {
+        path: path.to_path_buf(),
+        error: e.message().to_string(),
+    }
+}
+
+/// Audit the docs, then re-ground every answer and Markdown citation that fails.
+pub fn run(opts: &Options) -> Result<Regenerated, AuditError> {
+    let report = audit::run(&opts.audit)?;
+    let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
+    let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
+    let index = Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?;
+    let mut pending = pending(&report);
+    let docs: HashSet<String> = report.docs.iter().map(|d| d.doc.name.clone()).collect();
+    for p in &mut pending {
+        p.read_contents(&repo);
+        let mut query = query(&repo, p);
+        query.exclude = docs.clone();
+        let hits = index.search(&query, opts.top_k);
+        p.retrieved = hits
+            .iter()
+            .map(|h| {
+                let c = &index.chunks[h.chunk];
+                Retrieved {
+                    path: c.path.clone(),
+                    lines: LineRange::new(c.start as i64, c.end as i64),
+                }
+            })
+            .collect();
+        p.searched = p
+            .retrieved
+            .iter()
+            .map(|r| format!("{}:{}", r.path, r.lines))
+            .collect();
+    }
+    let located = locate(&repo, target, &report, &pending);
+    let ctx = answer::Ctx {
+        repo: &repo,
+        target,
+        located: &located,
+    };
+    let mut outcomes = kept(&report);
+    let mut edits: Vec<(usize, crate::model::Span, Value)> = Vec::new();
+    for p in &pending {
+        let (value, mut o) = answer::regenerate(&ctx, p);
+        outcomes.append(&mut o);
+        edits.push((p.doc, p.span, value));
+    }
+    let mut docs = render::json_docs(&report, edits);
+    let (mut md_docs, mut md_outcomes) = markdown(&report);
+    docs.append(&mut md_docs);
+    docs.sort_by(|a, b| a.name.cmp(&b.name));
+    outcomes.append(&mut md_outcomes);
+    outcomes.sort_by(|a, b| {
+        (&a.doc, a.answer, a.claim, a.line).cmp(&(&b.doc, b.answer, b.claim, b.line))
+    });
+    let counts = Counts::of(&outcomes);
+    Ok(Regenerated {
+        revision: report.revision.clone(),
+        outcomes,
+        docs,
+        counts,
+    })
+}
+
+/// The JSON answers with no finding that fails the gate: kept as they are.
+fn kept(report: &Report) -> Vec<Outcome> {
+    let mut out = Vec::new();
+    for (d, doc) in report.docs.iter().enumerate() {
+        for (i, a) in doc.extracted.answers.iter().enumerate() {
+            let fails = report.findings.iter().any(|f| {
+                f.doc == d && gate::fails(f.rule, f.severity) && ground::within(f.span, a.span)
+            });
+            if !fails {
+                let mut o = Outcome::new(&doc.doc.name, Kind::Kept);
+                o.answer = Some(i);
+                out.push(o);
+            }
+        }
+    }
+    out
+}
+
+/// Every JSON answer with a finding that fails the gate.
+fn pending(report: &Report) -> Vec<answer::Pending<'_>> {
+    let mut out = Vec::new();
+    for (d, doc) in report.docs.iter().enumerate() {
+        if doc.doc.kind == DocKind::Markdown {
+            continue;
+        }
+        let failing: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
+            .collect();
+        for (i, a) in doc.extracted.answers.iter().enumerate() {
+            let findings: Vec<&Finding> = failing
+                .iter()
+                .copied()
+                .filter(|f| ground::within(f.span, a.span))
+                .collect();
+            let text = &doc.doc.text[a.span.start..a.span.end];
+            let Ok(value) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            if findings.is_empty() {
+                continue;
+            }
+            // A pinned answer's citations move with its pin: their fixes are the pin move's.
+            let moves = report
+                .pin_moves
+                .iter()
+                .filter(|m| m.doc == d && m.answer == Some(i));
+            let fixes = findings
+                .iter()
+                .filter_map(|f| f.fix.as_ref())
+                .chain(moves.flat_map(|m| &m.edits))
+                .collect();
+            out.push(answer::Pending {
+                doc: d,
+                fixes,
+                name: doc.doc.name.clone(),
+                answer: i,
+                span: a.span,
+                units: ground::units(text, a.span.start),
+                value,
+                findings,
+                contents: Vec::new(),
+                retrieved: Vec::new(),
+                searched: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// What to retrieve for an answer: its `question` (else its summary and claims), the paths it
+/// cited, the definitions that enclosed its old spans, and its code literals.
+fn query(repo: &CodeRepo, p: &answer::Pending) -> Query {
+    let v = &p.value;
+    let mut text = String::new();
+    let mut push = |s: Option<&str>| {
+        if let Some(s) = s {
+            text.push_str(s);
+            text.push('\n');
+        }
+    };
+    match v.get("question").and_then(Value::as_str) {
+        Some(q) => push(Some(q)),
+        None => {
+            push(v.get("summary").and_then(Value::as_str));
+            for c in v
+                .get("claims")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                push(c.get("text").and_then(Value::as_str));
+            }
+        }
+    }
+    let literals = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    let mut paths = BTreeSet::new();
+    let mut symbols = BTreeSet::new();
+    for f in &p.findings {
+        let Some(path) = f.path.as_deref() else {
+            continue;
+        };
+        paths.insert(path.to_string());
+        if let Some(name) = enclosing(repo, f, path) {
+            symbols.insert(name);
+        }
+    }
+    Query {
+        text,
+        paths: paths.into_iter().collect(),
+        symbols: symbols.into_iter().collect(),
+        literals,
+        exclude: HashSet::new(),
+    }
+}
+
+/// The innermost definition that enclosed a finding's span at the revision it was read at.
+fn enclosing(repo: &CodeRepo, f: &Finding, path: &str) -> Option<String> {
+    let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
+    let line = usize::try_from(f.lines?.start).ok()?;
+    let FileAt::Text(text) = repo.file_at(&repo.worker(), rev, path).ok()? else {
+        return None;
+    };
+    Symbols::parse(path, &text)?
+        .enclosing(&text, line)
+        .into_iter()
+        .next()
+}
+
+/// Where every cited content is at the target, in one search of the tree (the docs themselves
+/// are left out: they always hold what they quote).
+fn locate(
+    repo: &CodeRepo,
+    target: Oid,
+    report: &Report,
+    pending: &[answer::Pending],
+) -> ground::Located {
+    let texts: Vec<String> = pending
+        .iter()
+        .flat_map(|p| p.contents.iter().flat_map(|(_, c)| c.iter().cloned()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let skip: HashSet<&str> = report.docs.iter().map(|d| d.doc.name.as_str()).collect();
+    let found = quotes::locate(repo, target, &texts, &skip);
+    texts.into_iter().zip(found).collect()
+}
+
+/// Markdown docs: `fix`'s safe re-anchoring in each citation's own syntax; what it cannot move
+/// is listed as refused (the text stays: offline, a sentence is never rewritten).
+fn markdown(report: &Report) -> (Vec<Rewritten>, Vec<Outcome>) {
+    let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
+    let docs = fix::plan(report, false)
+        .into_iter()
+        .filter(|f| is_md(f.doc))
+        .map(|f| {
+            let doc = &report.docs[f.doc].doc;
+            Rewritten {
+                name: doc.name.clone(),
+                fs_path: doc.fs_path.clone(),
+                before: doc.text.clone(),
+                after: f.after,
+            }
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    let mut seen = HashSet::new();
+    for f in &report.findings {
+        if !is_md(f.doc) || !gate::fails(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
+            continue;
+        }
+        let name = &report.docs[f.doc].doc.name;
+        let cited = match (&f.path, f.lines) {
+            (Some(p), Some(l)) => format!("{p}:{l}"),
+            (Some(p), None) => p.clone(),
+            _ => f.at.snippet.clone(),
+        };
+        let mut o = Outcome::new(name, Kind::Refused);
+        o.line = Some(f.at.line);
+        match f
+            .fix
+            .as_ref()
+            .filter(|x| x.applicability == crate::model::Applicability::Safe)
+        {
+            Some(x) => {
+                o.outcome = Kind::Regrounded;
+                o.moved.push(outcome::Moved {
+                    from: cited,
+                    to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
+                });
+            }
+            None => {
+                o.reason = Some("not_regrounded".into());
+                o.why = Some(format!("{}: {}", f.rule, f.message));
+            }
+        }
+        outcomes.push(o);
+    }
+    (docs, outcomes)
+}

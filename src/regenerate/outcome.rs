@@ -1,0 +1,111 @@
+//! What `regenerate` did to each answer (or claim, or Markdown citation): kept, re-grounded (old
+//! and new citation) or refused (why, and what was searched), with the run's counts.
+
+use serde::Serialize;
+
+use super::gate::Violation;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Kept,
+    Regrounded,
+    Refused,
+}
+
+/// A citation moved by re-grounding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Moved {
+    pub from: String,
+    pub to: String,
+}
+
+/// The outcome of one answer (`{summary, citations}`), one claim, or one Markdown citation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub doc: String,
+    /// Index of the answer in its doc (Markdown: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<usize>,
+    /// Index of the claim in its answer's `claims`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claim: Option<usize>,
+    /// Markdown: the 1-based line of the citation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    pub outcome: Kind,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<Moved>,
+    /// Why it was refused: `stale_index`, `no_span_in_retrieval`, `not_regrounded` (Markdown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What could not be re-grounded, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The top retrieved chunks at the target (`path:start-end`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub searched: Vec<String>,
+    /// What the gate found in the last candidate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+impl Outcome {
+    pub fn new(doc: &str, outcome: Kind) -> Outcome {
+        Outcome {
+            doc: doc.to_string(),
+            answer: None,
+            claim: None,
+            line: None,
+            outcome,
+            moved: Vec::new(),
+            reason: None,
+            why: None,
+            searched: Vec::new(),
+            violations: Vec::new(),
+        }
+    }
+}
+
+/// Counts for the summary line and the JSON report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub kept: usize,
+    pub regrounded: usize,
+    pub refused: usize,
+    pub model_calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Counts {
+    pub fn of(outcomes: &[Outcome]) -> Counts {
+        let mut c = Counts::default();
+        for o in outcomes {
+            match o.outcome {
+                Kind::Kept => c.kept += 1,
+                Kind::Regrounded => c.regrounded += 1,
+                Kind::Refused => c.refused += 1,
+            }
+        }
+        c
+    }
+}
+
+/// A doc's text before and after re-grounding.
+#[derive(Debug)]
+pub struct Rewritten {
+    pub name: String,
+    pub fs_path: std::path::PathBuf,
+    pub before: String,
+    pub after: String,
+}
+
+/// What a run found and would write.
+#[derive(Debug)]
+pub struct Regenerated {
+    pub revision: String,
+    pub outcomes: Vec<Outcome>,
+    pub docs: Vec<Rewritten>,
+    pub counts: Counts,
+}

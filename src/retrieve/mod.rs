@@ -1,0 +1,202 @@
+//! Retrieval at a revision: every text file cut into [`chunk::Chunk`]s, ranked by BM25 over
+//! identifier-aware [`tokens`], boosted by the paths and symbols a query names. The index is built
+//! once per tree and cached on disk under the repository's Git folder ([`cache`]).
+
+pub mod cache;
+pub mod chunk;
+pub mod tokens;
+
+use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
+use git2::Oid;
+use rayon::prelude::*;
+
+pub use chunk::Chunk;
+
+use crate::resolve::{CodeRepo, FileAt};
+
+/// Files larger than this are not indexed (generated code, data).
+pub const MAX_FILE_BYTES: usize = 1 << 20;
+/// How much a chunk's score is multiplied by when its path, or its symbol, is one the query names.
+pub const PATH_BOOST: f32 = 1.5;
+pub const SYMBOL_BOOST: f32 = 1.5;
+
+/// What to look for: words, and what the old citation knew.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub text: String,
+    /// Paths cited before (a chunk of one of them ranks higher).
+    pub paths: Vec<String>,
+    /// Names of the definitions that enclosed the old spans.
+    pub symbols: Vec<String>,
+    /// Code literals of the claim (`TTL_SECONDS = 30`): their tokens count twice.
+    pub literals: Vec<String>,
+    /// Paths never returned (the docs being re-grounded: they always hold what they say).
+    pub exclude: std::collections::HashSet<String>,
+}
+
+/// A ranked chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Index into [`Index::chunks`].
+    pub chunk: usize,
+    pub score: f32,
+}
+
+/// Chunks are indexed by their tokens written out with spaces (the cached form): the embedder
+/// only splits them again.
+#[derive(Debug, Default, Clone, Copy)]
+struct Spaced;
+
+impl Tokenizer for Spaced {
+    fn tokenize(&self, input_text: &str) -> Vec<String> {
+        input_text
+            .split(' ')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// The retrieval index of one tree.
+pub struct Index {
+    /// The commit it was asked for, and its tree (what the index is keyed by).
+    pub commit: Oid,
+    pub tree: Oid,
+    pub chunks: Vec<Chunk>,
+    embedder: Embedder<u32, Spaced>,
+    scorer: Scorer<u32>,
+}
+
+impl Index {
+    /// The index of `commit`'s tree: read from the cache, else built (and cached).
+    pub fn at(repo: &CodeRepo, commit: Oid) -> Result<Index, git2::Error> {
+        let git = repo.open()?;
+        let tree = git.find_commit(commit)?.tree_id();
+        let entries = match cache::load(&repo.git_dir, tree) {
+            Some(entries) => entries,
+            None => {
+                let entries = build(repo, commit);
+                // A cache that cannot be written (read-only repository) only costs the next run.
+                let _ = cache::store(&repo.git_dir, tree, &entries);
+                entries
+            }
+        };
+        Ok(Index::new(commit, tree, entries))
+    }
+
+    fn new(commit: Oid, tree: Oid, entries: Vec<cache::Entry>) -> Index {
+        let corpus: Vec<&str> = entries.iter().map(|e| e.terms.as_str()).collect();
+        let embedder =
+            EmbedderBuilder::<u32, Spaced>::with_tokenizer_and_fit_to_corpus(Spaced, &corpus)
+                .build();
+        let mut scorer = Scorer::new();
+        for (i, e) in entries.iter().enumerate() {
+            scorer.upsert(&(i as u32), embedder.embed(&e.terms));
+        }
+        let chunks = entries.into_iter().map(|e| e.chunk).collect();
+        Index {
+            commit,
+            tree,
+            chunks,
+            embedder,
+            scorer,
+        }
+    }
+
+    /// The `k` best chunks for `query`, best first (ties in chunk order: path, then line).
+    pub fn search(&self, query: &Query, k: usize) -> Vec<Hit> {
+        let mut terms = tokens::tokens(&query.text);
+        for literal in &query.literals {
+            let t = tokens::tokens(literal);
+            terms.extend(t.iter().cloned());
+            terms.extend(t);
+        }
+        let embedding = self.embedder.embed(&terms.join(" "));
+        let mut hits: Vec<Hit> = self
+            .scorer
+            .matches(&embedding)
+            .into_iter()
+            .filter(|m| !query.exclude.contains(&self.chunks[m.id as usize].path))
+            .map(|m| {
+                let chunk = &self.chunks[m.id as usize];
+                let mut score = m.score;
+                if query.paths.contains(&chunk.path) {
+                    score *= PATH_BOOST;
+                }
+                if chunk
+                    .symbol
+                    .as_ref()
+                    .is_some_and(|s| query.symbols.contains(s))
+                {
+                    score *= SYMBOL_BOOST;
+                }
+                Hit {
+                    chunk: m.id as usize,
+                    score,
+                }
+            })
+            .filter(|h| h.score > 0.0)
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
+        hits.truncate(k);
+        hits
+    }
+
+    /// A chunk's ID in traces and payloads: `path:start-end@tree` (the tree's short ID).
+    pub fn id(&self, chunk: usize) -> String {
+        let c = &self.chunks[chunk];
+        let tree = self.tree.to_string();
+        format!("{}:{}-{}@{}", c.path, c.start, c.end, &tree[..12])
+    }
+
+    /// A chunk's lines at the index's commit.
+    pub fn text(&self, repo: &CodeRepo, chunk: usize) -> Option<String> {
+        let c = &self.chunks[chunk];
+        let FileAt::Text(text) = repo.file_at(&repo.worker(), self.commit, &c.path).ok()? else {
+            return None;
+        };
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(c.start - 1)
+            .take(c.end + 1 - c.start)
+            .collect();
+        Some(lines.join("\n"))
+    }
+}
+
+/// Every chunk of every text file at `commit`, with its tokens (path, symbol and lines), in path
+/// order; files are read in parallel.
+fn build(repo: &CodeRepo, commit: Oid) -> Vec<cache::Entry> {
+    let paths = repo.paths_at(&repo.worker(), commit);
+    paths
+        .paths
+        .par_iter()
+        .map_init(
+            || repo.worker(),
+            |git, path| {
+                let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
+                    return Vec::new();
+                };
+                if text.len() > MAX_FILE_BYTES {
+                    return Vec::new();
+                }
+                let lines: Vec<&str> = text.lines().collect();
+                chunk::chunks(path, &text)
+                    .into_iter()
+                    .map(|c| {
+                        let mut terms = tokens::tokens(&c.path);
+                        terms.extend(c.symbol.iter().flat_map(|s| tokens::tokens(s)));
+                        for line in &lines[c.start - 1..c.end] {
+                            terms.extend(tokens::tokens(line));
+                        }
+                        cache::Entry {
+                            chunk: c,
+                            terms: terms.join(" "),
+                        }
+                    })
+                    .collect()
+            },
+        )
+        .flatten()
+        .collect()
+}

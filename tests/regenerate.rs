@@ -1,0 +1,238 @@
+//! `citegate regenerate` offline: answers in both seed schemas re-grounded at the target when
+//! their content is found again exactly and uniquely (a moved function, a renamed file, content
+//! that left its file), refused when it changed, gated at the target, nothing lost, and a
+//! re-audit of the output clean.
+
+use citegate::audit::AuditOptions;
+use citegate::regenerate::{self, Kind, Options};
+use citegate::registry::Family;
+use citegate::testing::Fixture;
+use serde_json::Value;
+
+const SPEC: &str = r#"@@@ commit v1 code
+@@@ file src/cache.rs
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ file src/old.rs
+pub fn renamed_but_same() -> u32 {
+    42
+}
+@@@ file src/rate.rs
+const RATE: u32 = 10;
+@@@ commit v2 code moves, a rename, a change
+@@@ file src/cache.rs
+// a comment pushes everything down
+// and another
+
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ delete src/old.rs
+@@@ file src/new.rs
+pub fn renamed_but_same() -> u32 {
+    42
+}
+@@@ file src/rate.rs
+const RATE: u32 = 20;
+@@@ file src/legacy.rs
+// the old rate, kept for reference: changed content is never re-anchored here
+const RATE: u32 = 10;
+@@@ file src/lib/helpers.rs
+// helpers
+pub fn other() {}
+pub fn helper() -> &'static str {
+    "moved across files"
+}
+@@@ commit v3 answers
+@@@ file answers/a.json
+[
+  {
+    "summary": "`load()` sets the TTL to 30.",
+    "revision": "{{rev:v1}}",
+    "citations": [
+      {"path": "src/cache.rs", "startLine": 1, "endLine": 4, "quote": "let ttl = 30;"}
+    ]
+  },
+  {"summary": "Renamed.", "revision": "{{rev:v1}}", "citations": [{"path": "src/old.rs", "startLine": 1, "endLine": 3}]},
+  {"summary": "The rate is `10`.", "revision": "{{rev:v1}}", "citations": [{"path": "src/rate.rs", "startLine": 1, "endLine": 1, "quote": "const RATE: u32 = 10;"}]},
+  {"summary": "The helper.", "citations": [{"path": "src/nowhere.rs", "startLine": 1, "endLine": 3, "quote": "\"moved across files\""}]},
+  {"summary": "`renamed_but_same()` returns 42.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}],
+   "retrieved": [{"path": "src/cache.rs", "start_line": 1, "end_line": 3}]},
+  {"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}]}
+]
+@@@ file answers/b.jsonl
+{"summary": "s", "revision": "{{rev:v1}}", "claims": [{"text": "`load()` returns the TTL.", "path": "src/cache.rs", "start_line": 1, "end_line": 4}, {"text": "The rate is `10`.", "path": "src/rate.rs", "start_line": 1, "end_line": 1}], "open_questions": ["Who calls it?"]}
+"#;
+
+fn run(fixture: &Fixture) -> regenerate::Regenerated {
+    let audit = AuditOptions {
+        paths: vec![fixture.path().join("answers")],
+        repo: Some(fixture.path().to_path_buf()),
+        ..AuditOptions::default()
+    };
+    regenerate::run(&Options {
+        audit,
+        top_k: regenerate::DEFAULT_TOP_K,
+    })
+    .unwrap()
+}
+
+type Row = (
+    String,
+    Option<usize>,
+    Option<usize>,
+    Kind,
+    Vec<(String, String)>,
+);
+
+fn rows(run: &regenerate::Regenerated) -> Vec<Row> {
+    run.outcomes
+        .iter()
+        .map(|o| {
+            let moved = o
+                .moved
+                .iter()
+                .map(|m| (m.from.clone(), m.to.clone()))
+                .collect();
+            (o.doc.clone(), o.answer, o.claim, o.outcome, moved)
+        })
+        .collect()
+}
+
+fn row(doc: &str, answer: usize, claim: Option<usize>, kind: Kind, moved: &[(&str, &str)]) -> Row {
+    let moved = moved
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    (doc.to_string(), Some(answer), claim, kind, moved)
+}
+
+#[test]
+fn stale_answers_are_regrounded_or_refused_and_nothing_is_lost() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let run = run(&fixture);
+    let a = "answers/a.json";
+    let b = "answers/b.jsonl";
+    assert_eq!(
+        rows(&run),
+        [
+            row(
+                a,
+                0,
+                None,
+                Kind::Regrounded,
+                &[("src/cache.rs:1-4", "src/cache.rs:4-7")]
+            ),
+            row(
+                a,
+                1,
+                None,
+                Kind::Regrounded,
+                &[("src/old.rs:1-3", "src/new.rs:1-3")]
+            ),
+            row(a, 2, None, Kind::Refused, &[]),
+            row(
+                a,
+                3,
+                None,
+                Kind::Regrounded,
+                &[("src/nowhere.rs:1-3", "src/lib/helpers.rs:4")]
+            ),
+            row(
+                a,
+                4,
+                None,
+                Kind::Regrounded,
+                &[("src/new.rs:1-3", "src/new.rs:1-3")]
+            ),
+            row(a, 5, None, Kind::Kept, &[]),
+            row(
+                b,
+                0,
+                Some(0),
+                Kind::Regrounded,
+                &[("src/cache.rs:1-4", "src/cache.rs:4-7")]
+            ),
+            row(b, 0, Some(1), Kind::Refused, &[]),
+        ]
+    );
+    let head = run.revision.clone();
+    let doc = |name: &str| run.docs.iter().find(|d| d.name == name).unwrap();
+
+    // The changed answer is refused, its old text kept under `stale`; the old rate's line in
+    // src/legacy.rs is not taken for it.
+    let answers: Value = serde_json::from_str(&doc(a).after).unwrap();
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), 6, "no answer is dropped");
+    let refused = &answers[2];
+    assert_eq!(refused["refuse"]["reason"], "stale_index");
+    assert_eq!(refused["citations"], Value::Array(vec![]));
+    assert_eq!(refused["summary"], "");
+    assert_eq!(refused["stale"]["summary"], "The rate is `10`.");
+    assert_eq!(refused["stale"]["citations"][0]["path"], "src/rate.rs");
+    assert_eq!(refused["revision"], head);
+    let searched = refused["refuse"]["searched"].as_array().unwrap();
+    assert!(searched
+        .iter()
+        .any(|s| s.as_str().unwrap().starts_with("src/rate.rs:")));
+    assert!(searched
+        .iter()
+        .all(|s| !s.as_str().unwrap().starts_with("answers/")));
+
+    // The answer that carried a retrieval payload carries the target's, holding its citation.
+    let retrieved = answers[4]["retrieved"].as_array().unwrap();
+    assert!(retrieved.iter().any(|r| r["path"] == "src/new.rs"));
+    assert_eq!(answers[0]["revision"], head);
+    // The kept answer's bytes are untouched, and so is every byte around the answers.
+    let before = &doc(a).before;
+    let kept = r#"{"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}]}"#;
+    assert!(before.contains(kept) && doc(a).after.contains(kept));
+    assert!(doc(a)
+        .after
+        .starts_with("[\n  {\n    \"summary\": \"`load()` sets the TTL to 30.\",\n"));
+
+    // The claim that cannot be grounded moves to open_questions, after the ones already there.
+    let b_after: Value = serde_json::from_str(doc(b).after.trim_end()).unwrap();
+    assert_eq!(b_after["claims"].as_array().unwrap().len(), 1);
+    assert_eq!(b_after["claims"][0]["start_line"], 4);
+    let open = b_after["open_questions"].as_array().unwrap();
+    assert_eq!(open[0], "Who calls it?");
+    assert!(open[1].as_str().unwrap().contains("The rate is `10`."));
+    assert_eq!(
+        doc(b).after.lines().count(),
+        1,
+        "JSONL stays one answer per line"
+    );
+}
+
+#[test]
+fn the_output_audits_clean_and_a_second_run_changes_nothing() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let first = run(&fixture);
+    for d in &first.docs {
+        citegate::fix::write_atomic(&d.fs_path, d.before.as_bytes(), d.after.as_bytes()).unwrap();
+    }
+    let report = fixture
+        .audit(&["answers"], AuditOptions::default())
+        .unwrap();
+    let failing: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| {
+            let family = f.rule.info().family;
+            matches!(
+                family,
+                Family::Invented | Family::Unsupported | Family::Stale
+            )
+        })
+        .map(|f| f.rule.as_str())
+        .collect();
+    assert_eq!(failing, Vec::<&str>::new());
+    let second = run(&fixture);
+    assert!(second.docs.is_empty(), "regenerate is idempotent");
+    assert_eq!(second.counts.refused, 0);
+    assert_eq!(second.counts.regrounded, 0);
+}
