@@ -40,6 +40,11 @@ enum Command {
     Regenerate(RegenerateArgs),
     /// Print the chunks retrieval ranks first for a query at the target (what regenerate searches)
     Retrieve(RetrieveArgs),
+    /// Gate one answer (standard input) at a revision: print it if every citation holds and lies
+    /// in the retrieved chunks, else its refusal (exit 1)
+    Gate(GateArgs),
+    /// Re-run the gate on the model replies of a trace, offline, and count the failures by kind
+    Replay(ReplayArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -141,6 +146,37 @@ struct RegenerateArgs {
     /// Chunks retrieved per answer (listed as searched when it is refused)
     #[arg(long, value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K)]
     top_k: usize,
+    /// An OpenAI-compatible API base (`http://127.0.0.1:11434/v1`): ask it for what offline
+    /// re-grounding cannot do; the key, if any, is read from CITEGATE_API_KEY
+    #[arg(long, value_name = "URL", requires = "model")]
+    llm: Option<String>,
+    /// The model name sent to --llm
+    #[arg(long, value_name = "NAME", requires = "llm")]
+    model: Option<String>,
+    /// Seconds before a model request is given up (then retried)
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    timeout: u64,
+    /// Retries of a model request on 429, 5xx and connection errors
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    retries: u32,
+    /// Model requests in flight at once
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    concurrency: usize,
+    /// Write one JSONL record per model exchange here (`citegate replay` reads it)
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// A trace written by `regenerate --trace`
+    trace: PathBuf,
+    /// The code repository [default: the Git repository holding the current folder]
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -171,6 +207,23 @@ struct RetrieveArgs {
     /// Print JSON
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct GateArgs {
+    /// The retrieval payload: `[{path, start_line, end_line}]` (else each answer's own
+    /// `retrieved`)
+    #[arg(long, value_name = "FILE")]
+    retrieved: Option<PathBuf>,
+    /// The code repository [default: the Git repository holding the current folder]
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+    /// The revision the answer is checked at [default: HEAD]
+    #[arg(long, visible_alias = "rev", value_name = "REV")]
+    target: Option<String>,
+    /// One answer per line in, one line out per answer, flushed as it goes (a sidecar)
+    #[arg(long)]
+    jsonl: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -279,6 +332,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge_command(args),
         Command::Regenerate(args) => regenerate_command(args),
         Command::Retrieve(args) => retrieve_command(args),
+        Command::Gate(args) => gate_command(args),
+        Command::Replay(args) => replay_command(args),
         Command::Rules => {
             let mut out = String::new();
             for rule in RuleId::ALL {
@@ -598,9 +653,17 @@ fn merge_command(args: MergeArgs) -> ExitCode {
 fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     let mut audit = args.selection.options();
     audit.progress = progress_bar(false);
+    let llm = args.llm.map(|url| regenerate::llm::LlmOptions {
+        url,
+        model: args.model.unwrap_or_default(),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        retries: args.retries,
+        concurrency: args.concurrency.max(1),
+    });
     let opts = regenerate::Options {
         audit,
         top_k: args.top_k,
+        llm,
     };
     let run = match regenerate::run(&opts) {
         Ok(run) => run,
@@ -626,12 +689,28 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
             }
         }
     }
+    if let Some(path) = &args.trace {
+        let text = regenerate::trace::to_jsonl(&run.traces);
+        if let Err(e) = std::fs::write(path, text) {
+            failed = true;
+            eprintln!("citegate: error: {}: {e}", path.display());
+        }
+    }
     if args.format == RegenerateFormat::Json {
         out = regenerate::render::report(&run);
     }
     let c = &run.counts;
+    let model = match c.model_calls {
+        0 => String::new(),
+        n => format!(
+            " ({n} model request{}, {} + {} tokens)",
+            plural(n),
+            c.prompt_tokens,
+            c.completion_tokens
+        ),
+    };
     eprintln!(
-        "{} kept, {} re-grounded, {} refused at {}",
+        "{} kept, {} re-grounded, {} refused at {}{model}",
         c.kept,
         c.regrounded,
         c.refused,
@@ -678,6 +757,105 @@ fn retrieve_command(args: RetrieveArgs) -> ExitCode {
     let hits = index.search(&query, args.top_k);
     let out = regenerate::render::hits(&repo, &index, &hits, args.show, args.json);
     print_out(&out, ExitCode::SUCCESS)
+}
+
+/// The repository holding `repo` (else the current folder) and the commit `rev` names (else HEAD).
+fn open_at(
+    repo: Option<&std::path::Path>,
+    rev: Option<&str>,
+) -> Result<(citegate::resolve::CodeRepo, git2::Oid), String> {
+    let start = repo.unwrap_or(std::path::Path::new("."));
+    let repo = citegate::resolve::CodeRepo::discover(start)
+        .map_err(|e| format!("{}: {}", start.display(), e.message()))?;
+    let rev = rev.unwrap_or("HEAD");
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    let target = repo.resolve(&git, rev).map_err(|e| e.describe(rev).0)?;
+    Ok((repo, target))
+}
+
+fn gate_command(args: GateArgs) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("citegate: error: {e}");
+        ExitCode::from(2)
+    };
+    let (repo, target) = match open_at(args.repo.as_deref(), args.target.as_deref()) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let retrieved = match args.retrieved.as_deref().map(read_retrieved).transpose() {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let stdin = std::io::stdin();
+    let mut all_passed = true;
+    if args.jsonl {
+        let mut stdout = std::io::stdout().lock();
+        for (n, line) in stdin.lines().enumerate() {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => return fail(format!("standard input, line {}: {e}", n + 1)),
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            let g =
+                regenerate::service::gate_text(&repo, target, &line, retrieved.as_deref(), false);
+            all_passed &= g.passed;
+            if stdout
+                .write_all(g.output.as_bytes())
+                .and_then(|_| stdout.flush())
+                .is_err()
+            {
+                break; // the reader went away
+            }
+        }
+        return if all_passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        };
+    }
+    let mut text = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut stdin.lock(), &mut text) {
+        return fail(format!("standard input: {e}"));
+    }
+    let g = regenerate::service::gate_text(&repo, target, &text, retrieved.as_deref(), true);
+    print_out(
+        &g.output,
+        if g.passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
+
+fn replay_command(args: ReplayArgs) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("citegate: error: {e}");
+        ExitCode::from(2)
+    };
+    let (repo, _) = match open_at(args.repo.as_deref(), None) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    let text = match std::fs::read_to_string(&args.trace) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("{}: {e}", args.trace.display())),
+    };
+    let t = regenerate::trace::replay(&repo, &text);
+    let out = match args.json {
+        true => serde_json::to_string_pretty(&t).unwrap_or_default() + "\n",
+        false => regenerate::trace::render(&t),
+    };
+    print_out(&out, ExitCode::SUCCESS)
+}
+
+fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Retrieved>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+    regenerate::gate::retrieved_of(&value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -76,6 +76,7 @@ fn run(fixture: &Fixture) -> regenerate::Regenerated {
     regenerate::run(&Options {
         audit,
         top_k: regenerate::DEFAULT_TOP_K,
+        llm: None,
     })
     .unwrap()
 }

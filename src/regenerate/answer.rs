@@ -5,7 +5,7 @@
 //! answer keeps its old text under `stale`.
 
 use git2::Oid;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use super::gate::{self, Violation};
 use super::ground::{self, Located, Unit};
@@ -33,7 +33,9 @@ pub struct Pending<'r> {
     pub fixes: Vec<&'r Fix>,
     /// What each failing citation object cited, by pointer (filled before `locate`).
     pub contents: Vec<(String, Vec<String>)>,
-    /// The chunks retrieved at the target for this answer, and their IDs.
+    /// The chunks retrieved at the target for this answer (indices into the index), as a
+    /// payload, and as `path:start-end` for a refusal's `searched`.
+    pub chunks: Vec<usize>,
     pub retrieved: Vec<Retrieved>,
     pub searched: Vec<String>,
 }
@@ -74,7 +76,7 @@ impl Pending<'_> {
     }
 
     /// The answer pinned at the target, with the target's retrieval when it carried a payload.
-    fn at_target(&self, ctx: &Ctx) -> Value {
+    pub fn at_target(&self, ctx: &Ctx) -> Value {
         let mut v = self.value.clone();
         if let Some(o) = v.as_object_mut() {
             let key = ["revision", "rev", "commit"]
@@ -89,7 +91,7 @@ impl Pending<'_> {
         v
     }
 
-    fn payload(&self) -> Option<&[Retrieved]> {
+    pub fn payload(&self) -> Option<&[Retrieved]> {
         self.value
             .get("retrieved")
             .map(|_| self.retrieved.as_slice())
@@ -158,7 +160,8 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
         o.why = Some(why);
         o.searched = p.searched.clone();
         o.violations = violations;
-        (refusal(p, &p.at_target(ctx), reason), vec![o])
+        let value = gate::refusal(&p.value, &p.at_target(ctx), reason, &p.searched);
+        (value, vec![o])
     };
     let moved = match move_cites(ctx, p, unit, "", &mut candidate) {
         Ok(moved) => moved,
@@ -171,33 +174,6 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
     let mut o = p.outcome(Kind::Regrounded);
     o.moved = moved;
     (candidate, vec![o])
-}
-
-/// The refusal of a `{summary, citations}` answer: no summary, no citations, `refuse` with what
-/// was searched, and the old text under `stale`. Other fields keep their place.
-pub fn refusal(p: &Pending, at_target: &Value, reason: &str) -> Value {
-    let mut out = Map::new();
-    let old = p.value.as_object().cloned().unwrap_or_default();
-    for (k, v) in at_target.as_object().into_iter().flatten() {
-        match k.as_str() {
-            "summary" => out.insert(k.clone(), Value::String(String::new())),
-            "citations" => out.insert(k.clone(), Value::Array(Vec::new())),
-            "refuse" | "stale" => None,
-            _ => out.insert(k.clone(), v.clone()),
-        };
-    }
-    out.insert(
-        "refuse".into(),
-        json!({"reason": reason, "searched": p.searched}),
-    );
-    let mut stale = Map::new();
-    for key in ["summary", "citations"] {
-        if let Some(v) = old.get(key) {
-            stale.insert(key.into(), v.clone());
-        }
-    }
-    out.insert("stale".into(), Value::Object(stale));
-    Value::Object(out)
 }
 
 /// `{summary, claims, open_questions}`: each claim is re-grounded and gated on its own; a claim

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use git2::Oid;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::audit::{check_docs, Settings};
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, Doc, DocKind, Retrieved};
+use crate::model::{AuditedDoc, Doc, DocKind, LineRange, Retrieved};
 use crate::registry::{Family, RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -116,4 +116,103 @@ fn not_an_answer(message: &str) -> Violation {
         citation: None,
         message: message.to_string(),
     }
+}
+
+/// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,
+/// `start`/`end`; other fields such as `text` are ignored), or an object holding one under
+/// `retrieved` or `chunks`. `Err` names the first entry that cannot be read.
+pub fn retrieved_of(value: &Value) -> Result<Vec<Retrieved>, String> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(o) => match o.get("retrieved").or_else(|| o.get("chunks")) {
+            Some(Value::Array(items)) => items,
+            _ => return Err("expected a list of chunks, or `retrieved: [...]`".into()),
+        },
+        _ => return Err("expected a list of chunks".into()),
+    };
+    let line = |item: &Value, keys: [&str; 3]| keys.iter().find_map(|k| item.get(*k)?.as_i64());
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = item.get("path").and_then(Value::as_str);
+            let start = line(item, ["start_line", "startLine", "start"]);
+            let end = line(item, ["end_line", "endLine", "end"]).or(start);
+            match (path, start, end) {
+                (Some(path), Some(start), Some(end)) => Ok(Retrieved {
+                    path: path.trim_start_matches("./").to_string(),
+                    lines: LineRange::new(start, end),
+                }),
+                _ => Err(format!("chunk {i}: needs `path` and `start_line`")),
+            }
+        })
+        .collect()
+}
+
+/// The refusal of an answer: no summary and no citations (`{summary, citations}`), or no claims,
+/// each old claim listed in `open_questions` (`{summary, claims}`); `refuse` with the reason
+/// and what was searched; the old text under `stale`. Other fields keep their place.
+pub fn refusal(old: &Value, at_target: &Value, reason: &str, searched: &[String]) -> Value {
+    let mut out = Map::new();
+    let old = old.as_object().cloned().unwrap_or_default();
+    let claims: Vec<Value> = old
+        .get("claims")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (k, v) in at_target.as_object().into_iter().flatten() {
+        match k.as_str() {
+            "summary" => out.insert(k.clone(), Value::String(String::new())),
+            "citations" | "claims" => out.insert(k.clone(), Value::Array(Vec::new())),
+            "open_questions" => {
+                let mut open = v.as_array().cloned().unwrap_or_default();
+                for c in &claims {
+                    let text = c.get("text").and_then(Value::as_str).unwrap_or_default();
+                    open.push(Value::String(format!("Not grounded: {text}")));
+                }
+                out.insert(k.clone(), Value::Array(open))
+            }
+            "refuse" | "stale" => None,
+            _ => out.insert(k.clone(), v.clone()),
+        };
+    }
+    out.insert(
+        "refuse".into(),
+        json!({"reason": reason, "searched": searched}),
+    );
+    let mut stale = Map::new();
+    for key in ["summary", "citations", "claims"] {
+        if let Some(v) = old.get(key) {
+            stale.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("stale".into(), Value::Object(stale));
+    Value::Object(out)
+}
+
+/// The gate as a service: `answer` as it is when it passes, else its refusal
+/// (`no_span_in_retrieval`, searched: the retrieved chunks) with the violations.
+pub fn pass_or_refuse(
+    repo: &CodeRepo,
+    target: Oid,
+    answer: &Value,
+    retrieved: Option<&[Retrieved]>,
+) -> Result<(), (Value, Vec<Violation>)> {
+    // Without a payload here, the answer's own `retrieved` (if any) is checked as audit reads it.
+    let violations = check(repo, target, "answer.json", answer, retrieved);
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let own = answer.get("retrieved").and_then(|r| retrieved_of(r).ok());
+    let searched: Vec<String> = retrieved
+        .or(own.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| format!("{}:{}", r.path, r.lines))
+        .collect();
+    let mut refused = refusal(answer, answer, "no_span_in_retrieval", &searched);
+    if let Some(o) = refused.as_object_mut() {
+        o.insert("violations".into(), json!(violations));
+    }
+    Err((refused, violations))
 }

@@ -7,8 +7,13 @@
 pub mod answer;
 pub mod gate;
 pub mod ground;
+pub mod llm;
+pub mod model;
 pub mod outcome;
+pub mod prompt;
 pub mod render;
+pub mod service;
+pub mod trace;
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -32,6 +37,32 @@ pub const DEFAULT_TOP_K: usize = 8;
 pub struct Options {
     pub audit: AuditOptions,
     pub top_k: usize,
+    /// Ask this model for what offline re-grounding could not do.
+    pub llm: Option<llm::LlmOptions>,
+}
+
+/// Why a run failed as a whole.
+#[derive(Debug)]
+pub enum Error {
+    Audit(AuditError),
+    Model(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Audit(e) => write!(f, "{e}"),
+            Error::Model(e) => write!(f, "--llm: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<AuditError> for Error {
+    fn from(e: AuditError) -> Self {
+        Error::Audit(e)
+    }
 }
 
 fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
@@ -41,23 +72,91 @@ fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
     }
 }
 
-/// Audit the docs, then re-ground every answer and Markdown citation that fails.
-pub fn run(opts: &Options) -> Result<Regenerated, AuditError> {
+/// Audit the docs, then re-ground every answer and Markdown citation that fails: offline first,
+/// then (with `--llm`) the model for what is still refused.
+pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let report = audit::run(&opts.audit)?;
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
     let index = Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?;
     let mut pending = pending(&report);
+    retrieve(&repo, &index, &report, &mut pending, opts.top_k);
+    let located = locate(&repo, target, &report, &pending);
+    let ctx = answer::Ctx {
+        repo: &repo,
+        target,
+        located: &located,
+    };
+    let mut results: Vec<(Value, Vec<Outcome>)> = pending
+        .iter()
+        .map(|p| answer::regenerate(&ctx, p))
+        .collect();
+    let mut spent = model::Spent::default();
+    if let Some(llm) = &opts.llm {
+        let client = llm::Client::new(llm).map_err(Error::Model)?;
+        spent = model::stage(
+            &client,
+            &ctx,
+            &index,
+            &pending,
+            &mut results,
+            llm.concurrency,
+        );
+    }
+    let mut outcomes = kept(&report);
+    let mut edits = Vec::new();
+    for (p, (value, mut o)) in pending.iter().zip(results) {
+        outcomes.append(&mut o);
+        edits.push((p.doc, p.span, value));
+    }
+    let mut docs = render::json_docs(&report, edits);
+    let (mut md_docs, mut md_outcomes) = markdown(&report);
+    docs.append(&mut md_docs);
+    docs.sort_by(|a, b| a.name.cmp(&b.name));
+    outcomes.append(&mut md_outcomes);
+    outcomes.sort_by(|a, b| {
+        (&a.doc, a.answer, a.claim, a.line, a.model)
+            .cmp(&(&b.doc, b.answer, b.claim, b.line, b.model))
+    });
+    let mut counts = Counts::of(&outcomes);
+    counts.model_calls = spent.calls;
+    counts.prompt_tokens = spent.prompt_tokens;
+    counts.completion_tokens = spent.completion_tokens;
+    spent
+        .records
+        .sort_by(|a, b| (&a.doc, a.answer).cmp(&(&b.doc, b.answer)));
+    Ok(Regenerated {
+        revision: report.revision.clone(),
+        outcomes,
+        docs,
+        counts,
+        traces: spent.records,
+    })
+}
+
+/// Retrieve at the target for each pending answer (its own docs left out).
+fn retrieve(
+    repo: &CodeRepo,
+    index: &Index,
+    report: &Report,
+    pending: &mut [answer::Pending],
+    top_k: usize,
+) {
     let docs: HashSet<String> = report.docs.iter().map(|d| d.doc.name.clone()).collect();
-    for p in &mut pending {
-        p.read_contents(&repo);
-        let mut query = query(&repo, p);
+    for p in pending {
+        p.read_contents(repo);
+        let mut query = query(repo, p);
         query.exclude = docs.clone();
-        let hits = index.search(&query, opts.top_k);
-        p.retrieved = hits
+        p.chunks = index
+            .search(&query, top_k)
             .iter()
-            .map(|h| {
-                let c = &index.chunks[h.chunk];
+            .map(|h| h.chunk)
+            .collect();
+        p.retrieved = p
+            .chunks
+            .iter()
+            .map(|&c| {
+                let c = &index.chunks[c];
                 Retrieved {
                     path: c.path.clone(),
                     lines: LineRange::new(c.start as i64, c.end as i64),
@@ -70,34 +169,6 @@ pub fn run(opts: &Options) -> Result<Regenerated, AuditError> {
             .map(|r| format!("{}:{}", r.path, r.lines))
             .collect();
     }
-    let located = locate(&repo, target, &report, &pending);
-    let ctx = answer::Ctx {
-        repo: &repo,
-        target,
-        located: &located,
-    };
-    let mut outcomes = kept(&report);
-    let mut edits: Vec<(usize, crate::model::Span, Value)> = Vec::new();
-    for p in &pending {
-        let (value, mut o) = answer::regenerate(&ctx, p);
-        outcomes.append(&mut o);
-        edits.push((p.doc, p.span, value));
-    }
-    let mut docs = render::json_docs(&report, edits);
-    let (mut md_docs, mut md_outcomes) = markdown(&report);
-    docs.append(&mut md_docs);
-    docs.sort_by(|a, b| a.name.cmp(&b.name));
-    outcomes.append(&mut md_outcomes);
-    outcomes.sort_by(|a, b| {
-        (&a.doc, a.answer, a.claim, a.line).cmp(&(&b.doc, b.answer, b.claim, b.line))
-    });
-    let counts = Counts::of(&outcomes);
-    Ok(Regenerated {
-        revision: report.revision.clone(),
-        outcomes,
-        docs,
-        counts,
-    })
 }
 
 /// The JSON answers with no finding that fails the gate: kept as they are.
@@ -156,6 +227,7 @@ fn pending(report: &Report) -> Vec<answer::Pending<'_>> {
             out.push(answer::Pending {
                 doc: d,
                 fixes,
+                chunks: Vec::new(),
                 name: doc.doc.name.clone(),
                 answer: i,
                 span: a.span,

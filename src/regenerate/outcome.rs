@@ -48,6 +48,11 @@ pub struct Outcome {
     /// What the gate found in the last candidate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// The model wrote it (and it passed the gate): its citations.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub model: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<String>,
 }
 
 impl Outcome {
@@ -63,6 +68,8 @@ impl Outcome {
             why: None,
             searched: Vec::new(),
             violations: Vec::new(),
+            model: false,
+            citations: Vec::new(),
         }
     }
 }
@@ -108,4 +115,6 @@ pub struct Regenerated {
     pub outcomes: Vec<Outcome>,
     pub docs: Vec<Rewritten>,
     pub counts: Counts,
+    /// One record per answer the model was asked about (`--trace`).
+    pub traces: Vec<super::trace::Record>,
 }

@@ -1,0 +1,262 @@
+//! Asking the model for what offline re-grounding could not do: one turn with the question and
+//! the retrieved CONTEXT, the gate on its reply (at the target, cited ⊆ retrieved), exactly one
+//! repair turn listing the violations, then the answer is refused. Nothing that failed the gate
+//! comes out of here.
+
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+use super::answer::{Ctx, Pending};
+use super::gate;
+use super::gate::Violation;
+use super::ground;
+use super::llm::{CallError, Client};
+use super::outcome::{Kind, Outcome};
+use super::prompt::{self, ContextChunk, Contract};
+use super::trace::{self, Attempt, Record};
+use crate::resolve::CodeRepo;
+use crate::retrieve::Index;
+
+/// What asking the model gave: a reply that passed the gate (if any), its cost and its trace.
+pub struct Asked {
+    pub answer: Option<Value>,
+    pub calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub record: Record,
+}
+
+/// Ask about one answer; `chunk_ids` name the CONTEXT chunks in the trace.
+pub fn ask(
+    client: &Client,
+    repo: &CodeRepo,
+    target: git2::Oid,
+    p: &Pending,
+    chunks: &[ContextChunk],
+    chunk_ids: Vec<String>,
+) -> Asked {
+    let contract = Contract::of(&p.value);
+    let question = prompt::question(&p.value);
+    let system = prompt::system(contract, &target.to_string());
+    let user = prompt::user(&question, chunks);
+    let format = prompt::response_format(contract);
+    let mut record = Record {
+        trace_id: prompt::hash(&[&p.name, &p.answer.to_string(), &target.to_string()]),
+        doc: p.name.clone(),
+        answer: p.answer,
+        revision: target.to_string(),
+        query: question,
+        retrieved: chunk_ids,
+        model: client.model().to_string(),
+        prompt_hash: prompt::hash(&[&system, &user]),
+        attempts: Vec::new(),
+        outcome: "refused".into(),
+        error: None,
+    };
+    let mut asked = Asked {
+        answer: None,
+        calls: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        record: record.clone(),
+    };
+    let mut messages = vec![
+        json!({"role": "system", "content": system}),
+        json!({"role": "user", "content": user}),
+    ];
+    for repair in [false, true] {
+        let reply = match client.chat(&messages, &format) {
+            Ok(r) => r,
+            Err(CallError { message, requests }) => {
+                asked.calls += requests;
+                record.outcome = "error".into();
+                record.error = Some(message);
+                break;
+            }
+        };
+        asked.calls += reply.requests;
+        asked.prompt_tokens += reply.prompt_tokens;
+        asked.completion_tokens += reply.completion_tokens;
+        let violations = trace::verdict(repo, target, &p.name, &reply.content, &p.retrieved);
+        let passed = violations.is_empty();
+        record.attempts.push(Attempt {
+            repair,
+            raw: reply.content.clone(),
+            passed,
+            violations: violations.clone(),
+        });
+        if passed {
+            let value: Value = serde_json::from_str(&reply.content).unwrap_or(Value::Null);
+            if !refuses(&value) {
+                record.outcome = "regrounded".into();
+                asked.answer = Some(value);
+            }
+            break;
+        }
+        if repair {
+            break;
+        }
+        // The system message is restated on the repair turn too: it is the first message.
+        messages.push(json!({"role": "assistant", "content": reply.content}));
+        messages.push(json!({"role": "user", "content": prompt::repair(&violations)}));
+    }
+    asked.record = record;
+    asked
+}
+
+/// A reply that refuses (or, for claims, grounds none) is the model saying it cannot answer.
+fn refuses(value: &Value) -> bool {
+    let set = |key: &str| {
+        value
+            .get(key)
+            .is_some_and(|v| !v.is_null() && v != &json!(false))
+    };
+    let no_claims = value
+        .get("claims")
+        .and_then(Value::as_array)
+        .is_some_and(|c| c.is_empty());
+    set("refuse") || no_claims
+}
+
+/// The violations of the last reply, for the outcome.
+pub fn last_violations(record: &Record) -> Vec<Violation> {
+    record
+        .attempts
+        .last()
+        .map(|a| a.violations.clone())
+        .unwrap_or_default()
+}
+
+/// What the model stage cost, and its traces.
+#[derive(Debug, Default)]
+pub struct Spent {
+    pub calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub records: Vec<Record>,
+}
+
+/// Ask the model about every answer offline re-grounding refused (in whole or in part), at most
+/// `concurrency` at a time, and merge each reply that passed the gate into its answer.
+pub fn stage(
+    client: &Client,
+    ctx: &Ctx,
+    index: &Index,
+    pending: &[Pending],
+    results: &mut [(Value, Vec<Outcome>)],
+    concurrency: usize,
+) -> Spent {
+    let asks: Vec<usize> = (0..pending.len())
+        .filter(|&i| results[i].1.iter().any(|o| o.outcome == Kind::Refused))
+        .collect();
+    let ask_one = |&i: &usize| {
+        let p = &pending[i];
+        let chunks: Vec<ContextChunk> = p
+            .chunks
+            .iter()
+            .map(|&c| {
+                let chunk = &index.chunks[c];
+                ContextChunk {
+                    path: chunk.path.clone(),
+                    start: chunk.start,
+                    end: chunk.end,
+                    text: index.text(ctx.repo, c).unwrap_or_default(),
+                }
+            })
+            .collect();
+        let ids = p.chunks.iter().map(|&c| index.id(c)).collect();
+        (i, ask(client, ctx.repo, ctx.target, p, &chunks, ids))
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(concurrency.max(1))
+        .build();
+    let asked: Vec<(usize, Asked)> = match pool {
+        Ok(pool) => pool.install(|| asks.par_iter().map(ask_one).collect()),
+        Err(_) => asks.iter().map(ask_one).collect(),
+    };
+    let mut spent = Spent::default();
+    for (i, a) in asked {
+        spent.calls += a.calls;
+        spent.prompt_tokens += a.prompt_tokens;
+        spent.completion_tokens += a.completion_tokens;
+        if let Some(reply) = &a.answer {
+            merge(ctx, &pending[i], reply, &mut results[i]);
+        } else {
+            for o in results[i]
+                .1
+                .iter_mut()
+                .filter(|o| o.outcome == Kind::Refused)
+            {
+                o.reason = Some("no_span_in_retrieval".into());
+                o.violations = last_violations(&a.record);
+                if let Some(e) = &a.record.error {
+                    o.why = Some(format!("the model gave no answer: {e}"));
+                }
+            }
+            retitle(&mut results[i].0);
+        }
+        spent.records.push(a.record);
+    }
+    spent
+}
+
+/// A refusal after the model also failed: the reason is the seeds' `no_span_in_retrieval`.
+fn retitle(value: &mut Value) {
+    if let Some(r) = value.pointer_mut("/refuse/reason") {
+        *r = Value::String("no_span_in_retrieval".into());
+    }
+}
+
+/// Merge a reply that passed the gate: a `{summary, citations}` answer takes the reply's summary
+/// and citations; a `{summary, claims}` answer keeps its grounded claims and gains the reply's
+/// claims and open questions (its ungrounded claims stay in `open_questions`). The merged answer
+/// is gated once more; if it fails, the offline result stands.
+fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome>)) {
+    let contract = prompt::Contract::of(&p.value);
+    let (merged, cited) = match contract {
+        prompt::Contract::Citations => {
+            let mut v = p.at_target(ctx);
+            if let Some(o) = v.as_object_mut() {
+                for key in ["summary", "citations"] {
+                    o.insert(key.into(), reply.get(key).cloned().unwrap_or(Value::Null));
+                }
+                o.shift_remove("refuse");
+                o.shift_remove("stale");
+            }
+            (v, reply_list(reply, "citations"))
+        }
+        prompt::Contract::Claims => {
+            let mut v = result.0.clone();
+            let new = reply_list(reply, "claims");
+            for (key, add) in [
+                ("claims", &new),
+                ("open_questions", &reply_list(reply, "open_questions")),
+            ] {
+                if let Some(list) = v.get_mut(key).and_then(Value::as_array_mut) {
+                    list.extend(add.iter().cloned());
+                }
+            }
+            (v, new)
+        }
+    };
+    if !gate::check(ctx.repo, ctx.target, &p.name, &merged, p.payload()).is_empty() {
+        return;
+    }
+    let mut o = Outcome::new(&p.name, Kind::Regrounded);
+    o.answer = Some(p.answer);
+    o.model = true;
+    o.citations = cited.iter().map(ground::cited).collect();
+    match contract {
+        prompt::Contract::Citations => result.1 = vec![o],
+        prompt::Contract::Claims => result.1.push(o),
+    }
+    result.0 = merged;
+}
+
+fn reply_list(reply: &Value, key: &str) -> Vec<Value> {
+    reply
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}

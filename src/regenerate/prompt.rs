@@ -1,0 +1,226 @@
+//! The prompt contract: the seeds' rules restated in the system message every turn, the question,
+//! a CONTEXT block of retrieved chunks (each with a `[chunk N] PATH:START-END` header and numbered
+//! lines), and a JSON schema of the answer's own contract for `response_format`.
+
+use serde_json::{json, Value};
+
+use super::gate::Violation;
+
+/// Which seed contract an answer follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contract {
+    /// `{summary, citations: [{path, startLine, endLine, quote}], refuse?}` (seed 000).
+    Citations,
+    /// `{summary, claims: [{text, path, start_line, end_line}], open_questions}` (seed 001).
+    Claims,
+}
+
+impl Contract {
+    pub fn of(answer: &Value) -> Contract {
+        match answer.get("claims").is_some() && answer.get("citations").is_none() {
+            true => Contract::Claims,
+            false => Contract::Citations,
+        }
+    }
+}
+
+/// A retrieved chunk as the model sees it.
+#[derive(Debug, Clone)]
+pub struct ContextChunk {
+    pub path: String,
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+/// The system message, sent on every turn.
+pub fn system(contract: Contract, revision: &str) -> String {
+    let refuse = match contract {
+        Contract::Citations => {
+            "If CONTEXT lacks the answer, set refuse.reason to \"no_span_in_retrieval\" and leave citations empty."
+        }
+        Contract::Claims => {
+            "If CONTEXT lacks evidence for a claim, omit the claim and put the gap in open_questions."
+        }
+    };
+    let cite = match contract {
+        Contract::Citations => "citations[] (path, startLine, endLine, quote)",
+        Contract::Claims => "a claim with path, start_line and end_line",
+    };
+    format!(
+        "You answer questions about a code repository at revision {revision}, using only the \
+         CONTEXT chunks.\nRules:\n\
+         1. Answer ONLY with JSON matching the response schema.\n\
+         2. Every factual claim needs {cite}, with a path and lines from one CONTEXT chunk header, \
+         inside that chunk's lines.\n\
+         3. A quote is copied verbatim from the CONTEXT lines you cite (line numbers left out).\n\
+         4. {refuse}\n\
+         5. Never invent paths, symbols or line numbers; never use knowledge from outside CONTEXT."
+    )
+}
+
+/// The user message: the question and the CONTEXT block.
+pub fn user(question: &str, chunks: &[ContextChunk]) -> String {
+    let mut out =
+        format!("QUESTION:\n{question}\n\nCONTEXT (authoritative; cite only from here):\n");
+    for (n, c) in chunks.iter().enumerate() {
+        out.push_str(&format!(
+            "[chunk {}] {}:{}-{}\n",
+            n + 1,
+            c.path,
+            c.start,
+            c.end
+        ));
+        for (i, line) in c.text.lines().enumerate() {
+            out.push_str(&format!("{:>5} | {line}\n", c.start + i));
+        }
+    }
+    if chunks.is_empty() {
+        out.push_str("(nothing was retrieved)\n");
+    }
+    out
+}
+
+/// The repair turn: what the gate found, and the rule restated.
+pub fn repair(violations: &[Violation]) -> String {
+    let mut out = String::from("Your answer failed verification. Violations:\n");
+    for v in violations {
+        match &v.citation {
+            Some(c) => out.push_str(&format!("- {} ({}): {}\n", v.rule, c, v.message)),
+            None => out.push_str(&format!("- {}: {}\n", v.rule, v.message)),
+        }
+    }
+    out.push_str(
+        "Answer again. Cite only lines inside the CONTEXT chunks, copy quotes verbatim, and refuse \
+         (or leave the claim out) when CONTEXT does not support it.",
+    );
+    out
+}
+
+/// The question to ask for an answer: its `question`, else its summary and claims.
+pub fn question(answer: &Value) -> String {
+    if let Some(q) = answer.get("question").and_then(Value::as_str) {
+        return q.to_string();
+    }
+    let mut out = answer
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    for c in answer
+        .get("claims")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = c.get("text").and_then(Value::as_str) {
+            out.push('\n');
+            out.push_str(t);
+        }
+    }
+    out
+}
+
+/// `response_format` for the contract: a strict JSON schema (`additionalProperties: false`,
+/// citations `minItems: 1` unless `refuse`).
+pub fn response_format(contract: Contract) -> Value {
+    let schema = match contract {
+        Contract::Citations => json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["summary", "citations"],
+            "properties": {
+                "summary": {"type": "string"},
+                "citations": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["path", "startLine", "endLine", "quote"],
+                        "properties": {
+                            "path": {"type": "string"},
+                            "startLine": {"type": "integer", "minimum": 1},
+                            "endLine": {"type": "integer", "minimum": 1},
+                            "quote": {"type": "string"}
+                        }
+                    }
+                },
+                "refuse": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["reason"],
+                    "properties": {
+                        "reason": {"enum": ["no_span_in_retrieval", "ambiguous", "stale_index"]}
+                    }
+                }
+            },
+            "anyOf": [
+                {"required": ["refuse"]},
+                {"properties": {"citations": {"minItems": 1}}}
+            ]
+        }),
+        Contract::Claims => json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["summary", "claims", "open_questions"],
+            "properties": {
+                "summary": {"type": "string"},
+                "claims": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["text", "path", "start_line", "end_line"],
+                        "properties": {
+                            "text": {"type": "string"},
+                            "path": {"type": "string"},
+                            "start_line": {"type": "integer", "minimum": 1},
+                            "end_line": {"type": "integer", "minimum": 1}
+                        }
+                    }
+                },
+                "open_questions": {"type": "array", "items": {"type": "string"}}
+            }
+        }),
+    };
+    json!({
+        "type": "json_schema",
+        "json_schema": {"name": "grounded_answer", "strict": true, "schema": schema}
+    })
+}
+
+/// A stable hash of a prompt (FNV-1a, 64 bits, hex) for traces: equal prompts, equal hashes.
+pub fn hash(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in part.bytes().chain([0u8]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_chunks_have_headers_and_numbered_lines() {
+        let chunks = [ContextChunk {
+            path: "src/a.rs".into(),
+            start: 9,
+            end: 10,
+            text: "fn a() {\n}".into(),
+        }];
+        let u = user("What is a?", &chunks);
+        assert!(u.contains("[chunk 1] src/a.rs:9-10\n    9 | fn a() {\n   10 | }\n"));
+    }
+
+    #[test]
+    fn the_contract_follows_the_answer() {
+        assert_eq!(Contract::of(&json!({"claims": []})), Contract::Claims);
+        assert_eq!(Contract::of(&json!({"citations": []})), Contract::Citations);
+        assert_ne!(hash(&["a", "b"]), hash(&["ab"]));
+    }
+}

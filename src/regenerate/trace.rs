@@ -1,0 +1,186 @@
+//! Traces (`--trace FILE`, JSONL): one record per answer the model was asked about: what was
+//! retrieved, the prompt's hash, each raw reply with the gate's verdict, and the outcome.
+//! [`replay`] re-runs the gate on the recorded replies offline and counts the failure taxonomy.
+
+use std::collections::BTreeMap;
+
+use git2::Oid;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::gate::{self, Violation};
+use crate::model::{LineRange, Retrieved};
+use crate::resolve::CodeRepo;
+
+/// One model reply and what the gate found in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Whether this was the repair turn.
+    pub repair: bool,
+    pub raw: String,
+    pub passed: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+/// One answer's exchange with the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub trace_id: String,
+    pub doc: String,
+    pub answer: usize,
+    pub revision: String,
+    pub query: String,
+    /// `path:start-end@tree` of each chunk in CONTEXT.
+    pub retrieved: Vec<String>,
+    pub model: String,
+    pub prompt_hash: String,
+    pub attempts: Vec<Attempt>,
+    /// `regrounded`, `refused` (the gate, or the model itself) or `error` (no reply).
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The traces as JSONL, in the order given.
+pub fn to_jsonl(records: &[Record]) -> String {
+    records
+        .iter()
+        .filter_map(|r| serde_json::to_string(r).ok())
+        .map(|l| l + "\n")
+        .collect()
+}
+
+/// A chunk ID `path:start-end@tree` as a retrieval payload entry.
+pub fn parse_id(id: &str) -> Option<Retrieved> {
+    let (span, _tree) = id.rsplit_once('@')?;
+    let (path, lines) = span.rsplit_once(':')?;
+    let (start, end) = lines.split_once('-').unwrap_or((lines, lines));
+    Some(Retrieved {
+        path: path.to_string(),
+        lines: LineRange::new(start.parse().ok()?, end.parse().ok()?),
+    })
+}
+
+/// What a replay found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Taxonomy {
+    pub records: usize,
+    pub replies: usize,
+    pub passed_first: usize,
+    pub passed_after_repair: usize,
+    pub refused: usize,
+    pub errors: usize,
+    /// Violations by finding ID, over every reply.
+    pub violations: BTreeMap<String, usize>,
+    /// Replies whose verdict now differs from the recorded one.
+    pub verdicts_changed: usize,
+    /// Records that could not be replayed (unknown revision, unreadable line), with why.
+    pub unreadable: Vec<String>,
+}
+
+/// Re-run the gate on every recorded reply, at its record's revision and retrieval.
+pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
+    let mut t = Taxonomy::default();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Record = match serde_json::from_str(line) {
+            Ok(r) => r,
+            Err(e) => {
+                t.unreadable.push(format!("line {}: {e}", n + 1));
+                continue;
+            }
+        };
+        let Ok(revision) = Oid::from_str(&record.revision) else {
+            t.unreadable.push(format!("line {}: bad revision", n + 1));
+            continue;
+        };
+        let retrieved: Vec<Retrieved> = record
+            .retrieved
+            .iter()
+            .filter_map(|i| parse_id(i))
+            .collect();
+        t.records += 1;
+        let mut passed_at = None;
+        for (i, attempt) in record.attempts.iter().enumerate() {
+            t.replies += 1;
+            let violations = verdict(repo, revision, &record.doc, &attempt.raw, &retrieved);
+            for v in &violations {
+                *t.violations.entry(v.rule.clone()).or_default() += 1;
+            }
+            if violations.is_empty() != attempt.passed {
+                t.verdicts_changed += 1;
+            }
+            if violations.is_empty() && passed_at.is_none() {
+                passed_at = Some(i);
+            }
+        }
+        match (passed_at, record.attempts.is_empty()) {
+            (_, true) => t.errors += 1,
+            (Some(0), _) => t.passed_first += 1,
+            (Some(_), _) => t.passed_after_repair += 1,
+            (None, _) => t.refused += 1,
+        }
+    }
+    t
+}
+
+/// The gate's verdict on one raw reply (text that is not JSON is a violation too).
+pub fn verdict(
+    repo: &CodeRepo,
+    revision: Oid,
+    doc: &str,
+    raw: &str,
+    retrieved: &[Retrieved],
+) -> Vec<Violation> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) => gate::check(repo, revision, doc, &value, Some(retrieved)),
+        Err(e) => vec![Violation {
+            rule: "malformed-doc".into(),
+            citation: None,
+            message: format!("the reply is not JSON: {e}"),
+        }],
+    }
+}
+
+/// The taxonomy as text.
+pub fn render(t: &Taxonomy) -> String {
+    let mut out = format!(
+        "{} answers, {} replies: {} passed the gate first, {} after the repair, {} refused, {} without a reply\n",
+        t.records, t.replies, t.passed_first, t.passed_after_repair, t.refused, t.errors
+    );
+    if !t.violations.is_empty() {
+        out.push_str("violations by kind:\n");
+        for (rule, n) in &t.violations {
+            out.push_str(&format!("  {rule:<20} {n}\n"));
+        }
+    }
+    if t.verdicts_changed > 0 {
+        out.push_str(&format!(
+            "{} replies get another verdict than when recorded\n",
+            t.verdicts_changed
+        ));
+    }
+    for u in &t.unreadable {
+        out.push_str(&format!("not replayed: {u}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_ids_read_back() {
+        let r = parse_id("src/a:b.rs:3-9@0123456789ab").unwrap();
+        assert_eq!(
+            (r.path.as_str(), r.lines),
+            ("src/a:b.rs", LineRange::new(3, 9))
+        );
+        assert_eq!(parse_id("a.rs:4@x").unwrap().lines, LineRange::new(4, 4));
+        assert!(parse_id("a.rs").is_none());
+    }
+}

@@ -1,0 +1,373 @@
+//! `citegate regenerate --llm` against a real HTTP server started here on 127.0.0.1 that speaks
+//! the chat-completions protocol with scripted replies: the gate, exactly one repair, refusals,
+//! retries that honour `Retry-After`, timeouts, the chaos test (retrieval emptied), traces and
+//! `replay`, and the API key never printed, traced or written.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use citegate::testing::Fixture;
+use serde_json::{json, Value};
+
+const KEY: &str = "sk-test-9f8e7d6c5b4a";
+
+const SPEC: &str = r#"@@@ commit v1 code
+@@@ file src/cache.rs
+/// How long a cached response stays fresh.
+pub const TTL_SECONDS: u64 = 30;
+
+pub fn ttl() -> u64 {
+    TTL_SECONDS
+}
+@@@ commit v2 an answer whose file is gone
+@@@ file answers/ttl.json
+{
+  "question": "How long is the TTL?",
+  "summary": "The TTL is 30 seconds.",
+  "citations": [{"path": "src/old_cache.rs", "startLine": 1, "endLine": 1}]
+}
+"#;
+
+const GROUNDED: &str = r#"{"summary": "The TTL is 30 seconds.", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "pub const TTL_SECONDS: u64 = 30;"}]}"#;
+
+/// One scripted reply: status, extra headers, the message content (or a raw body), a delay.
+#[derive(Clone)]
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, &'static str)>,
+    body: String,
+    delay: Duration,
+}
+
+fn content(text: &str) -> Reply {
+    let body = json!({
+        "choices": [{"message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20}
+    });
+    Reply {
+        status: 200,
+        headers: Vec::new(),
+        body: body.to_string(),
+        delay: Duration::ZERO,
+    }
+}
+
+fn status(code: u16, headers: Vec<(&'static str, &'static str)>) -> Reply {
+    Reply {
+        status: code,
+        headers,
+        body: "{\"error\": \"slow down\"}".into(),
+        delay: Duration::ZERO,
+    }
+}
+
+/// A request as the server received it.
+struct Seen {
+    head: String,
+    body: Value,
+}
+
+/// A real HTTP/1.1 server on 127.0.0.1 answering each request with the next scripted reply.
+struct Server {
+    url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+fn serve(script: Vec<Reply>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        let mut script = script.into_iter();
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let reply = script.next().unwrap_or_else(|| status(500, Vec::new()));
+            if let Some(s) = answer(stream, &reply) {
+                log.lock().unwrap().push(s);
+            }
+        }
+    });
+    Server { url, seen }
+}
+
+fn answer(stream: TcpStream, reply: &Reply) -> Option<Seen> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let length = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse::<usize>())
+        })
+        .and_then(Result::ok)
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    std::thread::sleep(reply.delay);
+    let mut out = format!(
+        "HTTP/1.1 {} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        reply.status,
+        reply.body.len()
+    );
+    for (k, v) in &reply.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    out.push_str(&reply.body);
+    let mut stream = stream;
+    let _ = stream.write_all(out.as_bytes());
+    Some(Seen {
+        head,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    })
+}
+
+struct Run {
+    out: Value,
+    stderr: String,
+    doc: String,
+    trace: String,
+    elapsed: Duration,
+}
+
+fn regenerate(fixture: &Fixture, server: &Server, extra: &[&str]) -> Run {
+    let trace = fixture.path().join("trace.jsonl");
+    let started = Instant::now();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .env("CITEGATE_API_KEY", KEY)
+        .args([
+            "regenerate",
+            "answers",
+            "--write",
+            "--format",
+            "json",
+            "--llm",
+        ])
+        .arg(&server.url)
+        .args(["--model", "qwen2.5-coder", "--trace"])
+        .arg(&trace)
+        .args(extra)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let trace = std::fs::read_to_string(&trace).unwrap_or_default();
+    for text in [&stdout, &stderr, &trace] {
+        assert!(!text.contains(KEY), "the API key leaked");
+    }
+    Run {
+        out: serde_json::from_str(&stdout).unwrap(),
+        stderr,
+        doc: read(fixture.path(), "answers/ttl.json"),
+        trace,
+        elapsed,
+    }
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+fn outcome(run: &Run) -> &Value {
+    &run.out["outcomes"][0]
+}
+
+#[test]
+fn a_grounded_reply_is_written_with_its_citations() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![content(GROUNDED)]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "regrounded");
+    assert_eq!(outcome(&run)["model"], true);
+    assert_eq!(outcome(&run)["citations"], json!(["src/cache.rs:2"]));
+    assert_eq!(run.out["counts"]["model_calls"], 1);
+    assert_eq!(run.out["counts"]["prompt_tokens"], 100);
+    let doc: Value = serde_json::from_str(&run.doc).unwrap();
+    assert_eq!(doc["citations"][0]["path"], "src/cache.rs");
+    assert_eq!(
+        doc["question"], "How long is the TTL?",
+        "other fields are kept"
+    );
+    assert!(run.stderr.contains("1 model request"));
+
+    let seen = server.seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    let request = &seen[0];
+    assert!(request.head.starts_with("POST /v1/chat/completions "));
+    assert!(request.head.to_ascii_lowercase().contains(&format!(
+        "authorization: bearer {}",
+        KEY.to_ascii_lowercase()
+    )));
+    assert_eq!(request.body["model"], "qwen2.5-coder");
+    assert_eq!(request.body["response_format"]["type"], "json_schema");
+    let schema = &request.body["response_format"]["json_schema"]["schema"];
+    assert_eq!(schema["additionalProperties"], false);
+    let messages = request.body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert!(messages[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Never invent paths"));
+    let user = messages[1]["content"].as_str().unwrap();
+    assert!(user.contains("QUESTION:\nHow long is the TTL?"));
+    assert!(
+        user.contains("] src/cache.rs:1-2\n    1 | /// How long a cached response stays fresh.\n")
+    );
+
+    // The trace has the exchange; replay agrees with it.
+    let record: Value = serde_json::from_str(run.trace.lines().next().unwrap()).unwrap();
+    assert_eq!(record["outcome"], "regrounded");
+    assert_eq!(record["attempts"][0]["passed"], true);
+    assert!(record["retrieved"][0].as_str().unwrap().contains("@"));
+    let replay = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let t: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(
+        (t["records"].clone(), t["passed_first"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(t["verdicts_changed"], 0);
+}
+
+#[test]
+fn a_paraphrased_quote_gets_one_repair_turn_that_lists_it() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let paraphrase = GROUNDED.replace("pub const TTL_SECONDS: u64 = 30;", "TTL is thirty seconds");
+    let server = serve(vec![content(&paraphrase), content(GROUNDED)]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "regrounded");
+    assert_eq!(run.out["counts"]["model_calls"], 2);
+    let seen = server.seen.lock().unwrap();
+    let repair = seen[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        repair[0]["role"], "system",
+        "the rules are restated on the repair turn"
+    );
+    assert_eq!(repair[2]["role"], "assistant");
+    assert!(repair[3]["content"]
+        .as_str()
+        .unwrap()
+        .contains("unsupported-quote (src/cache.rs:2)"));
+    let replay = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(replay.stdout).unwrap();
+    assert!(text.contains("1 after the repair"), "{text}");
+    assert!(text.contains("unsupported-quote    1"), "{text}");
+}
+
+#[test]
+fn a_hallucinated_path_twice_is_refused_after_exactly_one_repair() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let invented = GROUNDED.replace("src/cache.rs", "src/ttl_config.rs");
+    let server = serve(vec![
+        content(&invented),
+        content(&invented),
+        content(GROUNDED),
+    ]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert_eq!(outcome(&run)["reason"], "no_span_in_retrieval");
+    assert_eq!(outcome(&run)["violations"][0]["rule"], "invented-path");
+    assert_eq!(
+        server.seen.lock().unwrap().len(),
+        2,
+        "one repair, no third try"
+    );
+    assert!(
+        !run.doc.contains("ttl_config"),
+        "nothing that failed the gate is written"
+    );
+    let doc: Value = serde_json::from_str(&run.doc).unwrap();
+    assert_eq!(doc["refuse"]["reason"], "no_span_in_retrieval");
+    assert_eq!(doc["citations"], json!([]));
+    assert_eq!(doc["stale"]["summary"], "The TTL is 30 seconds.");
+}
+
+#[test]
+fn malformed_json_from_the_model_is_a_violation_not_an_answer() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![
+        content("{\"summary\": \"The TTL"),
+        content("Sure! The TTL is 30."),
+    ]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert_eq!(outcome(&run)["violations"][0]["rule"], "malformed-doc");
+    assert!(run.trace.contains("\"raw\":\"Sure! The TTL is 30.\""));
+}
+
+#[test]
+fn too_many_requests_waits_for_retry_after_then_succeeds() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![
+        status(429, vec![("Retry-After", "1")]),
+        content(GROUNDED),
+    ]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "regrounded");
+    assert_eq!(run.out["counts"]["model_calls"], 2);
+    assert!(
+        run.elapsed >= Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
+}
+
+#[test]
+fn a_model_that_does_not_answer_in_time_leaves_the_answer_refused() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut slow = content(GROUNDED);
+    slow.delay = Duration::from_secs(4);
+    let server = serve(vec![slow]);
+    let run = regenerate(&fixture, &server, &["--timeout", "1", "--retries", "0"]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert!(outcome(&run)["why"]
+        .as_str()
+        .unwrap()
+        .contains("the model gave no answer"));
+    let doc: Value = serde_json::from_str(&run.doc).unwrap();
+    assert_eq!(doc["citations"], json!([]));
+    assert!(run.trace.contains("\"outcome\":\"error\""));
+}
+
+#[test]
+fn chaos_retrieval_emptied_means_refusal_never_an_answer() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    // The model "knows" the right answer, but nothing was retrieved: cited ⊄ retrieved.
+    let server = serve(vec![content(GROUNDED), content(GROUNDED)]);
+    let run = regenerate(&fixture, &server, &["--top-k", "0"]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert_eq!(outcome(&run)["violations"][0]["rule"], "not-retrieved");
+    let doc: Value = serde_json::from_str(&run.doc).unwrap();
+    assert_eq!(doc["citations"], json!([]));
+    assert!(doc.get("refuse").is_some());
+}
