@@ -160,7 +160,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
         o.why = Some(why);
         o.searched = p.searched.clone();
         o.violations = violations;
-        let value = gate::refusal(&p.value, &p.at_target(ctx), reason, &p.searched);
+        let value = gate::refusal(&p.value, &p.at_target(ctx), reason, &p.searched, "stale");
         (value, vec![o])
     };
     let moved = match move_cites(ctx, p, unit, "", &mut candidate) {

@@ -151,8 +151,15 @@ pub fn retrieved_of(value: &Value) -> Result<Vec<Retrieved>, String> {
 
 /// The refusal of an answer: no summary and no citations (`{summary, citations}`), or no claims,
 /// each old claim listed in `open_questions` (`{summary, claims}`); `refuse` with the reason
-/// and what was searched; the old text under `stale`. Other fields keep their place.
-pub fn refusal(old: &Value, at_target: &Value, reason: &str, searched: &[String]) -> Value {
+/// and what was searched; the old text under `kept_as` (`stale` for an answer the code moved
+/// away from, `rejected` for one the gate turned down). Other fields keep their place.
+pub fn refusal(
+    old: &Value,
+    at_target: &Value,
+    reason: &str,
+    searched: &[String],
+    kept_as: &str,
+) -> Value {
     let mut out = Map::new();
     let old = old.as_object().cloned().unwrap_or_default();
     let claims: Vec<Value> = old
@@ -172,7 +179,7 @@ pub fn refusal(old: &Value, at_target: &Value, reason: &str, searched: &[String]
                 }
                 out.insert(k.clone(), Value::Array(open))
             }
-            "refuse" | "stale" => None,
+            "refuse" | "stale" | "rejected" => None,
             _ => out.insert(k.clone(), v.clone()),
         };
     }
@@ -186,7 +193,7 @@ pub fn refusal(old: &Value, at_target: &Value, reason: &str, searched: &[String]
             stale.insert(key.into(), v.clone());
         }
     }
-    out.insert("stale".into(), Value::Object(stale));
+    out.insert(kept_as.into(), Value::Object(stale));
     Value::Object(out)
 }
 
@@ -210,7 +217,13 @@ pub fn pass_or_refuse(
         .iter()
         .map(|r| format!("{}:{}", r.path, r.lines))
         .collect();
-    let mut refused = refusal(answer, answer, "no_span_in_retrieval", &searched);
+    let mut refused = refusal(
+        answer,
+        answer,
+        "no_span_in_retrieval",
+        &searched,
+        "rejected",
+    );
     if let Some(o) = refused.as_object_mut() {
         o.insert("violations".into(), json!(violations));
     }

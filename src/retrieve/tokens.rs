@@ -1,15 +1,16 @@
 //! Identifier-aware tokens for retrieval: code is searched by the names in it, so `loadConfig`,
 //! `load_config` and `LOAD_CONFIG` each give the whole identifier and its words.
 
-/// The tokens of `text`: every identifier or number (lowercased), and when it is made of several
-/// words (`snake_case`, `camelCase`, `kebab-case` is two identifiers anyway), each word too.
+/// The tokens of `text`: every identifier or number, lowercased and without underscores (so
+/// `loadConfig`, `load_config` and `LOAD_CONFIG` are one token), and when it is made of several
+/// words (`snake_case`, `camelCase`; `kebab-case` is two identifiers anyway), each word too.
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for ident in text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|s| !s.is_empty())
     {
-        let whole = ident.trim_matches('_').to_lowercase();
+        let whole = ident.replace('_', "").to_lowercase();
         if whole.is_empty() {
             continue;
         }
@@ -52,9 +53,11 @@ mod tests {
     #[test]
     fn identifiers_give_themselves_and_their_words() {
         assert_eq!(tokens("loadConfig"), ["load", "config", "loadconfig"]);
+        assert_eq!(tokens("load_config"), tokens("LOAD_CONFIG"));
+        assert_eq!(tokens("load_config"), tokens("loadConfig"));
         assert_eq!(
             tokens("TTL_SECONDS = 30"),
-            ["ttl", "seconds", "ttl_seconds", "30"]
+            ["ttl", "seconds", "ttlseconds", "30"]
         );
         assert_eq!(tokens("HTTPServer"), ["http", "server", "httpserver"]);
         assert_eq!(tokens("x.y"), ["x", "y"]);

@@ -1,0 +1,100 @@
+//! `citegate gate`: one answer checked against a retrieval payload at a revision, printed as it is
+//! or refused (exit 0/1); `--jsonl` streams one verdict per line and survives broken lines.
+
+use assert_cmd::Command;
+use citegate::testing::Fixture;
+use serde_json::Value;
+
+const SPEC: &str = "@@@ commit v1 code
+@@@ file src/cache.rs
+/// How long a cached response stays fresh.
+pub const TTL_SECONDS: u64 = 30;
+
+pub fn ttl() -> u64 {
+    TTL_SECONDS
+}
+";
+
+const OK: &str = r#"{"summary": "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "pub const TTL_SECONDS: u64 = 30;"}]}"#;
+
+fn gate(fixture: &Fixture, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+    std::fs::write(
+        fixture.path().join("r.json"),
+        r#"[{"path": "src/cache.rs", "start_line": 1, "end_line": 2, "text": "..."}]"#,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .arg("gate")
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn a_grounded_answer_passes_unchanged() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], OK);
+    assert_eq!(code, Some(0));
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got, serde_json::from_str::<Value>(OK).unwrap());
+}
+
+#[test]
+fn a_citation_outside_the_retrieval_is_refused_with_what_was_retrieved() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let outside = r#"{"summary": "s", "citations": [{"path": "src/cache.rs", "startLine": 4, "endLine": 6, "quote": "pub fn ttl() -> u64 {"}]}"#;
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], outside);
+    assert_eq!(code, Some(1));
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["refuse"]["reason"], "no_span_in_retrieval");
+    assert_eq!(got["refuse"]["searched"][0], "src/cache.rs:1-2");
+    assert_eq!(got["citations"], Value::Array(vec![]));
+    assert_eq!(got["violations"][0]["rule"], "not-retrieved");
+    assert_eq!(got["rejected"]["citations"][0]["startLine"], 4);
+    // Without a payload, the same citation holds in the code: it passes.
+    let (code, _, _) = gate(&fixture, &[], outside);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn jsonl_gives_one_verdict_per_line_and_survives_broken_lines() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let invented = OK.replace("src/cache.rs", "src/nope.rs");
+    let input = format!("{OK}\n{{\"summary\": \n\n{invented}\n");
+    let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], &input);
+    assert_eq!(code, Some(1));
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["summary"], "30 s");
+    assert_eq!(lines[1]["violations"][0]["rule"], "malformed-doc");
+    assert_eq!(lines[2]["violations"][0]["rule"], "invented-path");
+}
+
+#[test]
+fn a_broken_retrieval_payload_is_an_error_with_its_location() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    std::fs::write(fixture.path().join("bad.json"), "[{\"path\": \"a\"}]").unwrap();
+    let (code, _, err) = gate(&fixture, &["--retrieved", "bad.json"], OK);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("bad.json: chunk 0: needs `path` and `start_line`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_refusal_passes_the_gate() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let refusal =
+        r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#;
+    let (code, _, _) = gate(&fixture, &["--retrieved", "r.json"], refusal);
+    assert_eq!(code, Some(0));
+}
