@@ -12,10 +12,12 @@
 //!    blobs from the object database, blame), [`fix::edit`] (a citation's fix in its own syntax),
 //!    [`select`] (`--since`).
 //! 5. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
-//! 6. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts).
+//! 6. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts);
+//!    [`retrieve`]: chunks, tokens and BM25 at a revision, the index cached per tree.
 //! 7. [`audit`]: load → plan → check → history → rules → [`model::Report`]; [`audit::check_docs`]
 //!    checks docs held in memory.
-//! 8. [`report`] (one file per output format), [`fix::apply`], [`sweep`].
+//! 8. [`report`] (one file per output format), [`fix::apply`], [`sweep`], [`regenerate`]
+//!    (offline re-grounding, the gate, the model client, traces).
 //!
 //! The library never prints; the binary maps a report to an exit code.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
