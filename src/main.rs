@@ -786,20 +786,25 @@ fn gate_command(args: GateArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let stdin = std::io::stdin();
-    let mut all_passed = true;
+    let mut stdin = std::io::stdin().lock();
+    let limit = regenerate::service::MAX_INPUT_BYTES;
     if args.jsonl {
+        let mut all_passed = true;
         let mut stdout = std::io::stdout().lock();
-        for (n, line) in stdin.lines().enumerate() {
-            let line = match line {
-                Ok(l) => l,
-                Err(e) => return fail(format!("standard input, line {}: {e}", n + 1)),
+        while let Some(line) = match regenerate::service::next_line(&mut stdin, limit) {
+            Ok(line) => line,
+            Err(e) => return fail(format!("standard input: {e}")),
+        } {
+            let g = match line {
+                Ok(l) if l.trim().is_empty() => continue,
+                Ok(l) => {
+                    regenerate::service::gate_text(&repo, target, &l, retrieved.as_deref(), false)
+                }
+                Err(why) => regenerate::service::Gated {
+                    output: regenerate::service::unreadable(&why, false),
+                    passed: false,
+                },
             };
-            if line.trim().is_empty() {
-                continue;
-            }
-            let g =
-                regenerate::service::gate_text(&repo, target, &line, retrieved.as_deref(), false);
             all_passed &= g.passed;
             if stdout
                 .write_all(g.output.as_bytes())
@@ -815,11 +820,28 @@ fn gate_command(args: GateArgs) -> ExitCode {
             ExitCode::from(1)
         };
     }
-    let mut text = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut stdin.lock(), &mut text) {
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut stdin, limit as u64 + 1),
+        &mut bytes,
+    ) {
         return fail(format!("standard input: {e}"));
     }
-    let g = regenerate::service::gate_text(&repo, target, &text, retrieved.as_deref(), true);
+    if bytes.len() > limit {
+        return fail(format!("standard input: more than {} MiB", limit >> 20));
+    }
+    let g = match String::from_utf8(bytes) {
+        Ok(text) => {
+            regenerate::service::gate_text(&repo, target, &text, retrieved.as_deref(), true)
+        }
+        Err(e) => regenerate::service::Gated {
+            output: regenerate::service::unreadable(
+                &format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+                true,
+            ),
+            passed: false,
+        },
+    };
     print_out(
         &g.output,
         if g.passed {

@@ -17,7 +17,11 @@ pub fn ttl() -> u64 {
 
 const OK: &str = r#"{"summary": "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "pub const TTL_SECONDS: u64 = 30;"}]}"#;
 
-fn gate(fixture: &Fixture, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+fn gate(
+    fixture: &Fixture,
+    args: &[&str],
+    stdin: impl Into<Vec<u8>>,
+) -> (Option<i32>, String, String) {
     std::fs::write(
         fixture.path().join("r.json"),
         r#"[{"path": "src/cache.rs", "start_line": 1, "end_line": 2, "text": "..."}]"#,
@@ -66,7 +70,7 @@ fn jsonl_gives_one_verdict_per_line_and_survives_broken_lines() {
     let fixture = Fixture::build(SPEC).unwrap();
     let invented = OK.replace("src/cache.rs", "src/nope.rs");
     let input = format!("{OK}\n{{\"summary\": \n\n{invented}\n");
-    let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], &input);
+    let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
     assert_eq!(code, Some(1));
     let lines: Vec<Value> = out
         .lines()
@@ -97,4 +101,22 @@ fn a_refusal_passes_the_gate() {
         r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#;
     let (code, _, _) = gate(&fixture, &["--retrieved", "r.json"], refusal);
     assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_stream_goes_on() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut input = b"\xff\xfe{}\n".to_vec();
+    input.extend_from_slice(OK.as_bytes());
+    let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
+    assert_eq!(code, Some(1));
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines[0]["violations"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not UTF-8"));
+    assert_eq!(lines[1]["summary"], "30 s");
 }

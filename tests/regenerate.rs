@@ -3,7 +3,7 @@
 //! that left its file), refused when it changed, gated at the target, nothing lost, and a
 //! re-audit of the output clean.
 
-use citegate::audit::AuditOptions;
+use citegate::audit::{AuditOptions, Shard};
 use citegate::regenerate::{self, Kind, Options};
 use citegate::registry::Family;
 use citegate::testing::Fixture;
@@ -68,9 +68,14 @@ pub fn helper() -> &'static str {
 "#;
 
 fn run(fixture: &Fixture) -> regenerate::Regenerated {
+    run_shard(fixture, None)
+}
+
+fn run_shard(fixture: &Fixture, shard: Option<Shard>) -> regenerate::Regenerated {
     let audit = AuditOptions {
         paths: vec![fixture.path().join("answers")],
         repo: Some(fixture.path().to_path_buf()),
+        shard,
         ..AuditOptions::default()
     };
     regenerate::run(&Options {
@@ -236,4 +241,23 @@ fn the_output_audits_clean_and_a_second_run_changes_nothing() {
     assert!(second.docs.is_empty(), "regenerate is idempotent");
     assert_eq!(second.counts.refused, 0);
     assert_eq!(second.counts.regrounded, 0);
+}
+
+#[test]
+fn shards_together_regenerate_what_one_run_does() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let whole = run(&fixture);
+    let mut parts = Vec::new();
+    let mut docs = Vec::new();
+    for index in 1..=2 {
+        let part = run_shard(&fixture, Some(Shard { index, count: 2 }));
+        parts.extend(rows(&part));
+        docs.extend(part.docs.into_iter().map(|d| (d.name, d.after)));
+    }
+    parts.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
+    docs.sort();
+    assert_eq!(parts, rows(&whole));
+    let whole_docs: Vec<(String, String)> =
+        whole.docs.into_iter().map(|d| (d.name, d.after)).collect();
+    assert_eq!(docs, whole_docs);
 }

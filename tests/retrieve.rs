@@ -93,7 +93,7 @@ fn paths_named_by_the_query_rank_first_and_excluded_ones_never_come_back() {
     };
     assert_eq!(top(&index, &boosted, 1), ["docs/guide.md:5-7"]);
     let excluded = Query {
-        exclude: ["src/config.rs".to_string()].into(),
+        exclude: std::sync::Arc::new(["src/config.rs".to_string()].into()),
         ..query("config")
     };
     assert!(top(&index, &excluded, 10)

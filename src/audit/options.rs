@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::progress::ProgressSink;
 use crate::config::ConfigError;
+use crate::model::hash::{fnv1a, FNV_OFFSET};
 
 /// What to audit and how, as the command line says it.
 #[derive(Debug, Clone)]
@@ -66,11 +67,7 @@ impl Shard {
     /// Whether the doc named `name` is in this shard: FNV-1a over its bytes, stable across runs,
     /// machines and versions.
     pub fn holds(&self, name: &str) -> bool {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in name.bytes() {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        let hash = fnv1a(FNV_OFFSET, name.as_bytes());
         hash % u64::from(self.count) == u64::from(self.index - 1)
     }
 }

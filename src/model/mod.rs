@@ -6,6 +6,7 @@ pub mod citation;
 pub mod doc;
 pub mod extracted;
 pub mod finding;
+pub mod hash;
 pub mod report;
 pub mod span;
 

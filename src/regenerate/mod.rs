@@ -80,8 +80,9 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
     let index = Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?;
     let mut pending = pending(&report);
-    retrieve(&repo, &index, &report, &mut pending, opts.top_k);
-    let located = locate(&repo, target, &report, &pending);
+    let docs = doc_names(&repo, &report, &opts.audit.paths);
+    retrieve(&repo, &index, &docs, &mut pending, opts.top_k);
+    let located = locate(&repo, target, &docs, &pending);
     let ctx = answer::Ctx {
         repo: &repo,
         target,
@@ -138,15 +139,15 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
 fn retrieve(
     repo: &CodeRepo,
     index: &Index,
-    report: &Report,
+    docs: &HashSet<String>,
     pending: &mut [answer::Pending],
     top_k: usize,
 ) {
-    let docs: HashSet<String> = report.docs.iter().map(|d| d.doc.name.clone()).collect();
+    let exclude = std::sync::Arc::new(docs.clone());
     for p in pending {
         p.read_contents(repo);
         let mut query = query(repo, p);
-        query.exclude = docs.clone();
+        query.exclude = exclude.clone();
         p.chunks = index
             .search(&query, top_k)
             .iter()
@@ -290,7 +291,7 @@ fn query(repo: &CodeRepo, p: &answer::Pending) -> Query {
         paths: paths.into_iter().collect(),
         symbols: symbols.into_iter().collect(),
         literals,
-        exclude: HashSet::new(),
+        exclude: Default::default(),
     }
 }
 
@@ -307,12 +308,22 @@ fn enclosing(repo: &CodeRepo, f: &Finding, path: &str) -> Option<String> {
         .next()
 }
 
+/// Every doc under the doc paths, audited in this run or not (another shard's, one the
+/// configuration leaves out): docs are never evidence for docs.
+fn doc_names(repo: &CodeRepo, report: &Report, paths: &[std::path::PathBuf]) -> HashSet<String> {
+    let mut names: HashSet<String> = report.docs.iter().map(|d| d.doc.name.clone()).collect();
+    if let Ok(files) = crate::discover::discover(paths, &|_| true) {
+        names.extend(files.iter().map(|f| audit::load::doc_name(repo, &f.path)));
+    }
+    names
+}
+
 /// Where every cited content is at the target, in one search of the tree (the docs themselves
 /// are left out: they always hold what they quote).
 fn locate(
     repo: &CodeRepo,
     target: Oid,
-    report: &Report,
+    docs: &HashSet<String>,
     pending: &[answer::Pending],
 ) -> ground::Located {
     let texts: Vec<String> = pending
@@ -321,7 +332,7 @@ fn locate(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let skip: HashSet<&str> = report.docs.iter().map(|d| d.doc.name.as_str()).collect();
+    let skip: HashSet<&str> = docs.iter().map(String::as_str).collect();
     let found = quotes::locate(repo, target, &texts, &skip);
     texts.into_iter().zip(found).collect()
 }

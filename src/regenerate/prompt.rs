@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use super::gate::Violation;
+use crate::model::hash::{fnv1a, FNV_OFFSET};
 
 /// Which seed contract an answer follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,13 +192,9 @@ pub fn response_format(contract: Contract) -> Value {
 
 /// A stable hash of a prompt (FNV-1a, 64 bits, hex) for traces: equal prompts, equal hashes.
 pub fn hash(parts: &[&str]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for b in part.bytes().chain([0u8]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
+    let h = parts
+        .iter()
+        .fold(FNV_OFFSET, |h, part| fnv1a(fnv1a(h, part.as_bytes()), &[0]));
     format!("{h:016x}")
 }
 

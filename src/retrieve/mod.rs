@@ -30,8 +30,9 @@ pub struct Query {
     pub symbols: Vec<String>,
     /// Code literals of the claim (`TTL_SECONDS = 30`): their tokens count twice.
     pub literals: Vec<String>,
-    /// Paths never returned (the docs being re-grounded: they always hold what they say).
-    pub exclude: std::collections::HashSet<String>,
+    /// Paths never returned (the docs being re-grounded: they always hold what they say),
+    /// shared by every query of a run.
+    pub exclude: std::sync::Arc<std::collections::HashSet<String>>,
 }
 
 /// A ranked chunk.
