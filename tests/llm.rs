@@ -144,20 +144,17 @@ struct Run {
 }
 
 fn regenerate(fixture: &Fixture, server: &Server, extra: &[&str]) -> Run {
+    regenerate_doc(fixture, server, "answers/ttl.json", extra)
+}
+
+fn regenerate_doc(fixture: &Fixture, server: &Server, doc: &str, extra: &[&str]) -> Run {
     let trace = fixture.path().join("trace.jsonl");
     let started = Instant::now();
     let out = Command::cargo_bin("citegate")
         .unwrap()
         .current_dir(fixture.path())
         .env("CITEGATE_API_KEY", KEY)
-        .args([
-            "regenerate",
-            "answers",
-            "--write",
-            "--format",
-            "json",
-            "--llm",
-        ])
+        .args(["regenerate", doc, "--write", "--format", "json", "--llm"])
         .arg(&server.url)
         .args(["--model", "qwen2.5-coder", "--trace"])
         .arg(&trace)
@@ -180,7 +177,7 @@ fn regenerate(fixture: &Fixture, server: &Server, extra: &[&str]) -> Run {
     Run {
         out: serde_json::from_str(&stdout).unwrap(),
         stderr,
-        doc: read(fixture.path(), "answers/ttl.json"),
+        doc: read(fixture.path(), doc),
         trace,
         elapsed,
     }
@@ -370,4 +367,76 @@ fn chaos_retrieval_emptied_means_refusal_never_an_answer() {
     let doc: Value = serde_json::from_str(&run.doc).unwrap();
     assert_eq!(doc["citations"], json!([]));
     assert!(doc.get("refuse").is_some());
+}
+
+const WIKI: &str = "@@@ commit v1 code
+@@@ file src/cache.rs
+/// How long a cached response stays fresh.
+pub const TTL_SECONDS: u64 = 30;
+@@@ commit v2 a wiki page
+@@@ file docs/ttl.md
+# Cache
+
+The cache keeps a response for `TTL_SECONDS: u64 = 30`
+seconds (src/old_cache.rs:1).
+
+Unrelated text stays.
+";
+
+#[test]
+fn a_markdown_paragraph_is_rewritten_by_the_model_and_gated() {
+    let fixture = Fixture::build(WIKI).unwrap();
+    let rewrite = r#"{"paragraph": "The cache keeps a response for `TTL_SECONDS: u64 = 30`\nseconds (src/cache.rs:2)."}"#;
+    let server = serve(vec![content(rewrite)]);
+    let run = regenerate_doc(&fixture, &server, "docs/ttl.md", &[]);
+    assert_eq!(outcome(&run)["outcome"], "regrounded");
+    assert_eq!(outcome(&run)["model"], true);
+    assert_eq!(outcome(&run)["citations"], json!(["src/cache.rs:2"]));
+    assert_eq!(
+        run.doc,
+        "# Cache\n\nThe cache keeps a response for `TTL_SECONDS: u64 = 30`\nseconds (src/cache.rs:2).\n\nUnrelated text stays.\n"
+    );
+    let seen = server.seen.lock().unwrap();
+    let user = seen[0].body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.starts_with("PARAGRAPH:\nThe cache keeps a response"),
+        "{user}"
+    );
+    let record: Value = serde_json::from_str(run.trace.lines().next().unwrap()).unwrap();
+    assert_eq!(record["subject"], "paragraph");
+}
+
+#[test]
+fn a_paragraph_rewrite_that_fails_twice_leaves_the_paragraph_as_written() {
+    let fixture = Fixture::build(WIKI).unwrap();
+    let uncited = r#"{"paragraph": "The cache keeps responses for a while."}"#;
+    let wrong = r#"{"paragraph": "The TTL is `TTL_SECONDS: u64 = 300` (src/cache.rs:2)."}"#;
+    let server = serve(vec![content(uncited), content(wrong)]);
+    let run = regenerate_doc(&fixture, &server, "docs/ttl.md", &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert_eq!(
+        outcome(&run)["violations"][0]["rule"],
+        "unsupported-literal"
+    );
+    assert!(
+        run.doc.contains("seconds (src/old_cache.rs:1)."),
+        "left as written"
+    );
+    let seen = server.seen.lock().unwrap();
+    let repair = seen[1].body["messages"][3]["content"].as_str().unwrap();
+    assert!(
+        repair.contains("uncited-claim: the paragraph cites nothing"),
+        "{repair}"
+    );
+    drop(seen);
+    let replay = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let t: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(t["refused"], 1);
+    assert_eq!(t["violations"]["uncited-claim"], 1);
+    assert_eq!(t["verdicts_changed"], 0);
 }

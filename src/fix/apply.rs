@@ -22,11 +22,21 @@ pub struct DocFix {
 /// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
 /// fix's applicability is its own: safe fixes rest on content found again, exactly and uniquely.
 pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
+    plan_with(report, opt_in, &BTreeMap::new())
+}
+
+/// [`plan`] with `first`: edits by doc (a rewritten paragraph) that win over the report's fixes
+/// they overlap.
+pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>>) -> Vec<DocFix> {
     let wanted = |fix: &Fix| match fix.applicability {
         Applicability::Safe => true,
         Applicability::OptIn => opt_in,
     };
     let mut by_doc: BTreeMap<usize, Vec<&Fix>> = BTreeMap::new();
+    for (doc, fixes) in first {
+        by_doc.entry(*doc).or_default().extend(fixes.iter());
+    }
+    let overlaps = |a: &Fix, b: &Fix| a.byte_start < b.byte_end && b.byte_start < a.byte_end;
     let mut pins: BTreeMap<usize, usize> = BTreeMap::new();
     let attached = report
         .findings
@@ -34,7 +44,10 @@ pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
         .filter_map(|f| Some((f.doc, f.fix.as_ref()?)));
     let repins = report.repins.iter().map(|(doc, fix)| (*doc, fix));
     for (doc, fix) in attached.chain(repins) {
-        if wanted(fix) {
+        let taken = first
+            .get(&doc)
+            .is_some_and(|f| f.iter().any(|e| overlaps(e, fix)));
+        if wanted(fix) && !taken {
             by_doc.entry(doc).or_default().push(fix);
         }
     }
@@ -42,12 +55,7 @@ pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
     // whose edits would overlap another is left for the next run, whole.
     for m in report.pin_moves.iter().filter(|m| !m.blocked()) {
         let fixes = by_doc.entry(m.doc).or_default();
-        let overlaps = |e: &Fix| {
-            fixes
-                .iter()
-                .any(|f| e.byte_start < f.byte_end && f.byte_start < e.byte_end)
-        };
-        if !m.edits.iter().any(overlaps) {
+        if !m.edits.iter().any(|e| fixes.iter().any(|f| overlaps(e, f))) {
             fixes.extend(m.edits.iter());
             *pins.entry(m.doc).or_default() += 1;
         }

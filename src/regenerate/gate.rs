@@ -99,14 +99,7 @@ pub fn check(
         .findings
         .iter()
         .filter(|f| fails(f.rule, f.severity))
-        .map(|f| Violation {
-            rule: f.rule.as_str().to_string(),
-            citation: f.path.as_ref().map(|p| match f.lines {
-                Some(l) => format!("{p}:{l}"),
-                None => p.clone(),
-            }),
-            message: f.message.clone(),
-        })
+        .map(violation)
         .collect()
 }
 
@@ -115,6 +108,78 @@ fn not_an_answer(message: &str) -> Violation {
         rule: RuleId::MalformedDoc.as_str().to_string(),
         citation: None,
         message: message.to_string(),
+    }
+}
+
+/// Check a rewritten Markdown paragraph as if it stood in the doc `name`, at `target`: no
+/// citation in it fails, it cites something, and every citation lies inside a `retrieved` chunk.
+pub fn check_paragraph(
+    repo: &CodeRepo,
+    target: Oid,
+    name: &str,
+    text: &str,
+    retrieved: &[Retrieved],
+) -> Vec<Violation> {
+    let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
+    let doc = Doc::new(
+        PathBuf::from(name),
+        name.to_string(),
+        Some(repo_dir.unwrap_or_default()),
+        DocKind::Markdown,
+        format!("{text}\n"),
+    );
+    let extracted = extract::extract(&doc, &ExtractContext::default());
+    let mut out: Vec<Violation> = Vec::new();
+    if extracted.citations.is_empty() {
+        out.push(Violation {
+            rule: RuleId::UncitedClaim.as_str().to_string(),
+            citation: None,
+            message: "the paragraph cites nothing".into(),
+        });
+    }
+    for c in &extracted.citations {
+        let (Some(path), Some(lines)) = (c.repo_path(), c.lines) else {
+            continue;
+        };
+        let inside = retrieved
+            .iter()
+            .any(|r| r.path == path && r.lines.start <= lines.start && lines.end <= r.lines.end);
+        if !inside {
+            out.push(Violation {
+                rule: RuleId::NotRetrieved.as_str().to_string(),
+                citation: Some(format!("{path}:{lines}")),
+                message: format!("`{path}:{lines}` is not inside any retrieved chunk"),
+            });
+        }
+    }
+    let settings = Settings {
+        history: false,
+        ..Settings::default()
+    };
+    let report = check_docs(
+        repo,
+        target,
+        vec![AuditedDoc::new(doc, extracted)],
+        &settings,
+    );
+    out.extend(
+        report
+            .findings
+            .iter()
+            .filter(|f| fails(f.rule, f.severity))
+            .map(violation),
+    );
+    out
+}
+
+fn violation(f: &crate::model::Finding) -> Violation {
+    Violation {
+        rule: f.rule.as_str().to_string(),
+        citation: f.path.as_ref().map(|p| match f.lines {
+            Some(l) => format!("{p}:{l}"),
+            None => p.clone(),
+        }),
+        message: f.message.clone(),
     }
 }
 

@@ -10,12 +10,14 @@ pub mod ground;
 pub mod llm;
 pub mod model;
 pub mod outcome;
+pub mod paragraph;
 pub mod prompt;
 pub mod render;
 pub mod service;
 pub mod trace;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 
 use git2::Oid;
 use serde_json::Value;
@@ -80,7 +82,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
     let index = Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?;
     let mut pending = pending(&report);
-    let docs = doc_names(&repo, &report, &opts.audit.paths);
+    let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
     retrieve(&repo, &index, &docs, &mut pending, opts.top_k);
     let located = locate(&repo, target, &docs, &pending);
     let ctx = answer::Ctx {
@@ -93,6 +95,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         .map(|p| answer::regenerate(&ctx, p))
         .collect();
     let mut spent = model::Spent::default();
+    let mut rewrites = Vec::new();
     if let Some(llm) = &opts.llm {
         let client = llm::Client::new(llm).map_err(Error::Model)?;
         spent = model::stage(
@@ -103,6 +106,18 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
             &mut results,
             llm.concurrency,
         );
+        let paragraphs = paragraph::failing(&report);
+        let (r, more) = paragraph::stage(
+            &client,
+            &ctx,
+            &index,
+            &docs,
+            &paragraphs,
+            opts.top_k,
+            llm.concurrency,
+        );
+        rewrites = r;
+        spent.add(more);
     }
     let mut outcomes = kept(&report);
     let mut edits = Vec::new();
@@ -110,10 +125,10 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         outcomes.append(&mut o);
         edits.push((p.doc, p.span, value));
     }
-    let mut docs = render::json_docs(&report, edits);
-    let (mut md_docs, mut md_outcomes) = markdown(&report);
-    docs.append(&mut md_docs);
-    docs.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut changed = render::json_docs(&report, edits);
+    let (mut md_docs, mut md_outcomes) = markdown(&report, &rewrites);
+    changed.append(&mut md_docs);
+    changed.sort_by(|a, b| a.name.cmp(&b.name));
     outcomes.append(&mut md_outcomes);
     outcomes.sort_by(|a, b| {
         (&a.doc, a.answer, a.claim, a.line, a.model)
@@ -129,7 +144,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     Ok(Regenerated {
         revision: report.revision.clone(),
         outcomes,
-        docs,
+        docs: changed,
         counts,
         traces: spent.records,
     })
@@ -139,11 +154,10 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
 fn retrieve(
     repo: &CodeRepo,
     index: &Index,
-    docs: &HashSet<String>,
+    exclude: &Arc<HashSet<String>>,
     pending: &mut [answer::Pending],
     top_k: usize,
 ) {
-    let exclude = std::sync::Arc::new(docs.clone());
     for p in pending {
         p.read_contents(repo);
         let mut query = query(repo, p);
@@ -337,11 +351,26 @@ fn locate(
     texts.into_iter().zip(found).collect()
 }
 
-/// Markdown docs: `fix`'s safe re-anchoring in each citation's own syntax; what it cannot move
-/// is listed as refused (the text stays: offline, a sentence is never rewritten).
-fn markdown(report: &Report) -> (Vec<Rewritten>, Vec<Outcome>) {
+/// Markdown docs: `fix`'s safe re-anchoring in each citation's own syntax, and the paragraphs the
+/// model rewrote (they win over fixes inside them); what neither moved is listed as refused and
+/// left as written (offline, prose is never rewritten).
+fn markdown(report: &Report, rewrites: &[paragraph::Rewrite]) -> (Vec<Rewritten>, Vec<Outcome>) {
     let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let docs = fix::plan(report, false)
+    let mut first: BTreeMap<usize, Vec<crate::model::Fix>> = BTreeMap::new();
+    for r in rewrites {
+        if let Some(text) = &r.text {
+            first.entry(r.doc).or_default().push(crate::model::Fix {
+                path: String::new(),
+                start_line: 0,
+                end_line: 0,
+                replacement: text.clone(),
+                byte_start: r.span.start,
+                byte_end: r.span.end,
+                applicability: crate::model::Applicability::Safe,
+            });
+        }
+    }
+    let docs = fix::plan_with(report, false, &first)
         .into_iter()
         .filter(|f| is_md(f.doc))
         .map(|f| {
@@ -360,32 +389,56 @@ fn markdown(report: &Report) -> (Vec<Rewritten>, Vec<Outcome>) {
         if !is_md(f.doc) || !gate::fails(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
             continue;
         }
-        let name = &report.docs[f.doc].doc.name;
-        let cited = match (&f.path, f.lines) {
-            (Some(p), Some(l)) => format!("{p}:{l}"),
-            (Some(p), None) => p.clone(),
-            _ => f.at.snippet.clone(),
-        };
-        let mut o = Outcome::new(name, Kind::Refused);
-        o.line = Some(f.at.line);
-        match f
-            .fix
-            .as_ref()
-            .filter(|x| x.applicability == crate::model::Applicability::Safe)
-        {
-            Some(x) => {
-                o.outcome = Kind::Regrounded;
-                o.moved.push(outcome::Moved {
-                    from: cited,
-                    to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
-                });
-            }
-            None => {
-                o.reason = Some("not_regrounded".into());
-                o.why = Some(format!("{}: {}", f.rule, f.message));
-            }
-        }
-        outcomes.push(o);
+        outcomes.push(markdown_outcome(
+            report,
+            f,
+            paragraph::rewritten(rewrites, f),
+        ));
     }
     (docs, outcomes)
+}
+
+fn markdown_outcome(report: &Report, f: &Finding, rewrite: Option<&paragraph::Rewrite>) -> Outcome {
+    let name = &report.docs[f.doc].doc.name;
+    let cited = match (&f.path, f.lines) {
+        (Some(p), Some(l)) => format!("{p}:{l}"),
+        (Some(p), None) => p.clone(),
+        _ => f.at.snippet.clone(),
+    };
+    let mut o = Outcome::new(name, Kind::Refused);
+    o.line = Some(f.at.line);
+    let safe = f
+        .fix
+        .as_ref()
+        .filter(|x| x.applicability == crate::model::Applicability::Safe);
+    match (rewrite, safe) {
+        (Some(r), _) if r.text.is_some() => {
+            o.outcome = Kind::Regrounded;
+            o.model = true;
+            o.citations = r.citations.clone();
+        }
+        (_, Some(x)) => {
+            o.outcome = Kind::Regrounded;
+            o.moved.push(outcome::Moved {
+                from: cited,
+                to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
+            });
+        }
+        (Some(r), None) => {
+            o.reason = Some("no_span_in_retrieval".into());
+            o.why = Some(match &r.error {
+                Some(e) => format!("the model gave no answer: {e}"),
+                None => format!(
+                    "{}: {}; the model's rewrite failed the gate",
+                    f.rule, f.message
+                ),
+            });
+            o.violations = r.violations.clone();
+        }
+        (None, None) => {
+            o.reason = Some("not_regrounded".into());
+            o.why = Some(format!("{}: {}", f.rule, f.message));
+        }
+    }
+    o
 }

@@ -14,6 +14,7 @@ use super::llm::{CallError, Client};
 use super::outcome::{Kind, Outcome};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
+use crate::model::Retrieved;
 use crate::resolve::CodeRepo;
 use crate::retrieve::Index;
 
@@ -26,27 +27,54 @@ pub struct Asked {
     pub record: Record,
 }
 
-/// Ask about one answer; `chunk_ids` name the CONTEXT chunks in the trace.
-pub fn ask(
-    client: &Client,
-    repo: &CodeRepo,
-    target: git2::Oid,
-    p: &Pending,
-    chunks: &[ContextChunk],
-    chunk_ids: Vec<String>,
-) -> Asked {
-    let contract = Contract::of(&p.value);
-    let question = prompt::question(&p.value);
-    let system = prompt::system(contract, &target.to_string());
-    let user = prompt::user(&question, chunks);
-    let format = prompt::response_format(contract);
+/// One thing to ask the model about: a JSON answer, or a Markdown paragraph.
+pub struct Question {
+    pub doc: String,
+    pub subject: trace::Subject,
+    /// The answer's index in its doc, or the paragraph's first line.
+    pub index: usize,
+    pub contract: Contract,
+    /// The question (for a paragraph, its text).
+    pub text: String,
+    pub chunks: Vec<ContextChunk>,
+    /// `path:start-end@tree` of each chunk, for the trace.
+    pub chunk_ids: Vec<String>,
+    /// The chunks as the payload every citation must lie in.
+    pub retrieved: Vec<Retrieved>,
+}
+
+impl Question {
+    /// CONTEXT for `chunks` (indices into `index`), read at the index's commit.
+    pub fn context(&mut self, repo: &CodeRepo, index: &Index, chunks: &[usize]) {
+        self.chunks = chunks
+            .iter()
+            .map(|&c| {
+                let chunk = &index.chunks[c];
+                ContextChunk {
+                    path: chunk.path.clone(),
+                    start: chunk.start,
+                    end: chunk.end,
+                    text: index.text(repo, c).unwrap_or_default(),
+                }
+            })
+            .collect();
+        self.chunk_ids = chunks.iter().map(|&c| index.id(c)).collect();
+    }
+}
+
+/// Ask once, gate the reply, repair once, gate again.
+pub fn ask(client: &Client, repo: &CodeRepo, target: git2::Oid, q: &Question) -> Asked {
+    let system = prompt::system(q.contract, &target.to_string());
+    let user = prompt::user(q.contract, &q.text, &q.chunks);
+    let format = prompt::response_format(q.contract);
     let mut record = Record {
-        trace_id: prompt::hash(&[&p.name, &p.answer.to_string(), &target.to_string()]),
-        doc: p.name.clone(),
-        answer: p.answer,
+        trace_id: prompt::hash(&[&q.doc, &q.index.to_string(), &target.to_string()]),
+        doc: q.doc.clone(),
+        subject: q.subject,
+        answer: q.index,
         revision: target.to_string(),
-        query: question,
-        retrieved: chunk_ids,
+        query: q.text.clone(),
+        retrieved: q.chunk_ids.clone(),
         model: client.model().to_string(),
         prompt_hash: prompt::hash(&[&system, &user]),
         attempts: Vec::new(),
@@ -77,7 +105,14 @@ pub fn ask(
         asked.calls += reply.requests;
         asked.prompt_tokens += reply.prompt_tokens;
         asked.completion_tokens += reply.completion_tokens;
-        let violations = trace::verdict(repo, target, &p.name, &reply.content, &p.retrieved);
+        let violations = trace::verdict(
+            repo,
+            target,
+            q.subject,
+            &q.doc,
+            &reply.content,
+            &q.retrieved,
+        );
         let passed = violations.is_empty();
         record.attempts.push(Attempt {
             repair,
@@ -104,7 +139,8 @@ pub fn ask(
     asked
 }
 
-/// A reply that refuses (or, for claims, grounds none) is the model saying it cannot answer.
+/// A reply that refuses (for claims, grounds none; for a paragraph, is empty) is the model saying
+/// it cannot answer.
 fn refuses(value: &Value) -> bool {
     let set = |key: &str| {
         value
@@ -115,7 +151,8 @@ fn refuses(value: &Value) -> bool {
         .get("claims")
         .and_then(Value::as_array)
         .is_some_and(|c| c.is_empty());
-    set("refuse") || no_claims
+    let no_paragraph = value.get("paragraph").and_then(Value::as_str) == Some("");
+    set("refuse") || no_claims || no_paragraph
 }
 
 /// The violations of the last reply, for the outcome.
@@ -136,6 +173,15 @@ pub struct Spent {
     pub records: Vec<Record>,
 }
 
+impl Spent {
+    pub fn add(&mut self, other: Spent) {
+        self.calls += other.calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.records.extend(other.records);
+    }
+}
+
 /// Ask the model about every answer offline re-grounding refused (in whole or in part), at most
 /// `concurrency` at a time, and merge each reply that passed the gate into its answer.
 pub fn stage(
@@ -151,29 +197,20 @@ pub fn stage(
         .collect();
     let ask_one = |&i: &usize| {
         let p = &pending[i];
-        let chunks: Vec<ContextChunk> = p
-            .chunks
-            .iter()
-            .map(|&c| {
-                let chunk = &index.chunks[c];
-                ContextChunk {
-                    path: chunk.path.clone(),
-                    start: chunk.start,
-                    end: chunk.end,
-                    text: index.text(ctx.repo, c).unwrap_or_default(),
-                }
-            })
-            .collect();
-        let ids = p.chunks.iter().map(|&c| index.id(c)).collect();
-        (i, ask(client, ctx.repo, ctx.target, p, &chunks, ids))
+        let mut q = Question {
+            doc: p.name.clone(),
+            subject: trace::Subject::Answer,
+            index: p.answer,
+            contract: Contract::of(&p.value),
+            text: prompt::question(&p.value),
+            chunks: Vec::new(),
+            chunk_ids: Vec::new(),
+            retrieved: p.retrieved.clone(),
+        };
+        q.context(ctx.repo, index, &p.chunks);
+        (i, ask(client, ctx.repo, ctx.target, &q))
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(concurrency.max(1))
-        .build();
-    let asked: Vec<(usize, Asked)> = match pool {
-        Ok(pool) => pool.install(|| asks.par_iter().map(ask_one).collect()),
-        Err(_) => asks.iter().map(ask_one).collect(),
-    };
+    let asked = limited(concurrency, &asks, ask_one);
     let mut spent = Spent::default();
     for (i, a) in asked {
         spent.calls += a.calls;
@@ -198,6 +235,21 @@ pub fn stage(
         spent.records.push(a.record);
     }
     spent
+}
+
+/// `f` over `items`, at most `concurrency` at a time, in the order given.
+pub fn limited<T: Sync, R: Send>(
+    concurrency: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(concurrency.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(|| items.par_iter().map(&f).collect()),
+        Err(_) => items.iter().map(f).collect(),
+    }
 }
 
 /// A refusal after the model also failed: the reason is the seeds' `no_span_in_retrieval`.
@@ -225,7 +277,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
             }
             (v, reply_list(reply, "citations"))
         }
-        prompt::Contract::Claims => {
+        _ => {
             let mut v = result.0.clone();
             let new = reply_list(reply, "claims");
             for (key, add) in [
@@ -248,7 +300,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
     o.citations = cited.iter().map(ground::cited).collect();
     match contract {
         prompt::Contract::Citations => result.1 = vec![o],
-        prompt::Contract::Claims => result.1.push(o),
+        _ => result.1.push(o),
     }
     result.0 = merged;
 }

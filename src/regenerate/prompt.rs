@@ -14,6 +14,8 @@ pub enum Contract {
     Citations,
     /// `{summary, claims: [{text, path, start_line, end_line}], open_questions}` (seed 001).
     Claims,
+    /// `{paragraph}`: a Markdown paragraph rewritten with `path:start-end` citations.
+    Paragraph,
 }
 
 impl Contract {
@@ -36,17 +38,27 @@ pub struct ContextChunk {
 
 /// The system message, sent on every turn.
 pub fn system(contract: Contract, revision: &str) -> String {
+    if contract == Contract::Paragraph {
+        return format!(
+            "You rewrite one paragraph of a Markdown doc about a code repository at revision \
+             {revision}, using only the CONTEXT chunks.\nRules:\n\
+             1. Answer ONLY with JSON matching the response schema: {{\"paragraph\": \"...\"}}.\n\
+             2. Keep what CONTEXT supports; every statement about the code cites `path:start-end` \
+             (repository-relative), with lines inside one CONTEXT chunk.\n\
+             3. Code in backticks is copied verbatim from the lines you cite.\n\
+             4. If CONTEXT does not support the paragraph, answer {{\"paragraph\": \"\"}}.\n\
+             5. Never invent paths, symbols or line numbers; never use knowledge from outside CONTEXT."
+        );
+    }
     let refuse = match contract {
         Contract::Citations => {
             "If CONTEXT lacks the answer, set refuse.reason to \"no_span_in_retrieval\" and leave citations empty."
         }
-        Contract::Claims => {
-            "If CONTEXT lacks evidence for a claim, omit the claim and put the gap in open_questions."
-        }
+        _ => "If CONTEXT lacks evidence for a claim, omit the claim and put the gap in open_questions.",
     };
     let cite = match contract {
         Contract::Citations => "citations[] (path, startLine, endLine, quote)",
-        Contract::Claims => "a claim with path, start_line and end_line",
+        _ => "a claim with path, start_line and end_line",
     };
     format!(
         "You answer questions about a code repository at revision {revision}, using only the \
@@ -60,10 +72,14 @@ pub fn system(contract: Contract, revision: &str) -> String {
     )
 }
 
-/// The user message: the question and the CONTEXT block.
-pub fn user(question: &str, chunks: &[ContextChunk]) -> String {
+/// The user message: the question (for a paragraph: the paragraph) and the CONTEXT block.
+pub fn user(contract: Contract, question: &str, chunks: &[ContextChunk]) -> String {
+    let label = match contract {
+        Contract::Paragraph => "PARAGRAPH",
+        _ => "QUESTION",
+    };
     let mut out =
-        format!("QUESTION:\n{question}\n\nCONTEXT (authoritative; cite only from here):\n");
+        format!("{label}:\n{question}\n\nCONTEXT (authoritative; cite only from here):\n");
     for (n, c) in chunks.iter().enumerate() {
         out.push_str(&format!(
             "[chunk {}] {}:{}-{}\n",
@@ -160,6 +176,12 @@ pub fn response_format(contract: Contract) -> Value {
                 {"properties": {"citations": {"minItems": 1}}}
             ]
         }),
+        Contract::Paragraph => json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["paragraph"],
+            "properties": {"paragraph": {"type": "string"}}
+        }),
         Contract::Claims => json!({
             "type": "object",
             "additionalProperties": false,
@@ -210,7 +232,7 @@ mod tests {
             end: 10,
             text: "fn a() {\n}".into(),
         }];
-        let u = user("What is a?", &chunks);
+        let u = user(Contract::Citations, "What is a?", &chunks);
         assert!(u.contains("[chunk 1] src/a.rs:9-10\n    9 | fn a() {\n   10 | }\n"));
     }
 

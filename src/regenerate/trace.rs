@@ -23,11 +23,24 @@ pub struct Attempt {
     pub violations: Vec<Violation>,
 }
 
-/// One answer's exchange with the model.
+/// What the model was asked to write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    /// A JSON answer (`answer` is its index in the doc).
+    #[default]
+    Answer,
+    /// A Markdown paragraph (`answer` is its first line).
+    Paragraph,
+}
+
+/// One answer's (or paragraph's) exchange with the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub trace_id: String,
     pub doc: String,
+    #[serde(default)]
+    pub subject: Subject,
     pub answer: usize,
     pub revision: String,
     pub query: String,
@@ -106,7 +119,14 @@ pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
         let mut passed_at = None;
         for (i, attempt) in record.attempts.iter().enumerate() {
             t.replies += 1;
-            let violations = verdict(repo, revision, &record.doc, &attempt.raw, &retrieved);
+            let violations = verdict(
+                repo,
+                revision,
+                record.subject,
+                &record.doc,
+                &attempt.raw,
+                &retrieved,
+            );
             for v in &violations {
                 *t.violations.entry(v.rule.clone()).or_default() += 1;
             }
@@ -127,21 +147,35 @@ pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
     t
 }
 
-/// The gate's verdict on one raw reply (text that is not JSON is a violation too).
+/// The gate's verdict on one raw reply (text that is not JSON, or a paragraph reply without its
+/// `paragraph` string, is a violation too).
 pub fn verdict(
     repo: &CodeRepo,
     revision: Oid,
+    subject: Subject,
     doc: &str,
     raw: &str,
     retrieved: &[Retrieved],
 ) -> Vec<Violation> {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(value) => gate::check(repo, revision, doc, &value, Some(retrieved)),
-        Err(e) => vec![Violation {
+    let malformed = |message: String| {
+        vec![Violation {
             rule: "malformed-doc".into(),
             citation: None,
-            message: format!("the reply is not JSON: {e}"),
-        }],
+            message,
+        }]
+    };
+    let value = match serde_json::from_str::<Value>(raw) {
+        Ok(value) => value,
+        Err(e) => return malformed(format!("the reply is not JSON: {e}")),
+    };
+    match subject {
+        Subject::Answer => gate::check(repo, revision, doc, &value, Some(retrieved)),
+        Subject::Paragraph => match value.get("paragraph").and_then(Value::as_str) {
+            // An empty paragraph is the model declining: nothing to check, nothing written.
+            Some("") => Vec::new(),
+            Some(text) => gate::check_paragraph(repo, revision, doc, text, retrieved),
+            None => malformed("the reply has no `paragraph` string".into()),
+        },
     }
 }
 
