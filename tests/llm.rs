@@ -187,6 +187,18 @@ fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap()
 }
 
+/// `citegate replay trace.jsonl ARGS` in the fixture.
+fn replay(fixture: &Fixture, args: &[&str]) -> String {
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl"])
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn outcome(run: &Run) -> &Value {
     &run.out["outcomes"][0]
 }
@@ -238,13 +250,7 @@ fn a_grounded_reply_is_written_with_its_citations() {
     assert_eq!(record["outcome"], "regrounded");
     assert_eq!(record["attempts"][0]["passed"], true);
     assert!(record["retrieved"][0].as_str().unwrap().contains("@"));
-    let replay = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
-        .args(["replay", "trace.jsonl", "--json"])
-        .output()
-        .unwrap();
-    let t: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
     assert_eq!(
         (t["records"].clone(), t["passed_first"].clone()),
         (json!(1), json!(1))
@@ -271,13 +277,7 @@ fn a_paraphrased_quote_gets_one_repair_turn_that_lists_it() {
         .as_str()
         .unwrap()
         .contains("unsupported-quote (src/cache.rs:2)"));
-    let replay = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
-        .args(["replay", "trace.jsonl"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(replay.stdout).unwrap();
+    let text = replay(&fixture, &[]);
     assert!(text.contains("1 after the repair"), "{text}");
     assert!(text.contains("unsupported-quote    1"), "{text}");
 }
@@ -429,13 +429,7 @@ fn a_paragraph_rewrite_that_fails_twice_leaves_the_paragraph_as_written() {
         "{repair}"
     );
     drop(seen);
-    let replay = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
-        .args(["replay", "trace.jsonl", "--json"])
-        .output()
-        .unwrap();
-    let t: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
     assert_eq!(t["refused"], 1);
     assert_eq!(t["violations"]["uncited-claim"], 1);
     assert_eq!(t["verdicts_changed"], 0);

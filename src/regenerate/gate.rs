@@ -71,30 +71,36 @@ pub fn check(
         object.insert("retrieved".into(), payload(r));
     }
     let text = serde_json::to_string(&answer).unwrap_or_default();
+    let doc = in_memory(name, DocKind::Json, text);
+    if doc.extracted.answers.is_empty() {
+        return vec![not_an_answer(
+            "not an answer: it has neither `citations` nor `claims`",
+        )];
+    }
+    at_target(repo, target, doc)
+}
+
+/// A doc held in memory as if it were `name` in the repository, extracted.
+pub fn in_memory(name: &str, kind: DocKind, text: String) -> AuditedDoc {
     let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
     let doc = Doc::new(
         PathBuf::from(name),
         name.to_string(),
         Some(repo_dir.unwrap_or_default()),
-        DocKind::Json,
+        kind,
         text,
     );
     let extracted = extract::extract(&doc, &ExtractContext::default());
-    if extracted.answers.is_empty() {
-        return vec![not_an_answer(
-            "not an answer: it has neither `citations` nor `claims`",
-        )];
-    }
+    AuditedDoc::new(doc, extracted)
+}
+
+/// The audit of one in-memory doc at `target` (no implied pins), as gate violations.
+fn at_target(repo: &CodeRepo, target: Oid, doc: AuditedDoc) -> Vec<Violation> {
     let settings = Settings {
         history: false,
         ..Settings::default()
     };
-    let report = check_docs(
-        repo,
-        target,
-        vec![AuditedDoc::new(doc, extracted)],
-        &settings,
-    );
+    let report = check_docs(repo, target, vec![doc], &settings);
     report
         .findings
         .iter()
@@ -120,24 +126,16 @@ pub fn check_paragraph(
     text: &str,
     retrieved: &[Retrieved],
 ) -> Vec<Violation> {
-    let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
-    let doc = Doc::new(
-        PathBuf::from(name),
-        name.to_string(),
-        Some(repo_dir.unwrap_or_default()),
-        DocKind::Markdown,
-        format!("{text}\n"),
-    );
-    let extracted = extract::extract(&doc, &ExtractContext::default());
+    let doc = in_memory(name, DocKind::Markdown, format!("{text}\n"));
     let mut out: Vec<Violation> = Vec::new();
-    if extracted.citations.is_empty() {
+    if doc.extracted.citations.is_empty() {
         out.push(Violation {
             rule: RuleId::UncitedClaim.as_str().to_string(),
             citation: None,
             message: "the paragraph cites nothing".into(),
         });
     }
-    for c in &extracted.citations {
+    for c in &doc.extracted.citations {
         let (Some(path), Some(lines)) = (c.repo_path(), c.lines) else {
             continue;
         };
@@ -152,23 +150,7 @@ pub fn check_paragraph(
             });
         }
     }
-    let settings = Settings {
-        history: false,
-        ..Settings::default()
-    };
-    let report = check_docs(
-        repo,
-        target,
-        vec![AuditedDoc::new(doc, extracted)],
-        &settings,
-    );
-    out.extend(
-        report
-            .findings
-            .iter()
-            .filter(|f| fails(f.rule, f.severity))
-            .map(violation),
-    );
+    out.extend(at_target(repo, target, doc));
     out
 }
 

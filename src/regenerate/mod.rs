@@ -26,7 +26,7 @@ use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::fix;
-use crate::model::{DocKind, Finding, LineRange, Report, Retrieved};
+use crate::model::{DocKind, Finding, LineRange, Report};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
@@ -167,17 +167,7 @@ fn retrieve(
             .iter()
             .map(|h| h.chunk)
             .collect();
-        p.retrieved = p
-            .chunks
-            .iter()
-            .map(|&c| {
-                let c = &index.chunks[c];
-                Retrieved {
-                    path: c.path.clone(),
-                    lines: LineRange::new(c.start as i64, c.end as i64),
-                }
-            })
-            .collect();
+        p.retrieved = p.chunks.iter().map(|&c| index.retrieved(c)).collect();
         p.searched = p
             .retrieved
             .iter()

@@ -12,8 +12,7 @@ use super::llm::Client;
 use super::model::{self, Question, Spent};
 use super::prompt::Contract;
 use super::trace::Subject;
-use crate::extract::{self, ExtractContext};
-use crate::model::{Applicability, Doc, DocKind, Finding, LineRange, Report, Retrieved, Span};
+use crate::model::{Applicability, DocKind, Finding, Report, Span};
 use crate::retrieve::{Index, Query};
 
 /// A paragraph of a Markdown doc that holds failing citations.
@@ -135,16 +134,7 @@ pub fn stage(
             text: p.text.clone(),
             chunks: Vec::new(),
             chunk_ids: Vec::new(),
-            retrieved: chunks
-                .iter()
-                .map(|&c| {
-                    let c = &index.chunks[c];
-                    Retrieved {
-                        path: c.path.clone(),
-                        lines: LineRange::new(c.start as i64, c.end as i64),
-                    }
-                })
-                .collect(),
+            retrieved: chunks.iter().map(|&c| index.retrieved(c)).collect(),
         };
         q.context(ctx.repo, index, &chunks);
         model::ask(client, ctx.repo, ctx.target, &q)
@@ -178,14 +168,8 @@ pub fn stage(
 
 /// The citations of a paragraph, as `path:start-end`.
 fn citations(name: &str, text: &str) -> Vec<String> {
-    let doc = Doc::new(
-        name.into(),
-        name.to_string(),
-        name.rsplit_once('/').map(|(d, _)| d.to_string()),
-        DocKind::Markdown,
-        text.to_string(),
-    );
-    extract::extract(&doc, &ExtractContext::default())
+    gate::in_memory(name, DocKind::Markdown, text.to_string())
+        .extracted
         .citations
         .iter()
         .filter_map(|c| Some(format!("{}:{}", c.repo_path()?, c.lines?)))

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 pub use chunk::Chunk;
 
+use crate::model::{LineRange, Retrieved};
 use crate::resolve::{CodeRepo, FileAt};
 
 /// Files larger than this are not indexed (generated code, data).
@@ -148,6 +149,15 @@ impl Index {
         let c = &self.chunks[chunk];
         let tree = self.tree.to_string();
         format!("{}:{}-{}@{}", c.path, c.start, c.end, &tree[..12])
+    }
+
+    /// A chunk as a retrieval payload entry (the lines every citation must lie in).
+    pub fn retrieved(&self, chunk: usize) -> Retrieved {
+        let c = &self.chunks[chunk];
+        Retrieved {
+            path: c.path.clone(),
+            lines: LineRange::new(c.start as i64, c.end as i64),
+        }
     }
 
     /// A chunk's lines at the index's commit.
