@@ -10,15 +10,25 @@ pub fn normalize(s: &str) -> String {
 
 /// Push `source` onto `out` normalised, calling `on_newline` with the output length at each `\n`.
 fn collapse(source: &str, out: &mut String, mut on_newline: impl FnMut(usize)) {
+    let bytes = source.as_bytes();
     let mut pending = false;
-    // Runs of non-whitespace are copied as slices; only whitespace is looked at char by char.
+    // Runs of non-whitespace are copied as slices; ASCII is classified byte by byte, and only a
+    // byte past ASCII is decoded to ask whether its character is whitespace.
     let mut run_start = None;
-    for (i, ch) in source.char_indices() {
-        if ch.is_whitespace() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (white, len) = if b < 0x80 {
+            (matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c), 1)
+        } else {
+            let ch = source[i..].chars().next().unwrap_or(' ');
+            (ch.is_whitespace(), ch.len_utf8())
+        };
+        if white {
             if let Some(s) = run_start.take() {
                 out.push_str(&source[s..i]);
             }
-            if ch == '\n' {
+            if b == b'\n' {
                 on_newline(out.len());
             }
             pending = !out.is_empty();
@@ -29,6 +39,7 @@ fn collapse(source: &str, out: &mut String, mut on_newline: impl FnMut(usize)) {
             }
             run_start = Some(i);
         }
+        i += len;
     }
     if let Some(s) = run_start {
         out.push_str(&source[s..]);

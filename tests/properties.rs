@@ -152,3 +152,26 @@ proptest! {
             after.findings.iter().map(|f| f.rule).collect::<Vec<_>>());
     }
 }
+
+proptest! {
+    #![proptest_config(cases(512))]
+
+    /// The byte-level whitespace normalisation is the character-level one: every run of Unicode
+    /// whitespace becomes one space, ends trimmed; and its line map counts every `\n`.
+    #[test]
+    fn normalisation_is_unicode_whitespace_collapsing(
+        text in proptest::collection::vec(
+            prop_oneof![
+                Just(" "), Just("\t"), Just("\n"), Just("\r\n"), Just("\u{a0}"), Just("\u{2003}"),
+                Just("\u{85}"), Just("é"), Just("x"), Just("fn"), Just("😀"), Just("\u{b}"),
+            ],
+            0..40,
+        ).prop_map(|parts| parts.concat())
+    ) {
+        let want = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        prop_assert_eq!(citegate::normalize::normalize(&text), want.clone());
+        let source = citegate::normalize::NormalizedSource::new(&text);
+        prop_assert_eq!(&source.text, &want);
+        prop_assert_eq!(source.line_of(usize::MAX), text.matches('\n').count() + 1);
+    }
+}

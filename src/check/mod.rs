@@ -365,12 +365,25 @@ impl<'a> QuoteSearch<'a> {
         };
         let (text, ids) = (self.text, &self.ids);
         let whole = self.whole.get_or_insert_with(|| {
-            let norm = NormalizedSource::new(text);
-            let mut patterns = vec![""; ids.len()];
-            for (q, &i) in ids {
-                patterns[i] = q.as_str();
+            // Normalisation only touches whitespace, so a quote's longest word occurs verbatim in
+            // a blob that holds the quote: quotes whose word is not in the blob (an altered
+            // quote) are not searched, and a blob holding none of them is not normalised.
+            let mut wanted: Vec<(usize, &str)> = ids
+                .iter()
+                .filter(|(q, _)| text.contains(q.split(' ').max_by_key(|w| w.len()).unwrap_or(q)))
+                .map(|(q, &i)| (i, q.as_str()))
+                .collect();
+            let mut found = vec![Vec::new(); ids.len()];
+            if wanted.is_empty() {
+                return found;
             }
-            find_all(&norm, &patterns)
+            wanted.sort_unstable();
+            let patterns: Vec<&str> = wanted.iter().map(|(_, q)| *q).collect();
+            let hits = find_all(&NormalizedSource::new(text), &patterns);
+            for ((i, _), h) in wanted.iter().zip(hits) {
+                found[*i] = h;
+            }
+            found
         });
         whole[id].clone()
     }
