@@ -26,6 +26,7 @@ use crate::model::{
     Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Report, Summary,
 };
 use crate::registry::RuleId;
+use crate::resolve::ahead::read_ahead;
 use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
 use crate::select;
@@ -256,19 +257,19 @@ fn stale_stage(
         });
     }
     let by_path: Vec<(&str, Vec<StaleItem>)> = by_path.into_iter().collect();
-    let verdicts: Vec<(StaleItem, StaleVerdict)> = by_path
-        .par_iter()
-        .map_init(
-            || repo.worker(),
-            |git, (path, items)| {
-                stale::classify(repo, git, target, path, items, docs)
-                    .into_iter()
-                    .map(|(i, v)| (items[i].clone(), v))
-                    .collect::<Vec<_>>()
-            },
-        )
-        .flatten()
-        .collect();
+    // Blob IDs and the target's files are read on one thread while the paths read before are
+    // compared in parallel (see `resolve::ahead`).
+    let verdicts: Vec<(StaleItem, StaleVerdict)> = read_ahead(
+        repo,
+        &by_path,
+        |git, (path, items)| stale::read(repo, git, target, path, items),
+        |(path, items), read| {
+            stale::classify(repo, target, path, items, docs, read)
+                .into_iter()
+                .map(|(i, v)| (items[i].clone(), v))
+                .collect::<Vec<_>>()
+        },
+    );
     let verdict_of: HashMap<CiteRef, &StaleVerdict> =
         verdicts.iter().map(|(item, v)| (item.cite, v)).collect();
     let pin_moves = pins::moves(docs, facts, &verdict_of, target);

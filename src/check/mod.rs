@@ -12,8 +12,7 @@ pub use facts::{CiteFacts, FileFacts, Held, QuoteFacts};
 
 use std::collections::HashMap;
 
-use git2::{Oid, Repository};
-use rayon::prelude::*;
+use git2::Oid;
 
 use crate::extract::resolve_path;
 use crate::model::{
@@ -21,6 +20,7 @@ use crate::model::{
     PinSource,
 };
 use crate::normalize::{self, normalize, NormalizedSource};
+use crate::resolve::ahead::read_ahead;
 use crate::resolve::{CodeRepo, FileAt};
 
 use quotes::find_all;
@@ -38,8 +38,9 @@ pub trait Needs: Sync {
     fn literals(&self, doc: usize) -> bool;
 }
 
-/// Gather the facts of every group in parallel, one libgit2 handle per worker. `target`: what is
-/// held at any other revision is kept for the comparison with it. `tick` is called per group.
+/// Gather the facts of every group: blobs are read on one thread while the groups read before
+/// are checked in parallel (see [`crate::resolve::ahead`]). `target`: what is held at any other
+/// revision is kept for the comparison with it. `tick` is called per group.
 pub fn gather(
     repo: &CodeRepo,
     groups: &[Group],
@@ -48,30 +49,26 @@ pub fn gather(
     needs: &dyn Needs,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<CiteFacts> {
-    groups
-        .par_iter()
-        .map_init(
-            || repo.worker(),
-            |git, ((commit, path), cites)| {
-                tick();
-                let blob = Blob {
-                    repo,
-                    git,
-                    commit: *commit,
-                    path,
-                    compare: *commit != target,
-                };
-                blob.facts(cites, docs, needs)
-            },
-        )
-        .flatten()
-        .collect()
+    read_ahead(
+        repo,
+        groups,
+        |git, ((commit, path), _)| repo.file_at(git, *commit, path),
+        |((commit, path), cites), read| {
+            tick();
+            let blob = Blob {
+                repo,
+                commit: *commit,
+                path,
+                compare: *commit != target,
+            };
+            blob.facts(read, cites, docs, needs)
+        },
+    )
 }
 
 /// One `(commit, path)` being read.
 struct Blob<'a> {
     repo: &'a CodeRepo,
-    git: &'a Repository,
     commit: Oid,
     path: &'a str,
     /// The revision is not the target: keep what each citation holds.
@@ -90,6 +87,7 @@ struct BlobText<'a> {
 impl Blob<'_> {
     fn facts(
         &self,
+        read: Result<FileAt, git2::Error>,
         cites: &[(CiteRef, PinSource)],
         docs: &[AuditedDoc],
         needs: &dyn Needs,
@@ -105,7 +103,7 @@ impl Blob<'_> {
             holds: false,
             held: None,
         };
-        let text = match self.repo.file_at(self.git, self.commit, self.path) {
+        let text = match read {
             Ok(FileAt::Text(t)) => t,
             Ok(FileAt::Missing) | Err(_) => {
                 // A citation missing at its implied pin is judged again at the target: the
@@ -118,7 +116,7 @@ impl Blob<'_> {
                     };
                     return cites.iter().map(|c| base(c, file.clone())).collect();
                 }
-                let paths = self.repo.paths_at(self.git, self.commit);
+                let paths = self.repo.paths(self.commit);
                 let suggestions = paths.suggest(self.path);
                 return cites
                     .iter()

@@ -5,11 +5,11 @@ use std::collections::{BTreeMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::Oid;
-use rayon::prelude::*;
 
 use super::facts::CiteFacts;
 use crate::model::{AuditedDoc, LineRange};
 use crate::normalize::{normalize, NormalizedSource};
+use crate::resolve::ahead::read_ahead;
 use crate::resolve::{CodeRepo, FileAt};
 
 /// Line ranges of every occurrence of each pattern in the normalised text, in one pass.
@@ -169,29 +169,28 @@ fn scan(
     let (Ok(ac), Ok(prefilter)) = (AhoCorasick::new(quotes), prefilter) else {
         return out;
     };
-    let paths = repo.paths_at(&repo.worker(), commit);
-    let hits: Vec<(usize, usize, LineRange)> = paths
-        .paths
-        .par_iter()
-        .enumerate()
-        .filter(|(_, p)| wanted(p))
-        .map_init(
-            || repo.worker(),
-            |git, (i, path)| {
-                let Ok(FileAt::Text(text)) = repo.file_at(git, commit, path) else {
-                    return Vec::new();
-                };
-                if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {
-                    return Vec::new();
-                }
-                search(&ac, &text)
-                    .into_iter()
-                    .map(|(quote, lines)| (quote, i, lines))
-                    .collect()
-            },
-        )
-        .flatten()
+    let paths = repo.paths(commit);
+    let candidates: Vec<usize> = (0..paths.paths.len())
+        .filter(|&i| wanted(&paths.paths[i]))
         .collect();
+    // Files are read on one thread while those read before are searched (see `resolve::ahead`).
+    let hits: Vec<(usize, usize, LineRange)> = read_ahead(
+        repo,
+        &candidates,
+        |git, &i| repo.file_at(git, commit, &paths.paths[i]),
+        |&i, read| {
+            let Ok(FileAt::Text(text)) = read else {
+                return Vec::new();
+            };
+            if text.len() > 1 << 20 || !prefilter.is_match(text.as_bytes()) {
+                return Vec::new();
+            }
+            search(&ac, &text)
+                .into_iter()
+                .map(|(quote, lines)| (quote, i, lines))
+                .collect()
+        },
+    );
     for (quote, i, lines) in hits {
         out[quote].push((paths.paths[i].clone(), lines));
     }

@@ -45,32 +45,59 @@ pub enum StaleVerdict {
     Ambiguous { path: String, found: Vec<LineRange> },
 }
 
-/// Compare every held citation of one path with the target: a verdict per item (by index into
-/// `items`), none for a whole-file citation whose file is still there.
-pub fn classify(
+/// What the object database says about one path for [`classify`]: which items' revisions have
+/// the target's blob (nothing moved), and the target's file when any did not.
+pub struct PathRead {
+    same: Vec<bool>,
+    now: Option<Result<FileAt, git2::Error>>,
+}
+
+/// Read what [`classify`] compares (blob IDs first: the target's file is read only when one of
+/// the items' blobs differs from it).
+pub fn read(
     repo: &CodeRepo,
     git: &Repository,
     target: Oid,
     path: &str,
     items: &[StaleItem],
+) -> PathRead {
+    let now = repo.blob_id(git, target, path);
+    let same: Vec<bool> = items
+        .iter()
+        .map(|item| now.is_some() && repo.blob_id(git, item.from, path) == now)
+        .collect();
+    let now = same
+        .iter()
+        .any(|s| !s)
+        .then(|| repo.file_at(git, target, path));
+    PathRead { same, now }
+}
+
+/// Compare every held citation of one path with the target: a verdict per item (by index into
+/// `items`), none for a whole-file citation whose file is still there. A file gone at the target
+/// is followed through renames (with a handle of its own: it is the rare case).
+pub fn classify(
+    repo: &CodeRepo,
+    target: Oid,
+    path: &str,
+    items: &[StaleItem],
     docs: &[AuditedDoc],
+    read: PathRead,
 ) -> Vec<(usize, StaleVerdict)> {
     let mut out = Vec::new();
-    // The same blob at the citation's revision and at the target: nothing moved, nothing to read.
-    let now = repo.blob_id(git, target, path);
     let mut changed: Vec<usize> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        if now.is_some() && repo.blob_id(git, item.from, path) == now {
-            out.push((i, StaleVerdict::Holds));
-        } else {
-            changed.push(i);
+    for (i, same) in read.same.iter().enumerate() {
+        match same {
+            true => out.push((i, StaleVerdict::Holds)),
+            false => changed.push(i),
         }
     }
     if changed.is_empty() {
         return out;
     }
     let citation = |i: usize| docs[items[i].cite.doc].citation(items[i].cite.index);
-    match repo.file_at(git, target, path).unwrap_or(FileAt::Missing) {
+    let now = read.now.and_then(Result::ok).unwrap_or(FileAt::Missing);
+    match now {
         FileAt::Text(text) => {
             let compared: Vec<(usize, &Citation, &Held)> = changed
                 .iter()
@@ -79,9 +106,10 @@ pub fn classify(
             out.extend(verdicts(&compared, &text, path, None));
         }
         FileAt::Missing => {
+            let git = repo.worker();
             for i in changed {
-                let verdict = match repo.renamed(git, items[i].from, target, path) {
-                    Some(new) => match repo.file_at(git, target, &new) {
+                let verdict = match repo.renamed(&git, items[i].from, target, path) {
+                    Some(new) => match repo.file_at(&git, target, &new) {
                         Ok(FileAt::Text(text)) => {
                             let one = [(i, citation(i), &items[i].held)];
                             out.extend(verdicts(&one, &text, &new, Some(&new)));

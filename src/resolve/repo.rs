@@ -253,6 +253,14 @@ impl CodeRepo {
         })
     }
 
+    /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet.
+    pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
+        if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
+            return p.clone();
+        }
+        self.paths_at(&self.worker(), commit)
+    }
+
     /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
     /// cross-file search needs it.
     pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
