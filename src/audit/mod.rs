@@ -253,7 +253,7 @@ fn stale_stage(
             cite: f.cite,
             pin: f.pin,
             from: f.commit,
-            held: held.clone(),
+            held,
         });
     }
     let by_path: Vec<(&str, Vec<StaleItem>)> = by_path.into_iter().collect();
@@ -266,7 +266,7 @@ fn stale_stage(
         |(path, items), read| {
             stale::classify(repo, target, path, items, docs, read)
                 .into_iter()
-                .map(|(i, v)| (items[i].clone(), v))
+                .map(|(i, v)| (items[i], v))
                 .collect::<Vec<_>>()
         },
     );

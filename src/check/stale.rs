@@ -13,13 +13,14 @@ use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, PinSourc
 use crate::normalize::{self, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
 
-/// A citation that held at `from`, to compare with the target.
-#[derive(Debug, Clone)]
-pub struct StaleItem {
+/// A citation that held at `from`, to compare with the target (what it held is borrowed from
+/// its facts: never copied).
+#[derive(Debug, Clone, Copy)]
+pub struct StaleItem<'a> {
     pub cite: CiteRef,
     pub pin: PinSource,
     pub from: Oid,
-    pub held: Held,
+    pub held: &'a Held,
 }
 
 /// What comparing a citation that held at an older revision with the target found. Each
@@ -59,7 +60,7 @@ pub fn read(
     git: &Repository,
     target: Oid,
     path: &str,
-    items: &[StaleItem],
+    items: &[StaleItem<'_>],
 ) -> PathRead {
     let now = repo.blob_id(git, target, path);
     let same: Vec<bool> = items
@@ -80,7 +81,7 @@ pub fn classify(
     repo: &CodeRepo,
     target: Oid,
     path: &str,
-    items: &[StaleItem],
+    items: &[StaleItem<'_>],
     docs: &[AuditedDoc],
     read: PathRead,
 ) -> Vec<(usize, StaleVerdict)> {
@@ -101,7 +102,7 @@ pub fn classify(
         FileAt::Text(text) => {
             let compared: Vec<(usize, &Citation, &Held)> = changed
                 .iter()
-                .map(|&i| (i, citation(i), &items[i].held))
+                .map(|&i| (i, citation(i), items[i].held))
                 .collect();
             out.extend(verdicts(&compared, &text, path, None));
         }
@@ -111,7 +112,7 @@ pub fn classify(
                 let verdict = match repo.renamed(&git, items[i].from, target, path) {
                     Some(new) => match repo.file_at(&git, target, &new) {
                         Ok(FileAt::Text(text)) => {
-                            let one = [(i, citation(i), &items[i].held)];
+                            let one = [(i, citation(i), items[i].held)];
                             out.extend(verdicts(&one, &text, &new, Some(&new)));
                             continue;
                         }
