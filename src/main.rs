@@ -461,10 +461,14 @@ fn audit_command(args: AuditArgs) -> ExitCode {
     if args.quiet {
         return code;
     }
-    print_out(
+    let code = print_out(
         &render(&report, args.format, args.color, args.max_bytes),
         code,
-    )
+    );
+    // The process ends here: freeing a large report piece by piece only costs time (25 ms at
+    // 100k citations); the operating system takes the memory back whole.
+    std::mem::forget(report);
+    code
 }
 
 /// The report in one format (a Markdown report in at most `max_bytes`).

@@ -211,10 +211,17 @@ pub fn check_docs(
     quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
         levels.on(RuleId::UnsupportedQuote, f.cite.doc)
     });
-    for f in &facts {
-        let s = Subject::at(&docs, f.cite, f.commit, f.pin);
-        rules.at_blob(&s, f, &mut findings);
-    }
+    // The rules at the blob, in parallel; findings keep the facts' order (they are sorted later).
+    let at_blob: Vec<Finding> = facts
+        .par_iter()
+        .flat_map_iter(|f| {
+            let s = Subject::at(&docs, f.cite, f.commit, f.pin);
+            let mut out = Vec::new();
+            rules.at_blob(&s, f, &mut out);
+            out
+        })
+        .collect();
+    findings.extend(at_blob);
     let (repins, pin_moves) = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
     let mut report = finish(repo, target, docs, findings, repins, &levels);
