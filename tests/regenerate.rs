@@ -261,3 +261,21 @@ fn shards_together_regenerate_what_one_run_does() {
         whole.docs.into_iter().map(|d| (d.name, d.after)).collect();
     assert_eq!(docs, whole_docs);
 }
+
+#[test]
+fn nothing_to_reground_reads_no_more_than_the_audit() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+pub fn a() -> u32 {
+    1
+}
+@@@ file answers/ok.json
+{\"summary\": \"s\", \"citations\": [{\"path\": \"src/a.rs\", \"startLine\": 1, \"endLine\": 3}]}
+";
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run(&fixture);
+    assert_eq!(run.counts.kept, 1);
+    assert!(run.docs.is_empty());
+    // No retrieval index was built (it reads and cuts every file of the tree).
+    assert!(!fixture.path().join(".git/citegate").exists());
+}

@@ -157,6 +157,9 @@ fn scan(
     search: impl Fn(&AhoCorasick, &str) -> Vec<(usize, LineRange)> + Sync,
 ) -> Vec<Vec<(String, LineRange)>> {
     let mut out = vec![Vec::new(); quotes.len()];
+    if quotes.is_empty() {
+        return out; // nothing to look for: no file is read
+    }
     let words: Vec<&str> = quotes
         .iter()
         .map(|q| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))

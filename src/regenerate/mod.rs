@@ -80,10 +80,21 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let report = audit::run(&opts.audit)?;
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
-    let index = Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?;
     let mut pending = pending(&report);
+    let paragraphs = match opts.llm {
+        Some(_) => paragraph::failing(&report),
+        None => Vec::new(),
+    };
+    // The retrieval index (every file of the tree read and cut) is built only when something
+    // is to be re-grounded.
+    let index = match pending.is_empty() && paragraphs.is_empty() {
+        true => None,
+        false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
+    };
     let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
-    retrieve(&repo, &index, &docs, &mut pending, opts.top_k);
+    if let Some(index) = &index {
+        retrieve(&repo, index, &docs, &mut pending, opts.top_k);
+    }
     let located = locate(&repo, target, &docs, &pending);
     let ctx = answer::Ctx {
         repo: &repo,
@@ -96,21 +107,20 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         .collect();
     let mut spent = model::Spent::default();
     let mut rewrites = Vec::new();
-    if let Some(llm) = &opts.llm {
+    if let (Some(llm), Some(index)) = (&opts.llm, &index) {
         let client = llm::Client::new(llm).map_err(Error::Model)?;
         spent = model::stage(
             &client,
             &ctx,
-            &index,
+            index,
             &pending,
             &mut results,
             llm.concurrency,
         );
-        let paragraphs = paragraph::failing(&report);
         let (r, more) = paragraph::stage(
             &client,
             &ctx,
-            &index,
+            index,
             &docs,
             &paragraphs,
             opts.top_k,
@@ -119,14 +129,25 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         rewrites = r;
         spent.add(more);
     }
-    let mut outcomes = kept(&report);
+    Ok(assemble(&report, &pending, results, &rewrites, spent))
+}
+
+/// The run's outcomes (sorted), the docs it changes (by name), counts and traces.
+fn assemble(
+    report: &Report,
+    pending: &[answer::Pending],
+    results: Vec<(Value, Vec<Outcome>)>,
+    rewrites: &[paragraph::Rewrite],
+    mut spent: model::Spent,
+) -> Regenerated {
+    let mut outcomes = kept(report);
     let mut edits = Vec::new();
     for (p, (value, mut o)) in pending.iter().zip(results) {
         outcomes.append(&mut o);
         edits.push((p.doc, p.span, value));
     }
-    let mut changed = render::json_docs(&report, edits);
-    let (mut md_docs, mut md_outcomes) = markdown(&report, &rewrites);
+    let mut changed = render::json_docs(report, edits);
+    let (mut md_docs, mut md_outcomes) = markdown(report, rewrites);
     changed.append(&mut md_docs);
     changed.sort_by(|a, b| a.name.cmp(&b.name));
     outcomes.append(&mut md_outcomes);
@@ -141,13 +162,13 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     spent
         .records
         .sort_by(|a, b| (&a.doc, a.answer).cmp(&(&b.doc, b.answer)));
-    Ok(Regenerated {
+    Regenerated {
         revision: report.revision.clone(),
         outcomes,
         docs: changed,
         counts,
         traces: spent.records,
-    })
+    }
 }
 
 /// Retrieve at the target for each pending answer (its own docs left out).
