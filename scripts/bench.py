@@ -112,6 +112,33 @@ def since_after_one_change(repo, size, jobs):
     return t, rss
 
 
+def answer_batch(repo, target_mb=15, failing=False):
+    """A JSON batch of answers (about `target_mb` MB, one array) citing the corpus's own lines, each
+    with an exact quote (or, `failing`, an altered one), audited alone: its peak RSS against its
+    size (target: under 5x)."""
+    files = sorted(p for p in (repo / "src").rglob("*") if p.is_file())
+    answers, size, i = [], 0, 0
+    while size < target_mb * 1_000_000:
+        f = files[i % len(files)]
+        lines = f.read_text().splitlines()
+        n = 1 + (i * 7) % max(1, len(lines))
+        quote = lines[n - 1].strip() or "x"
+        if failing:
+            quote += " /* not in the file */"
+        rel = f.relative_to(repo).as_posix()
+        a = {"summary": f"Answer {i}: see `{rel}`.",
+             "citations": [{"path": rel, "startLine": n, "endLine": n, "quote": quote}]}
+        text = json.dumps(a)
+        answers.append(text)
+        size += len(text) + 2
+        i += 1
+    batch = OUT / ("answers-failing.json" if failing else "answers.json")
+    batch.write_text("[\n" + ",\n".join(answers) + "\n]\n")
+    t, rss = best([str(BIN / "citegate"), "audit", "--format", "json", "--repo", str(repo), str(batch)],
+                  repo, 1)
+    return {"bytes": batch.stat().st_size, "answers": len(answers), "seconds": t, "rss_kib": rss}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="10000,100000")
@@ -168,6 +195,15 @@ def main():
         for r in results:
             print(f"| {r['citations']:,} | {r['all_cores_s']:.2f} s | {r['no_history_s']:.2f} s | "
                   f"{r['all_cores_s'] / r['no_history_s']:.2f}x |")
+    if not args.history_docs and results:
+        repo, _ = corpus(results[-1]["citations"], args.seed, False)
+        print("\n| answer batch | size | answers | time | peak RSS | RSS / size |\n|---|---|---|---|---|---|")
+        for failing in (False, True):
+            b = answer_batch(repo, failing=failing)
+            results[-1]["answer_batch_failing" if failing else "answer_batch"] = b
+            print(f"| {'every citation fails' if failing else 'every citation holds'} | "
+                  f"{b['bytes'] / 1e6:.1f} MB | {b['answers']:,} | {b['seconds']:.2f} s | "
+                  f"{b['rss_kib'] / 1024:.0f} MB | {b['rss_kib'] * 1024 / b['bytes']:.2f}x |")
     if len(results) >= 2:
         a, b = results[0], results[-1]
         growth = (b["all_cores_s"] / a["all_cores_s"]) / (b["citations"] / a["citations"])

@@ -30,6 +30,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     if !ctx.patterns.is_empty() && !ext.skipped {
         patterns(doc, ctx, &mut ext);
     }
+    ext.shrink();
     ext
 }
 

@@ -127,6 +127,19 @@ impl Extracted {
         }
     }
 
+    /// Give back what the lists grew past their length: extraction pushes one at a time, and a
+    /// batch of 80,000 answers kept about a third more than it held (measured with massif).
+    pub fn shrink(&mut self) {
+        self.citations.shrink_to_fit();
+        self.claims.shrink_to_fit();
+        for claim in &mut self.claims {
+            claim.literals.shrink_to_fit();
+            claim.citations.shrink_to_fit();
+        }
+        self.answers.shrink_to_fit();
+        self.unusable.shrink_to_fit();
+    }
+
     pub fn problem(&mut self, rule: RuleId, span: Span, message: impl Into<String>) {
         self.problems.push(DocProblem {
             rule,
