@@ -122,6 +122,10 @@ def answer_batch(repo, target_mb=15, failing=False):
         f = files[i % len(files)]
         lines = f.read_text().splitlines()
         n = 1 + (i * 7) % max(1, len(lines))
+        while n < len(lines) and not lines[n - 1].strip():
+            n += 1  # a blank line holds no quote
+        while n > 1 and not lines[n - 1].strip():
+            n -= 1
         quote = lines[n - 1].strip() or "x"
         if failing:
             quote += " /* not in the file */"
