@@ -207,6 +207,7 @@ pub fn check_docs(
     let tick = || settings.progress.advance();
     let needs = LiteralsOn(&levels);
     let mut facts = check::gather(repo, &plan.groups, &docs, target, &needs, &tick);
+    drop(plan.groups);
     history::recheck_at_target(repo, target, &docs, &mut facts, &needs);
     quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
         levels.on(RuleId::UnsupportedQuote, f.cite.doc)
@@ -224,6 +225,9 @@ pub fn check_docs(
     findings.extend(at_blob);
     let (repins, pin_moves) = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
+    // What the rules decided from is not needed past here: give it back before the report's
+    // positions and snippets are made.
+    drop(facts);
     let mut report = finish(repo, target, docs, findings, repins, &levels);
     report.pin_moves = pin_moves;
     report
