@@ -279,3 +279,25 @@ pub fn a() -> u32 {
     // No retrieval index was built (it reads and cuts every file of the tree).
     assert!(!fixture.path().join(".git/citegate").exists());
 }
+
+#[test]
+fn an_answer_that_cannot_be_rewritten_is_listed_and_left_as_written() {
+    // The audit reads it (a number past f64 in a field it does not use); a JSON value cannot
+    // hold it, so the answer is never rewritten, and says so.
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn a() {}
+@@@ file answers/big.json
+{\"summary\": \"s\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1, \"endLine\": 1, \"n\": 1e400}]}
+";
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run(&fixture);
+    assert!(run.docs.is_empty());
+    assert_eq!(run.outcomes.len(), 1);
+    assert_eq!(run.outcomes[0].outcome, Kind::Refused);
+    let why = run.outcomes[0].why.as_deref().unwrap();
+    assert!(
+        why.contains("cannot be rewritten: number out of range"),
+        "{why}"
+    );
+}

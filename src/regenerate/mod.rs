@@ -80,7 +80,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let report = audit::run(&opts.audit)?;
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
-    let mut pending = pending(&report);
+    let (mut pending, unwritable) = pending(&report);
     let paragraphs = match opts.llm {
         Some(_) => paragraph::failing(&report),
         None => Vec::new(),
@@ -129,18 +129,23 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         rewrites = r;
         spent.add(more);
     }
-    Ok(assemble(&report, &pending, results, &rewrites, spent))
+    let mut outcomes = kept(&report);
+    outcomes.extend(unwritable);
+    Ok(assemble(
+        &report, &pending, results, &rewrites, spent, outcomes,
+    ))
 }
 
-/// The run's outcomes (sorted), the docs it changes (by name), counts and traces.
+/// The run's outcomes (`outcomes`: those decided before, with each answer's, claim's and Markdown
+/// citation's; sorted), the docs it changes (by name), counts and traces.
 fn assemble(
     report: &Report,
     pending: &[answer::Pending],
     results: Vec<(Value, Vec<Outcome>)>,
     rewrites: &[paragraph::Rewrite],
     mut spent: model::Spent,
+    mut outcomes: Vec<Outcome>,
 ) -> Regenerated {
-    let mut outcomes = kept(report);
     let mut edits = Vec::new();
     for (p, (value, mut o)) in pending.iter().zip(results) {
         outcomes.append(&mut o);
@@ -216,8 +221,9 @@ fn kept(report: &Report) -> Vec<Outcome> {
 }
 
 /// Every JSON answer with a finding that fails the gate.
-fn pending(report: &Report) -> Vec<answer::Pending<'_>> {
+fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
     let mut out = Vec::new();
+    let mut unwritable = Vec::new();
     for (d, doc) in report.docs.iter().enumerate() {
         if doc.doc.kind == DocKind::Markdown {
             continue;
@@ -233,13 +239,23 @@ fn pending(report: &Report) -> Vec<answer::Pending<'_>> {
                 .copied()
                 .filter(|f| ground::within(f.span, a.span))
                 .collect();
-            let text = &doc.doc.text[a.span.start..a.span.end];
-            let Ok(value) = serde_json::from_str::<Value>(text) else {
-                continue;
-            };
             if findings.is_empty() {
                 continue;
             }
+            let text = &doc.doc.text[a.span.start..a.span.end];
+            let value = match serde_json::from_str::<Value>(text) {
+                Ok(v) => v,
+                Err(e) => {
+                    // Read by the audit, but not as a JSON value (a number past f64): listed,
+                    // left as written.
+                    let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
+                    o.answer = Some(i);
+                    o.reason = Some("not_regrounded".into());
+                    o.why = Some(format!("the answer cannot be rewritten: {e}"));
+                    unwritable.push(o);
+                    continue;
+                }
+            };
             // A pinned answer's citations move with its pin: their fixes are the pin move's.
             let moves = report
                 .pin_moves
@@ -266,7 +282,7 @@ fn pending(report: &Report) -> Vec<answer::Pending<'_>> {
             });
         }
     }
-    out
+    (out, unwritable)
 }
 
 /// What to retrieve for an answer: its `question` (else its summary and claims), the paths it
