@@ -434,3 +434,15 @@ fn a_paragraph_rewrite_that_fails_twice_leaves_the_paragraph_as_written() {
     assert_eq!(t["violations"]["uncited-claim"], 1);
     assert_eq!(t["verdicts_changed"], 0);
 }
+
+#[test]
+fn a_reply_without_end_is_cut_off_and_the_answer_refused() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut huge = content(GROUNDED);
+    huge.body = format!("{{\"pad\": \"{}\"}}", "x".repeat(17 << 20));
+    let server = serve(vec![huge]);
+    let run = regenerate(&fixture, &server, &["--retries", "0"]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    let why = outcome(&run)["why"].as_str().unwrap();
+    assert!(why.contains("larger than 16 MiB"), "{why}");
+}

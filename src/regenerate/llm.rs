@@ -102,9 +102,7 @@ impl Client {
             }
             let wait = match request.send() {
                 Ok(resp) if resp.status().is_success() => {
-                    let value: Value = resp
-                        .json()
-                        .map_err(|e| fail(format!("the reply is not JSON: {}", e.without_url())))?;
+                    let value = read_reply(resp).map_err(fail)?;
                     return reply(&value, requests).map_err(fail);
                 }
                 Ok(resp) => {
@@ -126,6 +124,25 @@ impl Client {
             attempt += 1;
         }
     }
+}
+
+/// The most bytes of one reply read (a server that streams without end is cut off).
+pub const MAX_REPLY_BYTES: u64 = 16 << 20;
+
+/// A reply's body as JSON, read up to [`MAX_REPLY_BYTES`].
+fn read_reply(resp: reqwest::blocking::Response) -> Result<Value, String> {
+    use std::io::Read;
+    let mut body = Vec::new();
+    resp.take(MAX_REPLY_BYTES + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| format!("the reply could not be read: {e}"))?;
+    if body.len() as u64 > MAX_REPLY_BYTES {
+        return Err(format!(
+            "the reply is larger than {} MiB",
+            MAX_REPLY_BYTES >> 20
+        ));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("the reply is not JSON: {e}"))
 }
 
 /// `Retry-After` in seconds (an HTTP date is not honoured: backoff is used instead), capped.
