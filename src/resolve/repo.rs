@@ -34,6 +34,8 @@ pub struct CodeRepo {
     /// blobs are not kept, which bounds the cache by the files cited at the target.
     target_blobs: Mutex<HashMap<Oid, Arc<str>>>,
     target: std::sync::OnceLock<Oid>,
+    /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
+    folders: Mutex<HashMap<PathBuf, PathBuf>>,
 }
 
 /// The submodule a missing path would be inside, if one of its parent folders is one.
@@ -131,6 +133,7 @@ impl CodeRepo {
             chains: Mutex::new(HashMap::new()),
             target_blobs: Mutex::new(HashMap::new()),
             target: std::sync::OnceLock::new(),
+            folders: Mutex::new(HashMap::new()),
         })
     }
 
@@ -388,10 +391,35 @@ impl CodeRepo {
         chain
     }
 
-    /// The repo-relative POSIX path of `path` when it is inside the work tree.
+    /// The repo-relative POSIX path of `path` when it is inside the work tree. Its folder is
+    /// resolved once per folder (a canonical path costs a system call per component, and a wiki
+    /// has many docs per folder); the file itself is never followed, as docs are not.
     pub fn relative(&self, path: &Path) -> Option<String> {
         let workdir = self.workdir.as_ref()?;
-        let abs = path.canonicalize().ok()?;
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let known = self
+            .folders
+            .lock()
+            .expect("folders lock")
+            .get(parent)
+            .cloned();
+        let folder = match known {
+            Some(f) => f,
+            None => {
+                let f = parent.canonicalize().ok()?;
+                self.folders
+                    .lock()
+                    .expect("folders lock")
+                    .insert(parent.to_path_buf(), f.clone());
+                f
+            }
+        };
+        let abs = folder.join(name);
         let rel = abs.strip_prefix(workdir).ok()?;
         Some(rel.to_string_lossy().replace('\\', "/"))
     }
