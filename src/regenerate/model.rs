@@ -174,6 +174,13 @@ pub struct Spent {
 }
 
 impl Spent {
+    /// Count what one exchange cost.
+    pub fn charge(&mut self, a: &Asked) {
+        self.calls += a.calls;
+        self.prompt_tokens += a.prompt_tokens;
+        self.completion_tokens += a.completion_tokens;
+    }
+
     pub fn add(&mut self, other: Spent) {
         self.calls += other.calls;
         self.prompt_tokens += other.prompt_tokens;
@@ -213,9 +220,7 @@ pub fn stage(
     let asked = limited(concurrency, &asks, ask_one);
     let mut spent = Spent::default();
     for (i, a) in asked {
-        spent.calls += a.calls;
-        spent.prompt_tokens += a.prompt_tokens;
-        spent.completion_tokens += a.completion_tokens;
+        spent.charge(&a);
         if let Some(reply) = &a.answer {
             merge(ctx, &pending[i], reply, &mut results[i]);
         } else {

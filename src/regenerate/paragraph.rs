@@ -143,9 +143,7 @@ pub fn stage(
     let mut spent = Spent::default();
     let mut out = Vec::new();
     for (p, a) in paragraphs.iter().zip(asked) {
-        spent.calls += a.calls;
-        spent.prompt_tokens += a.prompt_tokens;
-        spent.completion_tokens += a.completion_tokens;
+        spent.charge(&a);
         let text = a
             .answer
             .as_ref()
