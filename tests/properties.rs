@@ -175,3 +175,55 @@ proptest! {
         prop_assert_eq!(source.line_of(usize::MAX), text.matches('\n').count() + 1);
     }
 }
+
+/// JSON values as answers hold them: nested objects and arrays of strings (escapes, Unicode),
+/// numbers, booleans and nulls.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        any::<i64>().prop_map(|n| serde_json::json!(n)),
+        "[a-z\"\\\\\n\té😀 ]{0,12}".prop_map(serde_json::Value::String),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+            proptest::collection::vec(("[a-zA-Z_]{1,6}", inner), 0..4)
+                .prop_map(|kv| serde_json::Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(cases(256))]
+
+    /// A rewritten answer is exactly the new value (it parses back to it), laid out on one line
+    /// when the old one was, whatever the old layout (indent unit, base indentation).
+    #[test]
+    fn rewritten_answers_parse_back_to_their_value(
+        old in json_value(),
+        new in json_value(),
+        pretty in any::<bool>(),
+        indent in prop_oneof![Just("  "), Just("    "), Just("\t")],
+        base in prop_oneof![Just(""), Just("  "), Just("    ")],
+    ) {
+        let old_text = if pretty {
+            let mut buf = Vec::new();
+            let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut buf, f);
+            serde::Serialize::serialize(&old, &mut ser).unwrap();
+            String::from_utf8(buf).unwrap().replace('\n', &format!("\n{base}"))
+        } else {
+            old.to_string()
+        };
+        let doc = format!("[\n{base}{old_text}\n]\n");
+        let start = 2 + base.len();
+        let span = citegate::model::Span::new(start, start + old_text.len());
+        let out = citegate::regenerate::render::layout(&new, &doc, span);
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        prop_assert_eq!(back, new);
+        if !old_text.contains('\n') {
+            prop_assert!(!out.contains('\n'));
+        }
+    }
+}
