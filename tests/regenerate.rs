@@ -301,3 +301,100 @@ fn a() {}
         "{why}"
     );
 }
+
+const WIKI: &str = r#"@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code
+@@@ file src/util.rs
+pub fn helper() -> &'static str {
+    "moved across files"
+}
+@@@ file src/rate.rs
+const RATE: u32 = 10;
+@@@ commit v2 the helper moves into a bigger file, the rate changes
+@@@ delete src/util.rs
+@@@ file src/lib/helpers.rs
+// Helpers gathered from around the code base.
+pub fn first() -> u32 { 1 }
+pub fn second() -> u32 { 2 }
+pub fn third() -> u32 { 3 }
+pub fn fourth() -> u32 { 4 }
+pub fn fifth() -> u32 { 5 }
+pub fn helper() -> &'static str {
+    "moved across files"
+}
+@@@ file src/rate.rs
+const RATE: u32 = 20;
+@@@ commit v3 a wiki page
+@@@ file docs/wiki.md
+The helper is [here](https://github.com/acme/shop/blob/{{rev:v1}}/src/util.rs#L1-L3).
+
+The string is in src/nowhere.rs:2
+
+```rust
+"moved across files"
+```
+
+The rate is [set here](https://github.com/acme/shop/blob/{{rev:v1}}/src/rate.rs#L1).
+"#;
+
+#[test]
+fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
+    let fixture = Fixture::build(WIKI).unwrap();
+    let audit = AuditOptions {
+        paths: vec![fixture.path().join("docs")],
+        repo: Some(fixture.path().to_path_buf()),
+        ..AuditOptions::default()
+    };
+    let run = regenerate::run(&Options {
+        audit,
+        top_k: regenerate::DEFAULT_TOP_K,
+        llm: None,
+    })
+    .unwrap();
+    let head = &run.revision;
+    let moved: Vec<(Kind, Vec<(String, String)>)> = run
+        .outcomes
+        .iter()
+        .map(|o| {
+            let m = o
+                .moved
+                .iter()
+                .map(|m| (m.from.clone(), m.to.clone()))
+                .collect();
+            (o.outcome, m)
+        })
+        .collect();
+    let pair = |a: &str, b: &str| vec![(a.to_string(), b.to_string())];
+    assert_eq!(
+        moved,
+        [
+            (
+                Kind::Regrounded,
+                pair("src/util.rs:1-3", "src/lib/helpers.rs:7-9")
+            ),
+            (
+                Kind::Regrounded,
+                pair("src/nowhere.rs:2", "src/lib/helpers.rs:8")
+            ),
+            (Kind::Refused, vec![]),
+        ]
+    );
+    let after = &run.docs[0].after;
+    // The permalink is re-pinned at the target, written as long as it was.
+    assert!(
+        after.contains(&format!("blob/{head}/src/lib/helpers.rs#L7-L9)")),
+        "{after}"
+    );
+    assert!(
+        after.contains("The string is in src/lib/helpers.rs:8\n"),
+        "{after}"
+    );
+    // The changed rate is left as written.
+    assert!(after.contains("/src/rate.rs#L1)."), "{after}");
+    // Written, the page audits with only that one left.
+    let d = &run.docs[0];
+    citegate::fix::write_atomic(&d.fs_path, d.before.as_bytes(), d.after.as_bytes()).unwrap();
+    let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
+    let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["stale-changed"]);
+}

@@ -58,7 +58,8 @@ impl Pending<'_> {
                 continue;
             }
             let object = self.value.pointer(&cite.pointer).unwrap_or(&Value::Null);
-            contents.push((cite.pointer.clone(), ground::contents(repo, object, &fs)));
+            let quote = object.get("quote").and_then(Value::as_str);
+            contents.push((cite.pointer.clone(), ground::contents(repo, quote, &fs)));
         }
         self.contents = contents;
     }

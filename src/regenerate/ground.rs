@@ -85,11 +85,11 @@ pub fn within(inner: Span, outer: Span) -> bool {
     outer.start <= inner.start && inner.end <= outer.end
 }
 
-/// Rules whose citation is never moved: the cited code changed, is gone, is ambiguous, or the
-/// citation names no readable code.
-const NEVER_MOVED: [RuleId; 5] = [
+/// Rules whose citation is never moved: the cited code changed where it was (a copy of the old
+/// text elsewhere may be dead code), occurs several times, or the citation names no readable
+/// code. A deleted file's content found exactly once in another file is where it went.
+const NEVER_MOVED: [RuleId; 4] = [
     RuleId::StaleChanged,
-    RuleId::StaleDeleted,
     RuleId::StaleAmbiguous,
     RuleId::InventedRevision,
     RuleId::NotAFile,
@@ -98,12 +98,8 @@ const NEVER_MOVED: [RuleId; 5] = [
 /// The contents a failing citation object cited, in the order they are looked for: the text of
 /// its span at the revision it was read at (normalised), and its quote; the quote first when the
 /// quote is what failed (the span was wrong, the quote is the evidence).
-pub fn contents(repo: &CodeRepo, object: &Value, findings: &[&Finding]) -> Vec<String> {
-    let quote = object
-        .get("quote")
-        .and_then(Value::as_str)
-        .map(normalize)
-        .filter(|q| !q.is_empty());
+pub fn contents(repo: &CodeRepo, quote: Option<&str>, findings: &[&Finding]) -> Vec<String> {
+    let quote = quote.map(normalize).filter(|q| !q.is_empty());
     let span = span_text(repo, findings);
     let mut out: Vec<String> = match findings.iter().any(|f| f.rule == RuleId::UnsupportedQuote) {
         true => [quote, span].into_iter().flatten().collect(),

@@ -8,6 +8,7 @@ pub mod answer;
 pub mod gate;
 pub mod ground;
 pub mod llm;
+pub mod markdown;
 pub mod model;
 pub mod outcome;
 pub mod paragraph;
@@ -16,7 +17,7 @@ pub mod render;
 pub mod service;
 pub mod trace;
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use git2::Oid;
@@ -25,8 +26,7 @@ use serde_json::Value;
 use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
-use crate::fix;
-use crate::model::{DocKind, Finding, LineRange, Report};
+use crate::model::{DocKind, Finding, Report};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
@@ -81,21 +81,26 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
     let (mut pending, unwritable) = pending(&report);
+    for p in &mut pending {
+        p.read_contents(&repo);
+    }
+    let failing_md = markdown::failing(&repo, &report);
+    let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
+    let located = locate(&repo, target, &docs, &pending, &failing_md);
+    let relocated = markdown::relocations(&report, &failing_md, &located, target);
     let paragraphs = match opts.llm {
-        Some(_) => paragraph::failing(&report),
+        Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
     };
     // The retrieval index (every file of the tree read and cut) is built only when something
-    // is to be re-grounded.
+    // is to be re-grounded with it.
     let index = match pending.is_empty() && paragraphs.is_empty() {
         true => None,
         false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
     };
-    let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
     if let Some(index) = &index {
         retrieve(&repo, index, &docs, &mut pending, opts.top_k);
     }
-    let located = locate(&repo, target, &docs, &pending);
     let ctx = answer::Ctx {
         repo: &repo,
         target,
@@ -105,44 +110,47 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         .iter()
         .map(|p| answer::regenerate(&ctx, p))
         .collect();
-    let mut spent = model::Spent::default();
-    let mut rewrites = Vec::new();
-    if let (Some(llm), Some(index)) = (&opts.llm, &index) {
-        let client = llm::Client::new(llm).map_err(Error::Model)?;
-        spent = model::stage(
-            &client,
-            &ctx,
-            index,
-            &pending,
-            &mut results,
-            llm.concurrency,
-        );
-        let (r, more) = paragraph::stage(
-            &client,
-            &ctx,
-            index,
-            &docs,
-            &paragraphs,
-            opts.top_k,
-            llm.concurrency,
-        );
-        rewrites = r;
-        spent.add(more);
-    }
+    let (spent, rewrites) = match (&opts.llm, &index) {
+        (Some(llm), Some(index)) => {
+            let client = llm::Client::new(llm).map_err(Error::Model)?;
+            let mut spent = model::stage(
+                &client,
+                &ctx,
+                index,
+                &pending,
+                &mut results,
+                llm.concurrency,
+            );
+            let (rewrites, more) = paragraph::stage(
+                &client,
+                &ctx,
+                index,
+                &docs,
+                &paragraphs,
+                opts.top_k,
+                llm.concurrency,
+            );
+            spent.add(more);
+            (spent, rewrites)
+        }
+        _ => (model::Spent::default(), Vec::new()),
+    };
     let mut outcomes = kept(&report);
     outcomes.extend(unwritable);
+    let (md_docs, md_outcomes) = markdown::docs(&report, &relocated, &rewrites);
+    outcomes.extend(md_outcomes);
     Ok(assemble(
-        &report, &pending, results, &rewrites, spent, outcomes,
+        &report, &pending, results, md_docs, spent, outcomes,
     ))
 }
 
-/// The run's outcomes (`outcomes`: those decided before, with each answer's, claim's and Markdown
-/// citation's; sorted), the docs it changes (by name), counts and traces.
+/// The run's outcomes (`outcomes`: those decided before, with each answer's and claim's; sorted),
+/// the docs it changes (by name), counts and traces.
 fn assemble(
     report: &Report,
     pending: &[answer::Pending],
     results: Vec<(Value, Vec<Outcome>)>,
-    rewrites: &[paragraph::Rewrite],
+    mut md_docs: Vec<Rewritten>,
     mut spent: model::Spent,
     mut outcomes: Vec<Outcome>,
 ) -> Regenerated {
@@ -152,10 +160,8 @@ fn assemble(
         edits.push((p.doc, p.span, value));
     }
     let mut changed = render::json_docs(report, edits);
-    let (mut md_docs, mut md_outcomes) = markdown(report, rewrites);
     changed.append(&mut md_docs);
     changed.sort_by(|a, b| a.name.cmp(&b.name));
-    outcomes.append(&mut md_outcomes);
     outcomes.sort_by(|a, b| {
         (&a.doc, a.answer, a.claim, a.line, a.model)
             .cmp(&(&b.doc, b.answer, b.claim, b.line, b.model))
@@ -185,7 +191,6 @@ fn retrieve(
     top_k: usize,
 ) {
     for p in pending {
-        p.read_contents(repo);
         let mut query = query(repo, p);
         query.exclude = exclude.clone();
         p.chunks = index
@@ -366,106 +371,17 @@ fn locate(
     target: Oid,
     docs: &HashSet<String>,
     pending: &[answer::Pending],
+    markdown: &[markdown::Failing],
 ) -> ground::Located {
-    let texts: Vec<String> = pending
+    let answers = pending
         .iter()
-        .flat_map(|p| p.contents.iter().flat_map(|(_, c)| c.iter().cloned()))
+        .flat_map(|p| p.contents.iter().flat_map(|(_, c)| c.iter().cloned()));
+    let texts: Vec<String> = answers
+        .chain(markdown.iter().flat_map(|m| m.contents.iter().cloned()))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
     let skip: HashSet<&str> = docs.iter().map(String::as_str).collect();
     let found = quotes::locate(repo, target, &texts, &skip);
     texts.into_iter().zip(found).collect()
-}
-
-/// Markdown docs: `fix`'s safe re-anchoring in each citation's own syntax, and the paragraphs the
-/// model rewrote (they win over fixes inside them); what neither moved is listed as refused and
-/// left as written (offline, prose is never rewritten).
-fn markdown(report: &Report, rewrites: &[paragraph::Rewrite]) -> (Vec<Rewritten>, Vec<Outcome>) {
-    let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut first: BTreeMap<usize, Vec<crate::model::Fix>> = BTreeMap::new();
-    for r in rewrites {
-        if let Some(text) = &r.text {
-            first.entry(r.doc).or_default().push(crate::model::Fix {
-                path: String::new(),
-                start_line: 0,
-                end_line: 0,
-                replacement: text.clone(),
-                byte_start: r.span.start,
-                byte_end: r.span.end,
-                applicability: crate::model::Applicability::Safe,
-            });
-        }
-    }
-    let docs = fix::plan_with(report, false, &first)
-        .into_iter()
-        .filter(|f| is_md(f.doc))
-        .map(|f| {
-            let doc = &report.docs[f.doc].doc;
-            Rewritten {
-                name: doc.name.clone(),
-                fs_path: doc.fs_path.clone(),
-                before: doc.text.clone(),
-                after: f.after,
-            }
-        })
-        .collect();
-    let mut outcomes = Vec::new();
-    let mut seen = HashSet::new();
-    for f in &report.findings {
-        if !is_md(f.doc) || !gate::fails(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
-            continue;
-        }
-        outcomes.push(markdown_outcome(
-            report,
-            f,
-            paragraph::rewritten(rewrites, f),
-        ));
-    }
-    (docs, outcomes)
-}
-
-fn markdown_outcome(report: &Report, f: &Finding, rewrite: Option<&paragraph::Rewrite>) -> Outcome {
-    let name = &report.docs[f.doc].doc.name;
-    let cited = match (&f.path, f.lines) {
-        (Some(p), Some(l)) => format!("{p}:{l}"),
-        (Some(p), None) => p.clone(),
-        _ => f.at.snippet.clone(),
-    };
-    let mut o = Outcome::new(name, Kind::Refused);
-    o.line = Some(f.at.line);
-    let safe = f
-        .fix
-        .as_ref()
-        .filter(|x| x.applicability == crate::model::Applicability::Safe);
-    match (rewrite, safe) {
-        (Some(r), _) if r.text.is_some() => {
-            o.outcome = Kind::Regrounded;
-            o.model = true;
-            o.citations = r.citations.clone();
-        }
-        (_, Some(x)) => {
-            o.outcome = Kind::Regrounded;
-            o.moved.push(outcome::Moved {
-                from: cited,
-                to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
-            });
-        }
-        (Some(r), None) => {
-            o.reason = Some("no_span_in_retrieval".into());
-            o.why = Some(match &r.error {
-                Some(e) => format!("the model gave no answer: {e}"),
-                None => format!(
-                    "{}: {}; the model's rewrite failed the gate",
-                    f.rule, f.message
-                ),
-            });
-            o.violations = r.violations.clone();
-        }
-        (None, None) => {
-            o.reason = Some("not_regrounded".into());
-            o.why = Some(format!("{}: {}", f.rule, f.message));
-        }
-    }
-    o
 }

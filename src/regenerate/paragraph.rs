@@ -3,7 +3,7 @@
 //! citation in it holds at the target and lies in a retrieved chunk); a paragraph that fails
 //! after one repair is left as written.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use super::answer::Ctx;
@@ -12,7 +12,7 @@ use super::llm::Client;
 use super::model::{self, Question, Spent};
 use super::prompt::Contract;
 use super::trace::Subject;
-use crate::model::{Applicability, DocKind, Finding, Report, Span};
+use crate::model::{Applicability, DocKind, Finding, Fix, Report, Span};
 use crate::retrieve::{Index, Query};
 
 /// A paragraph of a Markdown doc that holds failing citations.
@@ -40,8 +40,9 @@ pub struct Rewrite {
     pub error: Option<String>,
 }
 
-/// The paragraphs of Markdown docs holding a failing citation that no safe fix moves, once each.
-pub fn failing(report: &Report) -> Vec<Paragraph> {
+/// The paragraphs of Markdown docs holding a failing citation that no safe fix or offline
+/// relocation moves, once each.
+pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Paragraph> {
     let mut out: Vec<Paragraph> = Vec::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;
@@ -49,7 +50,13 @@ pub fn failing(report: &Report) -> Vec<Paragraph> {
             .fix
             .as_ref()
             .is_some_and(|x| x.applicability == Applicability::Safe);
-        if doc.kind != DocKind::Markdown || !gate::fails(f.rule, f.severity) || safe {
+        // A citation re-anchored offline (its content found once elsewhere) is not asked about.
+        let moved = relocated.get(&f.doc).is_some_and(|fixes| {
+            fixes
+                .iter()
+                .any(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end)
+        });
+        if doc.kind != DocKind::Markdown || !gate::fails(f.rule, f.severity) || safe || moved {
             continue;
         }
         let span = bounds(&doc.text, f.span.start);

@@ -1,0 +1,207 @@
+//! Markdown docs: `fix`'s safe re-anchoring; offline, a failing citation whose content (its quote,
+//! or its span's text at the revision it was read at) is found exactly once elsewhere at the
+//! target is re-written there in its own syntax (`fix::edit::build`); with a model, the paragraphs
+//! it rewrote. What none of them moves is listed as refused and left as written.
+
+use std::collections::{BTreeMap, HashSet};
+
+use git2::Oid;
+
+use super::gate;
+use super::ground::{self, Located};
+use super::outcome::{Kind, Moved, Outcome, Rewritten};
+use super::paragraph::{self, Rewrite};
+use crate::fix::{self, Relocation};
+use crate::model::{Applicability, Citation, DocKind, Finding, Fix, LineRange, PinSource, Report};
+use crate::resolve::CodeRepo;
+
+/// A failing Markdown citation that no safe fix moves, with what it cited.
+pub struct Failing<'r> {
+    pub doc: usize,
+    pub citation: &'r Citation,
+    pub findings: Vec<&'r Finding>,
+    pub contents: Vec<String>,
+}
+
+/// Whether a finding comes with a safe fix.
+pub fn safe(f: &Finding) -> Option<&Fix> {
+    f.fix
+        .as_ref()
+        .filter(|x| x.applicability == Applicability::Safe)
+}
+
+/// The failing citations of Markdown docs that no safe fix moves and that can move on their own
+/// (not under a doc's front-matter pin), each with its contents to look for.
+pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
+    let mut out: Vec<Failing<'r>> = Vec::new();
+    for f in &report.findings {
+        let d = &report.docs[f.doc];
+        if d.doc.kind != DocKind::Markdown || !gate::fails(f.rule, f.severity) {
+            continue;
+        }
+        let Some(citation) = d.extracted.citations.iter().find(|c| c.span == f.span) else {
+            continue;
+        };
+        if safe(f).is_some() || (d.extracted.doc_pin.is_some() && citation.pin.is_none()) {
+            continue;
+        }
+        match out
+            .iter_mut()
+            .find(|x| x.doc == f.doc && x.citation.span == f.span)
+        {
+            Some(x) => x.findings.push(f),
+            None => out.push(Failing {
+                doc: f.doc,
+                citation,
+                findings: vec![f],
+                contents: Vec::new(),
+            }),
+        }
+    }
+    for x in &mut out {
+        let quote = x.citation.quote.as_ref().map(|q| q.text.as_str());
+        x.contents = ground::contents(repo, quote, &x.findings);
+    }
+    out
+}
+
+/// The edit of each failing citation whose content occurs exactly once at the target, by doc.
+pub fn relocations(
+    report: &Report,
+    failing: &[Failing],
+    located: &Located,
+    target: Oid,
+) -> BTreeMap<usize, Vec<Fix>> {
+    let mut out: BTreeMap<usize, Vec<Fix>> = BTreeMap::new();
+    for x in failing {
+        let Ok((path, lines)) = ground::relocate(&x.findings, None, &x.contents, located) else {
+            continue;
+        };
+        let pin = match x.citation.pin {
+            Some(_) => PinSource::Citation,
+            None => PinSource::Target,
+        };
+        let to = Relocation {
+            path: Some(path),
+            lines: Some(lines),
+            rev: (pin == PinSource::Citation).then_some(target),
+        };
+        let text = &report.docs[x.doc].doc.text;
+        if let Some(fix) = fix::edit::build(text, x.citation, pin, &to, Applicability::Safe) {
+            out.entry(x.doc).or_default().push(fix);
+        }
+    }
+    out
+}
+
+/// The Markdown docs rewritten (safe fixes, relocations, then the model's paragraphs, which win
+/// over the edits inside them) and an outcome per failing citation.
+pub fn docs(
+    report: &Report,
+    relocated: &BTreeMap<usize, Vec<Fix>>,
+    rewrites: &[Rewrite],
+) -> (Vec<Rewritten>, Vec<Outcome>) {
+    let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
+    let mut first: BTreeMap<usize, Vec<Fix>> = BTreeMap::new();
+    for r in rewrites {
+        if let Some(text) = &r.text {
+            first.entry(r.doc).or_default().push(Fix {
+                path: String::new(),
+                start_line: 0,
+                end_line: 0,
+                replacement: text.clone(),
+                byte_start: r.span.start,
+                byte_end: r.span.end,
+                applicability: Applicability::Safe,
+            });
+        }
+    }
+    for (doc, fixes) in relocated {
+        let taken = first.get(doc).cloned().unwrap_or_default();
+        let free = |f: &&Fix| {
+            !taken
+                .iter()
+                .any(|t| f.byte_start < t.byte_end && t.byte_start < f.byte_end)
+        };
+        let entry = first.entry(*doc).or_default();
+        entry.extend(fixes.iter().filter(free).cloned());
+    }
+    let docs = fix::plan_with(report, false, &first)
+        .into_iter()
+        .filter(|f| is_md(f.doc))
+        .map(|f| {
+            let doc = &report.docs[f.doc].doc;
+            Rewritten {
+                name: doc.name.clone(),
+                fs_path: doc.fs_path.clone(),
+                before: doc.text.clone(),
+                after: f.after,
+            }
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    let mut seen = HashSet::new();
+    for f in &report.findings {
+        if !is_md(f.doc) || !gate::fails(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
+            continue;
+        }
+        let moved = relocated
+            .get(&f.doc)
+            .into_iter()
+            .flatten()
+            .find(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end);
+        let by = Moves {
+            rewrite: paragraph::rewritten(rewrites, f),
+            fix: safe(f).or(moved),
+        };
+        outcomes.push(outcome(report, f, by));
+    }
+    (docs, outcomes)
+}
+
+/// What moved a finding's citation, if anything.
+struct Moves<'a> {
+    rewrite: Option<&'a Rewrite>,
+    fix: Option<&'a Fix>,
+}
+
+fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
+    let name = &report.docs[f.doc].doc.name;
+    let cited = match (&f.path, f.lines) {
+        (Some(p), Some(l)) => format!("{p}:{l}"),
+        (Some(p), None) => p.clone(),
+        _ => f.at.snippet.clone(),
+    };
+    let mut o = Outcome::new(name, Kind::Refused);
+    o.line = Some(f.at.line);
+    match (by.rewrite, by.fix) {
+        (Some(r), _) if r.text.is_some() => {
+            o.outcome = Kind::Regrounded;
+            o.model = true;
+            o.citations = r.citations.clone();
+        }
+        (_, Some(x)) => {
+            o.outcome = Kind::Regrounded;
+            o.moved.push(Moved {
+                from: cited,
+                to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
+            });
+        }
+        (Some(r), None) => {
+            o.reason = Some("no_span_in_retrieval".into());
+            o.why = Some(match &r.error {
+                Some(e) => format!("the model gave no answer: {e}"),
+                None => format!(
+                    "{}: {}; the model's rewrite failed the gate",
+                    f.rule, f.message
+                ),
+            });
+            o.violations = r.violations.clone();
+        }
+        (None, None) => {
+            o.reason = Some("not_regrounded".into());
+            o.why = Some(format!("{}: {}", f.rule, f.message));
+        }
+    }
+    o
+}
