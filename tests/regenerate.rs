@@ -335,6 +335,12 @@ The string is in src/nowhere.rs:2
 ```
 
 The rate is [set here](https://github.com/acme/shop/blob/{{rev:v1}}/src/rate.rs#L1).
+
+The first helper is src/lib/helpers.rs:2
+
+```rust
+fn not_here() {}
+```
 "#;
 
 #[test]
@@ -377,6 +383,9 @@ fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
                 pair("src/nowhere.rs:2", "src/lib/helpers.rs:8")
             ),
             (Kind::Refused, vec![]),
+            // The quote is what failed: the span's own text is not looked for (it would anchor
+            // the quote where it is not).
+            (Kind::Refused, vec![]),
         ]
     );
     let after = &run.docs[0].after;
@@ -396,5 +405,5 @@ fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
     citegate::fix::write_atomic(&d.fs_path, d.before.as_bytes(), d.after.as_bytes()).unwrap();
     let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
     let rules: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
-    assert_eq!(rules, ["stale-changed"]);
+    assert_eq!(rules, ["stale-changed", "unsupported-quote"]);
 }

@@ -95,16 +95,20 @@ const NEVER_MOVED: [RuleId; 4] = [
     RuleId::NotAFile,
 ];
 
-/// The contents a failing citation object cited, in the order they are looked for: the text of
-/// its span at the revision it was read at (normalised), and its quote; the quote first when the
-/// quote is what failed (the span was wrong, the quote is the evidence).
+/// The contents a failing citation cited, in the order they are looked for: the text of its span
+/// at the revision it was read at (normalised), then its quote; only its quote when the quote is
+/// what failed.
 pub fn contents(repo: &CodeRepo, quote: Option<&str>, findings: &[&Finding]) -> Vec<String> {
     let quote = quote.map(normalize).filter(|q| !q.is_empty());
-    let span = span_text(repo, findings);
-    let mut out: Vec<String> = match findings.iter().any(|f| f.rule == RuleId::UnsupportedQuote) {
-        true => [quote, span].into_iter().flatten().collect(),
-        false => [span, quote].into_iter().flatten().collect(),
-    };
+    // When the quote is what failed, the span was wrong and the quote is the evidence: only the
+    // quote is looked for (the span's own text would anchor it where the quote is not).
+    if findings.iter().any(|f| f.rule == RuleId::UnsupportedQuote) {
+        return quote.into_iter().collect();
+    }
+    let mut out: Vec<String> = [span_text(repo, findings), quote]
+        .into_iter()
+        .flatten()
+        .collect();
     out.dedup();
     out
 }
