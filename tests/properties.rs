@@ -227,3 +227,46 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(cases(128))]
+
+    /// `citegate gate` on any input, JSON or not, answer or not: it never panics, always prints
+    /// one JSON value, and passes only what it was given unchanged.
+    #[test]
+    fn the_gate_answers_any_input_with_json(
+        text in prop_oneof![
+            ".{0,80}",
+            json_value().prop_map(|v| v.to_string()),
+            (json_value(), "[a-z/.]{1,12}", 0i64..50, 0i64..50).prop_map(|(s, p, a, b)| {
+                serde_json::json!({"summary": s, "citations": [
+                    {"path": p, "startLine": a, "endLine": b, "quote": "pub fn a"}
+                ]}).to_string()
+            }),
+        ]
+    ) {
+        let (repo, head) = gate_repo();
+        let g = citegate::regenerate::service::gate_text(repo, head, &text, None, false);
+        let out: serde_json::Value = serde_json::from_str(&g.output).unwrap();
+        if g.passed {
+            let given: serde_json::Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(out, given);
+        } else {
+            prop_assert!(out.get("refuse").is_some() || out.get("claims").is_some());
+        }
+    }
+}
+
+/// One small repository for every case of the gate property (built once).
+fn gate_repo() -> (&'static citegate::resolve::CodeRepo, git2::Oid) {
+    type Built = (Fixture, citegate::resolve::CodeRepo, git2::Oid);
+    static REPO: std::sync::OnceLock<Built> = std::sync::OnceLock::new();
+    let (_, repo, head) = REPO.get_or_init(|| {
+        let spec = "@@@ commit v1 code\n@@@ file src/a.rs\npub fn a() {}\n";
+        let fixture = Fixture::build(spec).unwrap();
+        let repo = citegate::resolve::CodeRepo::discover(fixture.path()).unwrap();
+        let head = repo.resolve(&repo.open().unwrap(), "HEAD").unwrap();
+        (fixture, repo, head)
+    });
+    (repo, *head)
+}
