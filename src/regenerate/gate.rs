@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::audit::{check_docs, Settings};
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, Doc, DocKind, LineRange, Retrieved};
+use crate::model::{AuditedDoc, Doc, DocKind, Finding, LineRange, Retrieved};
 use crate::registry::{Family, RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -96,17 +96,28 @@ pub fn in_memory(name: &str, kind: DocKind, text: String) -> AuditedDoc {
 
 /// The audit of one in-memory doc at `target` (no implied pins), as gate violations.
 fn at_target(repo: &CodeRepo, target: Oid, doc: AuditedDoc) -> Vec<Violation> {
+    failing_at_target(repo, target, doc)
+        .0
+        .iter()
+        .map(violation)
+        .collect()
+}
+
+/// The findings of one in-memory doc at `target` (no implied pins: its unpinned citations
+/// resolve at the target) that fail the gate, with their spans, and the doc as checked.
+pub fn failing_at_target(
+    repo: &CodeRepo,
+    target: Oid,
+    doc: AuditedDoc,
+) -> (Vec<Finding>, AuditedDoc) {
     let settings = Settings {
         history: false,
         ..Settings::default()
     };
-    let report = check_docs(repo, target, vec![doc], &settings);
-    report
-        .findings
-        .iter()
-        .filter(|f| fails(f.rule, f.severity))
-        .map(violation)
-        .collect()
+    let mut report = check_docs(repo, target, vec![doc], &settings);
+    report.findings.retain(|f| fails(f.rule, f.severity));
+    let doc = report.docs.pop().expect("the doc checked");
+    (report.findings, doc)
 }
 
 fn not_an_answer(message: &str) -> Violation {
@@ -154,7 +165,7 @@ pub fn check_paragraph(
     out
 }
 
-fn violation(f: &crate::model::Finding) -> Violation {
+fn violation(f: &Finding) -> Violation {
     Violation {
         rule: f.rule.as_str().to_string(),
         citation: f.path.as_ref().map(|p| match f.lines {

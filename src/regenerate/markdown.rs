@@ -12,7 +12,10 @@ use super::ground::{self, Located};
 use super::outcome::{Kind, Moved, Outcome, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, Citation, DocKind, Finding, Fix, LineRange, PinSource, Report};
+use crate::model::{
+    Applicability, Citation, DocKind, Finding, Fix, LineRange, PinSource, Report, Span,
+};
+use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// A failing Markdown citation that no safe fix moves, with what it cited.
@@ -65,14 +68,16 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
     out
 }
 
-/// The edit of each failing citation whose content occurs exactly once at the target, by doc.
+/// The edit of each failing citation whose content occurs exactly once at the target, by doc,
+/// kept only when the moved citation passes the gate at the target.
 pub fn relocations(
+    repo: &CodeRepo,
     report: &Report,
     failing: &[Failing],
     located: &Located,
     target: Oid,
 ) -> BTreeMap<usize, Vec<Fix>> {
-    let mut out: BTreeMap<usize, Vec<Fix>> = BTreeMap::new();
+    let mut out: BTreeMap<usize, Vec<(Span, Fix)>> = BTreeMap::new();
     for x in failing {
         let Ok((path, lines)) = ground::relocate(&x.findings, None, &x.contents, located) else {
             continue;
@@ -88,10 +93,62 @@ pub fn relocations(
         };
         let text = &report.docs[x.doc].doc.text;
         if let Some(fix) = fix::edit::build(text, x.citation, pin, &to, Applicability::Safe) {
-            out.entry(x.doc).or_default().push(fix);
+            out.entry(x.doc).or_default().push((x.citation.span, fix));
         }
     }
-    out
+    out.into_iter()
+        .map(|(doc, moves)| (doc, gated(repo, target, report, doc, moves)))
+        .filter(|(_, fixes)| !fixes.is_empty())
+        .collect()
+}
+
+/// The moves of one doc whose citation, moved, passes the gate: the doc with every move applied
+/// is checked in memory at the target, and a move is kept when no failing finding lies in its
+/// citation's new span.
+fn gated(
+    repo: &CodeRepo,
+    target: Oid,
+    report: &Report,
+    doc: usize,
+    mut moves: Vec<(Span, Fix)>,
+) -> Vec<Fix> {
+    moves.sort_by_key(|(_, f)| f.byte_start);
+    let d = &report.docs[doc].doc;
+    let mut text = String::with_capacity(d.text.len());
+    let mut at = 0;
+    let mut shift: isize = 0;
+    let mut spans = Vec::new();
+    for (cite, fix) in &moves {
+        text.push_str(&d.text[at..fix.byte_start]);
+        text.push_str(&fix.replacement);
+        at = fix.byte_end;
+        let grown = fix.replacement.len() as isize - (fix.byte_end - fix.byte_start) as isize;
+        let start = (cite.start as isize + shift) as usize;
+        shift += grown;
+        spans.push(Span::new(start, (cite.end as isize + shift) as usize));
+    }
+    text.push_str(&d.text[at..]);
+    let moved = gate::in_memory(&d.name, DocKind::Markdown, text);
+    let (failing, moved) = gate::failing_at_target(repo, target, moved);
+    // A move fails when a finding lies on its citation, or in the claim (sentence) it supports:
+    // a literal of the sentence not in the new span.
+    let claim_of = |span: Span| {
+        let c = moved.extracted.citations.iter().find(|c| c.span == span)?;
+        Some(moved.extracted.claims.get(c.claim?)?.span)
+    };
+    moves
+        .into_iter()
+        .zip(spans)
+        .filter(|(_, span)| {
+            let claim = claim_of(*span);
+            !failing.iter().any(|f| {
+                let inside = |s: Span| f.span.start < s.end && s.start < f.span.end;
+                let literal = f.rule == RuleId::UnsupportedLiteral;
+                inside(*span) || (literal && claim.is_some_and(inside))
+            })
+        })
+        .map(|((_, fix), _)| fix)
+        .collect()
 }
 
 /// The Markdown docs rewritten (safe fixes, relocations, then the model's paragraphs, which win

@@ -87,7 +87,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let failing_md = markdown::failing(&repo, &report);
     let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
     let located = locate(&repo, target, &docs, &pending, &failing_md);
-    let relocated = markdown::relocations(&report, &failing_md, &located, target);
+    let relocated = markdown::relocations(&repo, &report, &failing_md, &located, target);
     let paragraphs = match opts.llm {
         Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
