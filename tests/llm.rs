@@ -446,3 +446,19 @@ fn a_reply_without_end_is_cut_off_and_the_answer_refused() {
     let why = outcome(&run)["why"].as_str().unwrap();
     assert!(why.contains("larger than 16 MiB"), "{why}");
 }
+
+#[test]
+fn retry_after_as_an_http_date_is_honoured_too() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let at = std::time::SystemTime::now() + Duration::from_secs(2);
+    let date: &'static str = Box::leak(httpdate::fmt_http_date(at).into_boxed_str());
+    let server = serve(vec![
+        status(503, vec![("Retry-After", date)]),
+        content(GROUNDED),
+    ]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "regrounded");
+    assert_eq!(run.out["counts"]["model_calls"], 2);
+    // The date has whole seconds: the wait is between one and two of them.
+    assert!(run.elapsed >= Duration::from_secs(1), "{:?}", run.elapsed);
+}

@@ -145,17 +145,23 @@ fn read_reply(resp: reqwest::blocking::Response) -> Result<Value, String> {
     serde_json::from_slice(&body).map_err(|e| format!("the reply is not JSON: {e}"))
 }
 
-/// `Retry-After` in seconds (an HTTP date is not honoured: backoff is used instead), capped.
+/// `Retry-After`: seconds, or an HTTP date (the wait until then), capped.
 fn retry_after(resp: &reqwest::blocking::Response) -> Option<Duration> {
-    let secs: u64 = resp
+    let value = resp
         .headers()
         .get(reqwest::header::RETRY_AFTER)?
         .to_str()
         .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+        .trim();
+    let wait = match value.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        Err(_) => {
+            let at = httpdate::parse_http_date(value).ok()?;
+            at.duration_since(std::time::SystemTime::now())
+                .unwrap_or(Duration::ZERO)
+        }
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
 }
 
 /// 250 ms, 500 ms, 1 s, … up to 8 s.
