@@ -60,5 +60,71 @@ pub fn store(git_dir: &Path, tree: Oid, entries: &[Entry]) -> std::io::Result<()
     serde_json::to_writer(&mut tmp, &file)?;
     tmp.flush()?;
     tmp.persist(&target).map_err(|e| e.error)?;
+    prune(dir);
     Ok(())
+}
+
+/// Indexes kept: those of the last few trees retrieved at (a branch and its base, a sweep's
+/// target), not one per commit ever regenerated.
+pub const KEEP: usize = 4;
+
+/// Remove all but the [`KEEP`] most recently written indexes.
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut indexes: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("index-") && name.ends_with(".json")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    indexes.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, path) in indexes.into_iter().skip(KEEP) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_last_indexes_are_kept() {
+        let git = tempfile::tempdir().unwrap();
+        let dir = git.path().join("citegate");
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = (0..KEEP + 2).map(|i| dir.join(format!("index-old{i}.json")));
+        for (i, p) in old.enumerate() {
+            std::fs::write(&p, "{}").unwrap();
+            let at = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(i as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+        }
+        let tree = Oid::from_str("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
+        store(git.path(), tree, &[]).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let newest = format!("index-{tree}.json");
+        assert_eq!(
+            left,
+            [
+                newest.as_str(),
+                "index-old3.json",
+                "index-old4.json",
+                "index-old5.json"
+            ]
+        );
+        assert!(load(git.path(), tree).is_some());
+    }
 }
