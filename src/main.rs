@@ -156,12 +156,12 @@ struct RegenerateArgs {
     /// Seconds before a model request is given up (then retried)
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     timeout: u64,
-    /// Retries of a model request on 429, 5xx and connection errors
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    /// Retries of a model request on 429, 5xx and connection errors (at most 10)
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10))]
     retries: u32,
-    /// Model requests in flight at once
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    concurrency: usize,
+    /// Model requests in flight at once (1 to 64)
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    concurrency: u64,
     /// Write one JSONL record per model exchange here (`citegate replay` reads it)
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -662,7 +662,7 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         model: args.model.unwrap_or_default(),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
         retries: args.retries,
-        concurrency: args.concurrency.max(1),
+        concurrency: args.concurrency as usize,
     });
     let opts = regenerate::Options {
         audit,

@@ -462,3 +462,23 @@ fn retry_after_as_an_http_date_is_honoured_too() {
     // The date has whole seconds: the wait is between one and two of them.
     assert!(run.elapsed >= Duration::from_secs(1), "{:?}", run.elapsed);
 }
+
+#[test]
+fn model_concurrency_and_retries_are_bounded_before_anything_runs() {
+    for args in [["--concurrency", "100000"], ["--retries", "1000"]] {
+        let out = Command::cargo_bin("citegate")
+            .unwrap()
+            .args([
+                "regenerate",
+                "--llm",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not in"));
+    }
+}
