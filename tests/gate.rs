@@ -120,3 +120,35 @@ fn a_line_that_is_not_utf8_is_refused_and_the_stream_goes_on() {
         .contains("not UTF-8"));
     assert_eq!(lines[1]["summary"], "30 s");
 }
+
+#[test]
+fn paths_that_cannot_be_checked_here_are_refused() {
+    // Found by fuzzing the gate: a path leaving the repository passed, as `unsafe-path` is not
+    // in the invented, unsupported or stale families; a citation into another repository and a
+    // path with control characters likewise.
+    let fixture = Fixture::build(SPEC).unwrap();
+    let cites = [
+        r#"{"path": "../../etc/passwd", "startLine": 1, "endLine": 1}"#,
+        r#"{"path": "src/a\u007fb\b.rs", "startLine": 1, "endLine": 1}"#,
+    ];
+    for cite in cites {
+        let answer = format!(r#"{{"summary": "s", "citations": [{cite}]}}"#);
+        let (code, out, _) = gate(&fixture, &[], answer);
+        assert_eq!(code, Some(1), "{out}");
+    }
+    let foreign = "The TTL is set [here](https://github.com/other/repo/blob/0123456789abcdef0123456789abcdef01234567/src/cache.rs#L2).";
+    let answer = serde_json::json!({"summary": foreign, "citations": [
+        {"path": "https://github.com/other/repo/blob/0123456789abcdef0123456789abcdef01234567/src/cache.rs", "startLine": 2, "endLine": 2}
+    ]});
+    let (code, out, _) = gate(&fixture, &[], answer.to_string());
+    assert_eq!(code, Some(1), "{out}");
+}
+
+#[test]
+fn a_passing_answer_is_printed_byte_for_byte() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let answer = r#"{"summary":  "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "score": 0.1000000000000000055511151231257827}]}"#;
+    let (code, out, _) = gate(&fixture, &[], answer);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, format!("{answer}\n"));
+}

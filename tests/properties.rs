@@ -249,7 +249,8 @@ proptest! {
         let g = citegate::regenerate::service::gate_text(repo, head, &text, None, false);
         let out: serde_json::Value = serde_json::from_str(&g.output).unwrap();
         if g.passed {
-            let given: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let given = text.trim_start_matches('\u{feff}');
+            let given: serde_json::Value = serde_json::from_str(given).unwrap();
             prop_assert_eq!(out, given);
         } else {
             prop_assert!(out.get("refuse").is_some() || out.get("claims").is_some());

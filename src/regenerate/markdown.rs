@@ -39,7 +39,7 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
     let mut out: Vec<Failing<'r>> = Vec::new();
     for f in &report.findings {
         let d = &report.docs[f.doc];
-        if d.doc.kind != DocKind::Markdown || !gate::fails(f.rule, f.severity) {
+        if d.doc.kind != DocKind::Markdown || !gate::wrong(f.rule, f.severity) {
             continue;
         }
         let Some(citation) = d.extracted.citations.iter().find(|c| c.span == f.span) else {
@@ -199,7 +199,7 @@ pub fn docs(
     let mut outcomes = Vec::new();
     let mut seen = HashSet::new();
     for f in &report.findings {
-        if !is_md(f.doc) || !gate::fails(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
+        if !is_md(f.doc) || !gate::wrong(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
             continue;
         }
         let moved = relocated

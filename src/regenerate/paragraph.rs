@@ -56,7 +56,7 @@ pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Pa
                 .iter()
                 .any(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end)
         });
-        if doc.kind != DocKind::Markdown || !gate::fails(f.rule, f.severity) || safe || moved {
+        if doc.kind != DocKind::Markdown || !gate::wrong(f.rule, f.severity) || safe || moved {
             continue;
         }
         let span = bounds(&doc.text, f.span.start);
