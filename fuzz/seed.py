@@ -2,7 +2,7 @@
 """Seed the fuzz corpora from the docs and configurations in fixtures/ and tests/cases/:
 every `@@@ file` (or `untracked`) body of a Markdown or JSON doc, and every `.citegate.yaml`.
 
-    fuzz/seed.py            # writes fuzz/corpus/{markdown,answer,links,config}/
+    fuzz/seed.py            # writes fuzz/corpus/{markdown,answer,links,config,gate}/
 """
 import hashlib
 import re
@@ -45,13 +45,16 @@ def main():
                         put("links", line)
             elif path.endswith((".json", ".jsonl")):
                 put("answer", body)
+                for line in body.splitlines():
+                    if line.lstrip().startswith("{"):
+                        put("gate", line.strip().rstrip(","))
             elif path.endswith(".citegate.yaml"):
                 put("config", body)
     readme = (ROOT / "README.md").read_text()
     m = re.search(r"```yaml\n(# \.citegate\.yaml.*?)```", readme, re.S)
     if m:
         put("config", m.group(1))
-    for target in ("markdown", "answer", "links", "config"):
+    for target in ("markdown", "answer", "links", "config", "gate"):
         print(target, len(list((OUT / target).glob("*"))))
 
 
