@@ -39,6 +39,13 @@ fn gate(
     (out.status.code(), text(out.stdout), text(out.stderr))
 }
 
+/// Each line of `--jsonl` output as JSON.
+fn verdicts(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn a_grounded_answer_passes_unchanged() {
     let fixture = Fixture::build(SPEC).unwrap();
@@ -72,10 +79,7 @@ fn jsonl_gives_one_verdict_per_line_and_survives_broken_lines() {
     let input = format!("{OK}\n{{\"summary\": \n\n{invented}\n");
     let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
     assert_eq!(code, Some(1));
-    let lines: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = verdicts(&out);
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["summary"], "30 s");
     assert_eq!(lines[1]["violations"][0]["rule"], "malformed-doc");
@@ -110,10 +114,7 @@ fn a_line_that_is_not_utf8_is_refused_and_the_stream_goes_on() {
     input.extend_from_slice(OK.as_bytes());
     let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
     assert_eq!(code, Some(1));
-    let lines: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = verdicts(&out);
     assert!(lines[0]["violations"][0]["message"]
         .as_str()
         .unwrap()

@@ -85,6 +85,13 @@ impl Finding {
         }
     }
 
+    /// Its fix, when it may be applied without asking.
+    pub fn safe_fix(&self) -> Option<&Fix> {
+        self.fix
+            .as_ref()
+            .filter(|x| x.applicability == Applicability::Safe)
+    }
+
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

@@ -50,7 +50,7 @@ impl Pending<'_> {
     }
 
     /// Fill `contents`: the quote or span text of every citation object with a failing finding.
-    pub fn read_contents(&mut self, repo: &CodeRepo) {
+    pub fn read_contents(&mut self, repo: &CodeRepo, git: &git2::Repository) {
         let mut contents = Vec::new();
         for cite in self.units.iter().flat_map(|u| &u.cites) {
             let fs = self.findings_in(cite.span);
@@ -59,7 +59,10 @@ impl Pending<'_> {
             }
             let object = self.value.pointer(&cite.pointer).unwrap_or(&Value::Null);
             let quote = object.get("quote").and_then(Value::as_str);
-            contents.push((cite.pointer.clone(), ground::contents(repo, quote, &fs)));
+            contents.push((
+                cite.pointer.clone(),
+                ground::contents(repo, git, quote, &fs),
+            ));
         }
         self.contents = contents;
     }

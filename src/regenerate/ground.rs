@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use git2::Repository;
 use serde_json::Value;
 
 use crate::extract::json_spans::{self, Node};
@@ -98,14 +99,19 @@ const NEVER_MOVED: [RuleId; 4] = [
 /// The contents a failing citation cited, in the order they are looked for: the text of its span
 /// at the revision it was read at (normalised), then its quote; only its quote when the quote is
 /// what failed.
-pub fn contents(repo: &CodeRepo, quote: Option<&str>, findings: &[&Finding]) -> Vec<String> {
+pub fn contents(
+    repo: &CodeRepo,
+    git: &Repository,
+    quote: Option<&str>,
+    findings: &[&Finding],
+) -> Vec<String> {
     let quote = quote.map(normalize).filter(|q| !q.is_empty());
     // When the quote is what failed, the span was wrong and the quote is the evidence: only the
     // quote is looked for (the span's own text would anchor it where the quote is not).
     if findings.iter().any(|f| f.rule == RuleId::UnsupportedQuote) {
         return quote.into_iter().collect();
     }
-    let mut out: Vec<String> = [span_text(repo, findings), quote]
+    let mut out: Vec<String> = [span_text(repo, git, findings), quote]
         .into_iter()
         .flatten()
         .collect();
@@ -113,13 +119,13 @@ pub fn contents(repo: &CodeRepo, quote: Option<&str>, findings: &[&Finding]) -> 
     out
 }
 
-fn span_text(repo: &CodeRepo, findings: &[&Finding]) -> Option<String> {
+fn span_text(repo: &CodeRepo, git: &Repository, findings: &[&Finding]) -> Option<String> {
     let f = findings
         .iter()
         .find(|f| f.revision.is_some() && f.lines.is_some())?;
     let rev = git2::Oid::from_str(f.revision.as_deref()?).ok()?;
     let lines = f.lines?;
-    let FileAt::Text(text) = repo.file_at(&repo.worker(), rev, f.path.as_deref()?).ok()? else {
+    let FileAt::Text(text) = repo.file_at(git, rev, f.path.as_deref()?).ok()? else {
         return None;
     };
     let start = usize::try_from(lines.start).ok()?.max(1);

@@ -26,13 +26,6 @@ pub struct Failing<'r> {
     pub contents: Vec<String>,
 }
 
-/// Whether a finding comes with a safe fix.
-pub fn safe(f: &Finding) -> Option<&Fix> {
-    f.fix
-        .as_ref()
-        .filter(|x| x.applicability == Applicability::Safe)
-}
-
 /// The failing citations of Markdown docs that no safe fix moves and that can move on their own
 /// (not under a doc's front-matter pin), each with its contents to look for.
 pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
@@ -45,7 +38,7 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
         let Some(citation) = d.extracted.citations.iter().find(|c| c.span == f.span) else {
             continue;
         };
-        if safe(f).is_some() || (d.extracted.doc_pin.is_some() && citation.pin.is_none()) {
+        if f.safe_fix().is_some() || (d.extracted.doc_pin.is_some() && citation.pin.is_none()) {
             continue;
         }
         match out
@@ -61,9 +54,10 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
             }),
         }
     }
+    let git = repo.worker();
     for x in &mut out {
         let quote = x.citation.quote.as_ref().map(|q| q.text.as_str());
-        x.contents = ground::contents(repo, quote, &x.findings);
+        x.contents = ground::contents(repo, &git, quote, &x.findings);
     }
     out
 }
@@ -209,7 +203,7 @@ pub fn docs(
             .find(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end);
         let by = Moves {
             rewrite: paragraph::rewritten(rewrites, f),
-            fix: safe(f).or(moved),
+            fix: f.safe_fix().or(moved),
         };
         outcomes.push(outcome(report, f, by));
     }

@@ -81,8 +81,10 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
     let (mut pending, unwritable) = pending(&report);
+    // One handle for the serial reads of what failing citations cited.
+    let git = repo.worker();
     for p in &mut pending {
-        p.read_contents(&repo);
+        p.read_contents(&repo, &git);
     }
     let failing_md = markdown::failing(&repo, &report);
     let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
@@ -99,7 +101,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
     };
     if let Some(index) = &index {
-        retrieve(&repo, index, &docs, &mut pending, opts.top_k);
+        retrieve(&repo, &git, index, &docs, &mut pending, opts.top_k);
     }
     let ctx = answer::Ctx {
         repo: &repo,
@@ -185,13 +187,14 @@ fn assemble(
 /// Retrieve at the target for each pending answer (its own docs left out).
 fn retrieve(
     repo: &CodeRepo,
+    git: &git2::Repository,
     index: &Index,
     exclude: &Arc<HashSet<String>>,
     pending: &mut [answer::Pending],
     top_k: usize,
 ) {
     for p in pending {
-        let mut query = query(repo, p);
+        let mut query = query(repo, git, p);
         query.exclude = exclude.clone();
         p.chunks = index
             .search(&query, top_k)
@@ -292,7 +295,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
 
 /// What to retrieve for an answer: its `question` (else its summary and claims), the paths it
 /// cited, the definitions that enclosed its old spans, and its code literals.
-fn query(repo: &CodeRepo, p: &answer::Pending) -> Query {
+fn query(repo: &CodeRepo, git: &git2::Repository, p: &answer::Pending) -> Query {
     let v = &p.value;
     let mut text = String::new();
     let mut push = |s: Option<&str>| {
@@ -328,7 +331,7 @@ fn query(repo: &CodeRepo, p: &answer::Pending) -> Query {
             continue;
         };
         paths.insert(path.to_string());
-        if let Some(name) = enclosing(repo, f, path) {
+        if let Some(name) = enclosing(repo, git, f, path) {
             symbols.insert(name);
         }
     }
@@ -342,10 +345,10 @@ fn query(repo: &CodeRepo, p: &answer::Pending) -> Query {
 }
 
 /// The innermost definition that enclosed a finding's span at the revision it was read at.
-fn enclosing(repo: &CodeRepo, f: &Finding, path: &str) -> Option<String> {
+fn enclosing(repo: &CodeRepo, git: &git2::Repository, f: &Finding, path: &str) -> Option<String> {
     let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
     let line = usize::try_from(f.lines?.start).ok()?;
-    let FileAt::Text(text) = repo.file_at(&repo.worker(), rev, path).ok()? else {
+    let FileAt::Text(text) = repo.file_at(git, rev, path).ok()? else {
         return None;
     };
     Symbols::parse(path, &text)?

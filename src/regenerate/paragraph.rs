@@ -12,7 +12,7 @@ use super::llm::Client;
 use super::model::{self, Question, Spent};
 use super::prompt::Contract;
 use super::trace::Subject;
-use crate::model::{Applicability, DocKind, Finding, Fix, Report, Span};
+use crate::model::{DocKind, Finding, Fix, Report, Span};
 use crate::retrieve::{Index, Query};
 
 /// A paragraph of a Markdown doc that holds failing citations.
@@ -46,10 +46,7 @@ pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Pa
     let mut out: Vec<Paragraph> = Vec::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;
-        let safe = f
-            .fix
-            .as_ref()
-            .is_some_and(|x| x.applicability == Applicability::Safe);
+        let safe = f.safe_fix().is_some();
         // A citation re-anchored offline (its content found once elsewhere) is not asked about.
         let moved = relocated.get(&f.doc).is_some_and(|fixes| {
             fixes

@@ -147,6 +147,14 @@ fn compact(value: &Value) -> String {
     String::from_utf8(buf).unwrap_or_else(|_| value.to_string())
 }
 
+/// `, ` before every element but the first.
+fn comma<W: ?Sized + std::io::Write>(writer: &mut W, first: bool) -> std::io::Result<()> {
+    match first {
+        true => Ok(()),
+        false => writer.write_all(b", "),
+    }
+}
+
 /// serde_json's compact layout with `, ` and `: `.
 struct Spaced;
 
@@ -156,11 +164,7 @@ impl serde_json::ser::Formatter for Spaced {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        comma(writer, first)
     }
 
     fn begin_object_key<W: ?Sized + std::io::Write>(
@@ -168,11 +172,7 @@ impl serde_json::ser::Formatter for Spaced {
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        comma(writer, first)
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(
