@@ -1,5 +1,7 @@
 //! Discovery: the doc files to audit. Folders are walked honouring `.gitignore` (and skipping
 //! hidden files), keeping Markdown (`*.md`, `*.mdx`) and answer files (`*.json`, `*.jsonl`).
+//! Ignore rules apply to untracked files only, as in Git: a tracked doc that matches one is
+//! audited all the same.
 //! Files named explicitly are always audited (a symbolic link, a FIFO or a device among them is
 //! reported by the loader, never read).
 
@@ -23,10 +25,12 @@ pub struct DiscoverError {
 
 /// The docs under `paths`, sorted and without duplicates. Walked files must pass `wanted` (the
 /// configuration's include/exclude globs, over the path as walked); files named explicitly are
-/// always audited.
+/// always audited. `tracked`: the absolute paths of the files Git tracks (the index), found under
+/// a walked folder even where an ignore rule would skip them.
 pub fn discover(
     paths: &[PathBuf],
     wanted: &dyn Fn(&Path) -> bool,
+    tracked: &[PathBuf],
 ) -> Result<Vec<DocFile>, DiscoverError> {
     let mut out = Vec::new();
     for root in paths {
@@ -61,10 +65,31 @@ pub fn discover(
                 }
             }
         }
+        out.extend(tracked_under(root, tracked, wanted));
     }
     out.sort();
     out.dedup_by(|a, b| a.path == b.path);
     Ok(out)
+}
+
+/// The tracked docs under the folder `root`, named from it as the walk names files; hidden files
+/// and folders are skipped as the walk skips them, and only regular files are kept.
+fn tracked_under<'a>(
+    root: &'a Path,
+    tracked: &'a [PathBuf],
+    wanted: &'a dyn Fn(&Path) -> bool,
+) -> impl Iterator<Item = DocFile> + 'a {
+    let abs = root.canonicalize().ok();
+    tracked.iter().filter_map(move |t| {
+        let rel = t.strip_prefix(abs.as_ref()?).ok()?;
+        let hidden = rel
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+        let path = clean(&root.join(rel));
+        let kind = DocKind::from_path(&path)?;
+        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        (!hidden && regular && wanted(&path)).then_some(DocFile { path, kind })
+    })
 }
 
 fn clean(path: &Path) -> PathBuf {

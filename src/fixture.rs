@@ -18,7 +18,8 @@
 //! `file PATH` / `crlf PATH` (content: the lines up to the next directive; `crlf` writes CRLF line
 //! ends), `binary PATH` (content then NUL bytes), `bad-utf8 PATH` (content then bytes that are not
 //! UTF-8), `symlink PATH TARGET`, `submodule PATH SHA`, `delete PATH`, `tag NAME` (on the last commit),
-//! `remote NAME URL`, `untracked PATH` (written to disk, never committed), `parents LABEL…` (after
+//! `remote NAME URL`, `untracked PATH` (written to disk, never committed), `staged PATH` (written
+//! to disk and added to the index after the last commit, never committed), `parents LABEL…` (after
 //! `commit`: its parents, the first giving the tree it starts from; a branch or a merge; the last
 //! commit is always the branch's tip). `{{rev:LABEL}}` and
 //! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
@@ -87,6 +88,8 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
     let mut labels = Labels::new();
     let mut pending: Option<Pending> = None;
     let mut branched = false;
+    // `staged` files: written and added to the index after the last commit.
+    let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
     let mut lines = spec.lines().peekable();
     let mut count = 0i64;
     while let Some(line) = lines.next() {
@@ -125,6 +128,7 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
                     parents: None,
                 });
             }
+            "staged" => staged.push((arg1, substitute(&content(), &labels)?.into_bytes())),
             "file" | "crlf" | "untracked" | "binary" | "bad-utf8" => {
                 let op = file_op(verb, arg1, substitute(&content(), &labels)?);
                 ops_of(&mut pending, verb)?.push(op);
@@ -169,7 +173,26 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
         // Branch commits left other versions of files on disk: the work tree is the last commit's.
         repo.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))?;
     }
+    stage(&repo, dir, staged)?;
     Ok(labels)
+}
+
+/// Write `staged` files and add them to the index, after the last commit.
+fn stage(
+    repo: &Repository,
+    dir: &Path,
+    staged: Vec<(String, Vec<u8>)>,
+) -> Result<(), FixtureError> {
+    if staged.is_empty() {
+        return Ok(());
+    }
+    let mut index = repo.index()?;
+    for (path, bytes) in staged {
+        write_file(dir, &path, &bytes)?;
+        index.add_path(Path::new(&path))?;
+    }
+    index.write()?;
+    Ok(())
 }
 
 /// A file written by `file`, `crlf`, `untracked`, `binary` or `bad-utf8`.

@@ -5,32 +5,207 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use git2::Oid;
+use git2::{Oid, Repository};
 
-use super::plan::pin_of;
 use crate::check::{self, CiteFacts, Group, Needs};
 use crate::model::{AuditedDoc, CiteRef, PinSource};
-use crate::resolve::{blame, CodeRepo};
+use crate::resolve::blame::{self, Job, ObjectError};
+use crate::resolve::CodeRepo;
 
-/// The implied pin of every citation that has no pin of its own or of its doc (blame runs once
-/// per doc, for all of them).
-pub fn implied_pins(repo: &CodeRepo, target: Oid, docs: &[AuditedDoc]) -> HashMap<CiteRef, Oid> {
-    let unpinned: Vec<CiteRef> = docs
-        .iter()
-        .enumerate()
-        .flat_map(|(doc, d)| {
-            (0..d.extracted.citations.len())
-                .filter(move |&index| {
-                    pin_of(d, index).1 == PinSource::Target
-                        && d.citation(index).repo_path().is_some()
-                })
-                .map(move |index| CiteRef { doc, index })
-        })
-        .collect();
-    if unpinned.is_empty() {
-        return HashMap::new();
+/// An unpinned citation's implied pin: the code commit it is checked at, and the commit that
+/// wrote its line of the doc (the same commit, unless the doc lives in another repository).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Implied {
+    pub pin: Oid,
+    pub line_commit: Oid,
+}
+
+/// The implied pin of every citation that has no pin of its own or of its doc. All docs of the
+/// audited repository are blamed in one walk of its history; a doc Git never had (not at the
+/// target, not at HEAD, not in the index) costs no walk at all.
+pub fn implied_pins(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: &[AuditedDoc],
+) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
+    let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
+    for (doc, d) in docs.iter().enumerate() {
+        for index in 0..d.extracted.citations.len() {
+            if d.pin_of(index).1 == PinSource::Target && d.citation(index).repo_path().is_some() {
+                by_doc.entry(doc).or_default().push(CiteRef { doc, index });
+            }
+        }
     }
-    blame::implied_pins(repo, target, docs, &unpinned)
+    if by_doc.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let git = repo.worker();
+    let (here, elsewhere): (Vec<_>, Vec<_>) = by_doc
+        .into_iter()
+        .partition(|(doc, _)| docs[*doc].doc.repo_dir.is_some());
+    let names: Vec<&str> = here
+        .iter()
+        .map(|(d, _)| docs[*d].doc.name.as_str())
+        .collect();
+    let starts = blamed_from(&git, target, &names)?;
+    let mut out = HashMap::new();
+    let mut jobs = Vec::new();
+    let mut asked: Vec<&[CiteRef]> = Vec::new();
+    for ((doc, cites), start) in here.iter().zip(starts) {
+        if let Some(start) = start {
+            jobs.push(job(&docs[*doc], start, cites));
+            asked.push(cites);
+        }
+    }
+    for (cites, commits) in asked.into_iter().zip(blame::blame(&git, &jobs)?) {
+        for (c, commit) in cites.iter().zip(commits) {
+            if let Some(commit) = commit {
+                let implied = Implied {
+                    pin: commit,
+                    line_commit: commit,
+                };
+                out.insert(*c, implied);
+            }
+        }
+    }
+    for (doc, cites) in elsewhere {
+        out.extend(in_own_repository(&git, target, &docs[doc], &cites)?);
+    }
+    Ok(out)
+}
+
+fn job<'a>(d: &'a AuditedDoc, newest: Oid, cites: &[CiteRef]) -> Job<'a> {
+    Job {
+        path: d.doc.name.clone(),
+        newest,
+        text: d.doc.text.as_bytes(),
+        lines: cites
+            .iter()
+            .map(|c| d.doc.lines.line(d.citation(c.index).span.start))
+            .collect(),
+    }
+}
+
+/// The commit each doc is blamed from: the target when it holds the doc; else HEAD when it holds
+/// it (a wiki branch checked out and audited against another target); else, for a doc in the
+/// index, the last commit along the target's first parents that had it (one walk for all such
+/// docs); else none (a doc Git never had).
+pub fn blamed_from(
+    git: &Repository,
+    target: Oid,
+    paths: &[&str],
+) -> Result<Vec<Option<Oid>>, ObjectError> {
+    let head = git.head().ok().and_then(|h| h.target());
+    let index = git.index().ok();
+    let mut out = vec![None; paths.len()];
+    let mut gone: Vec<usize> = Vec::new();
+    for (i, path) in paths.iter().enumerate() {
+        if holds(git, target, path)? {
+            out[i] = Some(target);
+        } else if let Some(head) = head.filter(|h| holds(git, *h, path).unwrap_or(false)) {
+            out[i] = Some(head);
+        } else if index
+            .as_ref()
+            .is_some_and(|x| x.get_path(std::path::Path::new(path), 0).is_some())
+        {
+            gone.push(i);
+        }
+    }
+    if gone.is_empty() {
+        return Ok(out);
+    }
+    let mut walk = git
+        .revwalk()
+        .map_err(|e| ObjectError::new(target, "commit", &e))?;
+    walk.push(target)
+        .and_then(|_| walk.simplify_first_parent())
+        .map_err(|e| ObjectError::new(target, "commit", &e))?;
+    for commit in walk {
+        let commit = commit.map_err(|e| ObjectError::new(target, "commit", &e))?;
+        let mut left = Vec::with_capacity(gone.len());
+        for i in gone {
+            match holds(git, commit, paths[i])? {
+                true => out[i] = Some(commit),
+                false => left.push(i),
+            }
+        }
+        gone = left;
+        if gone.is_empty() {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `commit`'s tree has a blob at `path`.
+fn holds(git: &Repository, commit: Oid, path: &str) -> Result<bool, ObjectError> {
+    let tree = git
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(|e| ObjectError::new(commit, "commit", &e))?;
+    Ok(tree
+        .get_path(std::path::Path::new(path))
+        .is_ok_and(|e| e.kind() == Some(git2::ObjectType::Blob)))
+}
+
+/// A doc outside the code repository (a wiki clone next to it): blamed in its own repository
+/// from its HEAD; the implied pin is the newest code commit, along first parents from the
+/// target, whose commit time is not after that of the doc line's commit.
+fn in_own_repository(
+    git: &Repository,
+    target: Oid,
+    d: &AuditedDoc,
+    cites: &[CiteRef],
+) -> Result<Vec<(CiteRef, Implied)>, ObjectError> {
+    let Some((doc_git, rel)) = blame::own_repository(&d.doc.fs_path) else {
+        return Ok(Vec::new());
+    };
+    let Some(head) = doc_git.head().ok().and_then(|h| h.target()) else {
+        return Ok(Vec::new());
+    };
+    if !holds(&doc_git, head, &rel)? {
+        return Ok(Vec::new());
+    }
+    let mut job = job(d, head, cites);
+    job.path = rel;
+    let commits = blame::blame(&doc_git, std::slice::from_ref(&job))?;
+    let history = first_parent_times(git, target);
+    let mut out = Vec::new();
+    for (c, line_commit) in cites.iter().zip(commits.into_iter().flatten()) {
+        let Some(line_commit) = line_commit else {
+            continue;
+        };
+        let Ok(when) = doc_git.find_commit(line_commit).map(|c| c.time().seconds()) else {
+            continue;
+        };
+        if let Some((_, pin)) = history.iter().find(|(t, _)| *t <= when) {
+            out.push((
+                *c,
+                Implied {
+                    pin: *pin,
+                    line_commit,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// (commit time, commit) along first parents from `target`, newest first.
+fn first_parent_times(git: &Repository, target: Oid) -> Vec<(i64, Oid)> {
+    let mut out = Vec::new();
+    let Ok(mut walk) = git.revwalk() else {
+        return out;
+    };
+    if walk.push(target).is_err() || walk.simplify_first_parent().is_err() {
+        return out;
+    }
+    for oid in walk.flatten() {
+        if let Ok(c) = git.find_commit(oid) {
+            out.push((c.time().seconds(), oid));
+        }
+    }
+    out
 }
 
 /// Judge at the target the citations that did not hold at their implied pin.

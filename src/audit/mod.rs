@@ -53,10 +53,12 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         let name = name.unwrap_or_else(|| p.to_string_lossy().replace('\\', "/"));
         settings.config.wants_doc(&name)
     };
-    let mut files = discover::discover(&opts.paths, &wanted).map_err(|e| AuditError::Path {
-        path: e.path,
-        error: e.error,
-    })?;
+    let tracked = repo.tracked_files();
+    let mut files =
+        discover::discover(&opts.paths, &wanted, &tracked).map_err(|e| AuditError::Path {
+            path: e.path,
+            error: e.error,
+        })?;
     if let Some(shard) = opts.shard {
         files.retain(|f| shard.holds(&load::doc_name(&repo, &f.path)));
     }
@@ -105,6 +107,10 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
         };
         let mut report = check_docs(&repo, target, docs, &settings);
         settings.progress.finish();
+        let broken = repo.broken_objects();
+        if !broken.is_empty() {
+            return Err(AuditError::Objects(broken));
+        }
         report.selection = selection;
         // Links in reports go to --repo-url when given, else to the origin remote.
         let home = opts
@@ -196,7 +202,10 @@ pub fn check_docs(
         rules.on_doc(i, d, &mut findings);
     }
     let implied = match settings.history {
-        true => history::implied_pins(repo, target, &docs),
+        true => history::implied_pins(repo, target, &docs).unwrap_or_else(|e| {
+            repo.broken_object(e);
+            HashMap::new()
+        }),
         false => HashMap::new(),
     };
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);

@@ -97,11 +97,22 @@ impl std::str::FromStr for Shard {
 /// A run that could not be made at all (exit code 2).
 #[derive(Debug)]
 pub enum AuditError {
-    Repo { path: PathBuf, error: String },
-    Rev { rev: String, message: String },
-    Path { path: PathBuf, error: String },
+    Repo {
+        path: PathBuf,
+        error: String,
+    },
+    Rev {
+        rev: String,
+        message: String,
+    },
+    Path {
+        path: PathBuf,
+        error: String,
+    },
     Threads(String),
     Config(ConfigError),
+    /// Objects the audit needed that the object database cannot give.
+    Objects(Vec<crate::resolve::repo::ObjectError>),
 }
 
 impl std::fmt::Display for AuditError {
@@ -114,8 +125,35 @@ impl std::fmt::Display for AuditError {
             AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
             AuditError::Threads(e) => write!(f, "worker threads: {e}"),
             AuditError::Config(e) => write!(f, "{e}"),
+            AuditError::Objects(objects) => broken_objects(f, objects),
         }
     }
 }
 
 impl std::error::Error for AuditError {}
+
+/// Name every object that could not be read, and how to get the missing ones.
+fn broken_objects(
+    f: &mut std::fmt::Formatter<'_>,
+    objects: &[crate::resolve::repo::ObjectError],
+) -> std::fmt::Result {
+    write!(f, "the object database cannot give what the docs cite:")?;
+    for o in objects {
+        write!(f, "\n  {o}")?;
+    }
+    if objects.iter().any(|o| o.missing) {
+        write!(
+            f,
+            "\nhelp: a partial clone (`git clone --filter=blob:none`) lacks these objects and \
+             citegate does not fetch; fetch them with `git fetch --refetch origin` (or clone \
+             without `--filter`) and run again"
+        )?;
+    }
+    if objects.iter().any(|o| !o.missing) {
+        write!(
+            f,
+            "\nhelp: a corrupt object: `git fsck` names the damage; fetch the repository again"
+        )?;
+    }
+    Ok(())
+}

@@ -6,27 +6,12 @@ use std::collections::HashMap;
 
 use git2::{Oid, Repository};
 
+use super::history::Implied;
 use crate::check::Group;
 use crate::model::{AuditedDoc, CiteRef, Finding, PinSource};
 use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
-
-/// A citation's own or doc-level pin, and where it came from.
-pub fn pin_of(d: &AuditedDoc, index: usize) -> (Option<&str>, PinSource) {
-    let c = d.citation(index);
-    if let Some(p) = c.pin.as_deref() {
-        return (Some(p), PinSource::Citation);
-    }
-    let doc_pin = c
-        .answer
-        .and_then(|a| d.extracted.answers[a].pin.as_deref())
-        .or(d.extracted.doc_pin.as_deref());
-    match doc_pin {
-        Some(p) => (Some(p), PinSource::Doc),
-        None => (None, PinSource::Target),
-    }
-}
 
 /// Drop the tentative citations (a bare `dir/name:3` whose file name has no extension) whose path
 /// names nothing at the target: they were model IDs or URL paths, not citations. A path that is
@@ -73,7 +58,7 @@ pub fn plan(
     git: &Repository,
     target: Oid,
     docs: &[AuditedDoc],
-    implied: &HashMap<CiteRef, Oid>,
+    implied: &HashMap<CiteRef, Implied>,
     rules: &Rules<'_>,
 ) -> Plan {
     let mut findings = Vec::new();
@@ -85,7 +70,7 @@ pub fn plan(
     let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.iter().enumerate() {
-            let (pin, source) = pin_of(d, ci);
+            let (pin, source) = d.pin_of(ci);
             let commit = match pin {
                 None => Ok(target),
                 Some(p) => revs
@@ -107,7 +92,7 @@ pub fn plan(
             let Some((commit, path)) = next else { continue };
             let cite = CiteRef { doc: di, index: ci };
             let (commit, source) = match implied.get(&cite) {
-                Some(&pin) if pin != target => {
+                Some(&Implied { pin, .. }) if pin != target => {
                     let same = *same
                         .entry((pin, path))
                         .or_insert_with(|| same_blob(&mut trees, pin, target, path));

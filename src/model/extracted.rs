@@ -1,7 +1,7 @@
 //! What extraction found in one doc: citations, claims, answers, source lists and the problems that
 //! kept parts of the doc from being read. Facts only: no rule decides anything here.
 
-use super::citation::{Citation, LineRange};
+use super::citation::{Citation, LineRange, PinSource};
 use super::doc::Doc;
 use super::span::Span;
 use crate::registry::RuleId;
@@ -164,6 +164,22 @@ impl AuditedDoc {
 
     pub fn citation(&self, index: usize) -> &Citation {
         &self.extracted.citations[index]
+    }
+
+    /// A citation's own or doc-level pin, and where it came from.
+    pub fn pin_of(&self, index: usize) -> (Option<&str>, PinSource) {
+        let c = self.citation(index);
+        if let Some(p) = c.pin.as_deref() {
+            return (Some(p), PinSource::Citation);
+        }
+        let doc_pin = c
+            .answer
+            .and_then(|a| self.extracted.answers[a].pin.as_deref())
+            .or(self.extracted.doc_pin.as_deref());
+        match doc_pin {
+            Some(p) => (Some(p), PinSource::Doc),
+            None => (None, PinSource::Target),
+        }
     }
 }
 

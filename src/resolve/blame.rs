@@ -1,205 +1,368 @@
-//! Implied pins: a citation with no pin, in a doc tracked by Git, was written for the commit that
-//! wrote its line of the doc. That commit is found as `git blame` finds it, following every parent
-//! (a doc written on a branch and merged is attributed to the branch commit that wrote the line,
-//! not to the merge), once per doc for all its citations.
+//! Blame, as `git blame` computes it with default options: the commit that wrote each line of a
+//! doc. It is how an unpinned citation gets its implied pin (see [`crate::audit::history`]).
 //!
-//! The doc is blamed from the target when it exists there, else from the last commit along the
-//! target's first parents that had it (a doc deleted at the target). Lines not in that commit's doc
-//! (uncommitted edits) have no implied pin: they resolve at the target.
+//! Starting from the commit a doc is blamed from, each line is passed back through the history:
+//! to a parent whose doc is the same blob (all lines at once, nothing read), else, parent by
+//! parent in order, to the first parent the line is unchanged from in the diff parent → commit
+//! (Myers with the indent heuristic, git's default, through `gix-imara-diff`). A line no parent
+//! passes it on to was written by that commit. A doc missing in a parent is looked for under its
+//! old name there (git's whole-file rename detection). The doc as it is on disk is diffed against
+//! the blamed commit's the same way: lines that commit does not hold (uncommitted edits) have no
+//! commit.
 //!
-//! A doc in another repository (a wiki clone next to the code) is blamed in its own repository;
-//! the citation's implied pin is then the newest code commit (first parents from the target) whose
-//! commit time is not after the time of the doc line's commit.
+//! All docs are blamed in one walk of the history, newest commit first: a commit is read once for
+//! every doc that passes through it, and what is kept is only the lines in flight, by the commit
+//! that holds them now. Nothing read is memoised across commits, so memory is bounded by the doc
+//! versions in flight, not by the length of the history.
 
-use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
-use std::sync::OnceLock;
 
-use git2::{Oid, Repository};
+use git2::{ObjectType, Oid, Repository};
+use gix_imara_diff::{Algorithm, Diff, InternedInput};
 
-use rayon::prelude::*;
+pub use super::repo::ObjectError;
+use super::repo::{renames_between, Renames};
 
-use super::trees::Trees;
-use super::CodeRepo;
-use crate::model::{AuditedDoc, CiteRef};
-
-/// The implied pin of each citation that has one. Docs are blamed in parallel, each worker with
-/// its own repository handle and memo.
-pub fn implied_pins(
-    repo: &CodeRepo,
-    target: Oid,
-    docs: &[AuditedDoc],
-    cites: &[CiteRef],
-) -> HashMap<CiteRef, Oid> {
-    let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
-    for c in cites {
-        by_doc.entry(c.doc).or_default().push(*c);
-    }
-    let by_doc: Vec<(usize, Vec<CiteRef>)> = by_doc.into_iter().collect();
-    let history: OnceLock<Vec<(i64, Oid)>> = OnceLock::new();
-    by_doc
-        .par_iter()
-        .map_init(
-            || Trees::new(repo.worker()),
-            |trees, (doc, cites)| doc_pins(trees, target, &docs[*doc], cites, &history),
-        )
-        .flatten()
-        .collect()
+/// One doc to blame.
+#[derive(Debug, Clone)]
+pub struct Job<'a> {
+    /// The doc's path in the repository, `/`-separated.
+    pub path: String,
+    /// The commit to blame from (it holds the doc).
+    pub newest: Oid,
+    /// The doc's text as it is on disk (or in the editor).
+    pub text: &'a [u8],
+    /// The 1-based lines whose commit is asked for.
+    pub lines: Vec<usize>,
 }
 
-/// The implied pins of one doc's citations.
-fn doc_pins(
-    trees: &mut Trees,
-    target: Oid,
-    d: &AuditedDoc,
-    cites: &[CiteRef],
-    history: &OnceLock<Vec<(i64, Oid)>>,
-) -> Vec<(CiteRef, Oid)> {
-    let lines: Vec<(CiteRef, usize)> = cites
-        .iter()
-        .map(|c| (*c, d.doc.lines.line(d.citation(c.index).span.start)))
-        .collect();
-    if d.doc.repo_dir.is_some() {
-        let Some(newest) = last_with(trees, target, &d.doc.name) else {
-            return Vec::new();
-        };
-        return Blame::new(trees, &d.doc.name).lines(newest, d.doc.text.as_bytes(), &lines);
-    }
-    // A doc outside the code repository: blame it where it lives, then map times.
-    let Some((doc_repo, rel)) = own_repository(&d.doc.fs_path) else {
-        return Vec::new();
+/// The commit that wrote each asked line of each job (`None`: a line the job's `newest` commit
+/// does not hold, or a line number past the text), in the order of `job.lines`.
+pub fn blame(git: &Repository, jobs: &[Job<'_>]) -> Result<Vec<Vec<Option<Oid>>>, ObjectError> {
+    let mut walk = Walk {
+        git,
+        queue: BinaryHeap::new(),
+        pending: HashMap::new(),
+        out: jobs.iter().map(|j| vec![None; j.lines.len()]).collect(),
+        renames: None,
     };
-    let Some(newest) = doc_repo.head().ok().and_then(|h| h.target()) else {
-        return Vec::new();
-    };
-    let mut doc_trees = Trees::new(doc_repo);
-    let blamed = Blame::new(&mut doc_trees, &rel).lines(newest, d.doc.text.as_bytes(), &lines);
-    let history = history.get_or_init(|| first_parent_history(trees.git(), target));
-    blamed
-        .into_iter()
-        .filter_map(|(c, doc_commit)| {
-            let when = doc_trees
-                .git()
-                .find_commit(doc_commit)
-                .ok()?
-                .time()
-                .seconds();
-            let (_, code_commit) = history.iter().find(|(t, _)| *t <= when)?;
-            Some((c, *code_commit))
-        })
-        .collect()
-}
-
-/// The newest commit, along the first parents of `target`, whose tree holds `path`.
-fn last_with(trees: &mut Trees, target: Oid, path: &str) -> Option<Oid> {
-    if trees.entry(target, path).is_some() {
-        return Some(target);
+    for (i, job) in jobs.iter().enumerate() {
+        walk.start(i, job)?;
     }
-    let mut walk = trees.git().revwalk().ok()?;
-    walk.push(target).ok()?;
-    walk.simplify_first_parent().ok()?;
-    let chain: Vec<Oid> = walk.flatten().collect();
-    chain.into_iter().find(|c| trees.entry(*c, path).is_some())
-}
-
-/// Blame by line content over the commit graph, for one doc path, with what it read cached.
-struct Blame<'t> {
-    trees: &'t mut Trees,
-    path: &'t str,
-    /// The lines of each doc blob read.
-    lines_of: HashMap<Oid, HashSet<Vec<u8>>>,
-}
-
-impl<'t> Blame<'t> {
-    fn new(trees: &'t mut Trees, path: &'t str) -> Self {
-        Blame {
-            trees,
-            path,
-            lines_of: HashMap::new(),
-        }
-    }
-
-    /// Whether the doc blob `blob` holds exactly this line.
-    fn has(&mut self, blob: Option<Oid>, line: &[u8]) -> bool {
-        let Some(blob) = blob else {
-            return false;
+    while let Some((_, commit)) = walk.queue.pop() {
+        let Some(suspects) = walk.pending.remove(&commit) else {
+            continue;
         };
-        let git = self.trees.git();
-        let lines = self.lines_of.entry(blob).or_insert_with(|| {
-            let content = git.find_blob(blob).map(|b| b.content().to_vec());
-            content
-                .unwrap_or_default()
-                .split(|&b| b == b'\n')
-                .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
-                .collect()
-        });
-        lines.contains(line)
+        walk.step(commit, suspects)?;
     }
+    Ok(walk.out)
+}
 
-    /// The commit that wrote each line (1-based) of the doc as it is on disk (`buffer`), blaming
-    /// from `newest`: from a commit that holds the line, blame passes to a parent whose doc is the
-    /// same blob (all lines at once, nothing read), else to the first parent that holds the line;
-    /// the commit none of whose parents holds it wrote it. Lines that `newest` does not hold
-    /// (uncommitted edits) have none. Lines are matched by text, so a citation line moved within
-    /// its doc keeps its pin.
-    fn lines(
-        &mut self,
-        newest: Oid,
-        buffer: &[u8],
-        lines: &[(CiteRef, usize)],
-    ) -> Vec<(CiteRef, Oid)> {
-        let disk: Vec<&[u8]> = buffer
-            .split(|&b| b == b'\n')
-            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+/// Lines of one doc held by one commit, still to be passed on.
+#[derive(Debug)]
+struct Suspect {
+    job: usize,
+    path: String,
+    blob: Oid,
+    /// The trees from the root down to the doc's folder, in the commit that holds it now: a
+    /// parent whose tree on this path is the same has the same blob, without reading further.
+    trees: Vec<Oid>,
+    /// The lines of `blob` still in flight.
+    lines: Lines,
+}
+
+/// A parent's version of a suspect's doc.
+#[derive(Debug, Clone)]
+struct Origin {
+    parent: Oid,
+    path: String,
+    blob: Oid,
+    trees: Vec<Oid>,
+}
+
+struct Walk<'g> {
+    git: &'g Repository,
+    /// Commits holding lines in flight, newest first (by commit time, then ID).
+    queue: BinaryHeap<(i64, Oid)>,
+    pending: HashMap<Oid, Vec<Suspect>>,
+    out: Vec<Vec<Option<Oid>>>,
+    /// The renames of the last pair of trees diffed: the docs added by one commit share them.
+    renames: Option<((Oid, Oid), Renames)>,
+}
+
+impl Walk<'_> {
+    /// Map the asked lines of the text on disk onto the blob at `newest` and put them in flight.
+    fn start(&mut self, i: usize, job: &Job<'_>) -> Result<(), ObjectError> {
+        let commit = self.commit(job.newest)?;
+        let (tree, time) = (commit.tree_id(), commit.time().seconds());
+        drop(commit);
+        let Some((blob, trees)) = self.lookup(tree, &job.path, None)? else {
+            return Ok(());
+        };
+        let count = line_count(job.text);
+        let asked: Vec<(u32, u32)> = job
+            .lines
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, &l)| Some((u32::try_from(l.checked_sub(1)?).ok()?, slot as u32)))
+            .filter(|(l, _)| *l < count)
             .collect();
-        let path = self.path;
-        // Lines still being blamed, by the commit that holds them now.
-        let mut open: BTreeMap<Oid, Vec<(CiteRef, &[u8])>> = BTreeMap::new();
-        let at_newest = self.trees.entry(newest, path);
-        // The doc on disk is the committed blob (the usual case): every line is there, nothing to
-        // read; else (uncommitted edits) each line is looked for.
-        let committed = at_newest.is_some()
-            && git2::Oid::hash_object(git2::ObjectType::Blob, buffer).ok() == at_newest;
-        for (c, l) in lines {
-            let Some(text) = l.checked_sub(1).and_then(|i| disk.get(i)) else {
-                continue;
-            };
-            if committed || self.has(at_newest, text) {
-                open.entry(newest).or_default().push((*c, text));
-            }
+        let committed = Oid::hash_object(ObjectType::Blob, job.text).ok() == Some(blob);
+        let lines = if committed {
+            asked
+        } else {
+            let old = self.blob(blob)?;
+            pass(&old, job.text, sorted(asked)).0
+        };
+        let suspect = Suspect {
+            job: i,
+            path: job.path.clone(),
+            blob,
+            trees,
+            lines: sorted(lines),
+        };
+        self.hold(job.newest, time, suspect);
+        Ok(())
+    }
+
+    /// Put lines in flight at `commit`, merged with the same doc's lines already there.
+    fn hold(&mut self, commit: Oid, time: i64, suspect: Suspect) {
+        if suspect.lines.is_empty() {
+            return;
         }
-        let mut done = Vec::new();
-        while let Some((commit, entries)) = open.pop_first() {
-            let blob = self.trees.entry(commit, path);
-            let parents: Vec<(Oid, Option<Oid>)> = self
-                .trees
-                .parents(commit)
-                .into_iter()
-                .map(|p| (p, self.trees.entry(p, path)))
-                .collect();
-            if let Some((same, _)) = parents.iter().find(|(_, b)| *b == blob) {
-                // The usual case: the doc did not change; the whole group moves, nothing copied.
-                match open.entry(*same) {
-                    Entry::Vacant(slot) => {
-                        slot.insert(entries);
+        match self.pending.entry(commit) {
+            Entry::Vacant(slot) => {
+                self.queue.push((time, commit));
+                slot.insert(vec![suspect]);
+            }
+            Entry::Occupied(mut slot) => {
+                let held = slot.get_mut();
+                match held
+                    .iter_mut()
+                    .find(|s| s.job == suspect.job && s.path == suspect.path)
+                {
+                    Some(same) => {
+                        same.lines.extend(suspect.lines);
+                        same.lines.sort_unstable();
                     }
-                    Entry::Occupied(mut slot) => slot.get_mut().extend(entries),
-                }
-                continue;
-            }
-            for (cite, text) in entries {
-                match parents.iter().find(|(_, b)| self.has(*b, text)) {
-                    Some((p, _)) => open.entry(*p).or_default().push((cite, text)),
-                    None => done.push((cite, commit)),
+                    None => held.push(suspect),
                 }
             }
         }
-        done
+    }
+
+    /// Pass every suspect of `commit` to its parents; what no parent takes, `commit` wrote.
+    fn step(&mut self, commit: Oid, suspects: Vec<Suspect>) -> Result<(), ObjectError> {
+        let c = self.commit(commit)?;
+        let tree = c.tree_id();
+        let parent_ids: Vec<Oid> = c.parent_ids().collect();
+        drop(c);
+        let mut parents = Vec::new();
+        for p in parent_ids {
+            match self.git.find_commit(p) {
+                Ok(pc) => parents.push((p, pc.tree_id(), pc.time().seconds())),
+                // Past a shallow clone's boundary the history is not there: like git, the
+                // boundary commit wrote what it holds.
+                Err(_) if self.git.is_shallow() => {}
+                Err(e) => return Err(ObjectError::new(p, "commit", &e)),
+            }
+        }
+        for s in suspects {
+            self.pass_suspect(commit, tree, &parents, s)?;
+        }
+        Ok(())
+    }
+
+    fn pass_suspect(
+        &mut self,
+        commit: Oid,
+        tree: Oid,
+        parents: &[(Oid, Oid, i64)],
+        mut s: Suspect,
+    ) -> Result<(), ObjectError> {
+        let time_of = |p: Oid| parents.iter().find(|x| x.0 == p).map_or(0, |x| x.2);
+        let mut origins: Vec<Option<Origin>> = Vec::with_capacity(parents.len());
+        for &(p, ptree, _) in parents {
+            let found = self.lookup(ptree, &s.path, Some((&s.trees, s.blob)))?;
+            origins.push(found.map(|(blob, trees)| Origin {
+                parent: p,
+                path: s.path.clone(),
+                blob,
+                trees,
+            }));
+        }
+        // Not found under its own name: looked for under the name it was renamed from.
+        for (i, &(p, ptree, _)) in parents.iter().enumerate() {
+            if origins[i].is_none() {
+                origins[i] = self.renamed_from(p, ptree, tree, &s.path)?;
+            }
+        }
+        if let Some(same) = origins.iter().flatten().find(|o| o.blob == s.blob) {
+            let o = same.clone();
+            s.path = o.path;
+            s.trees = o.trees;
+            self.hold(o.parent, time_of(o.parent), s);
+            return Ok(());
+        }
+        let mut seen: Vec<Oid> = Vec::new();
+        let mut text: Option<Vec<u8>> = None;
+        for o in origins.into_iter().flatten() {
+            if seen.contains(&o.blob) || s.lines.is_empty() {
+                continue;
+            }
+            seen.push(o.blob);
+            if text.is_none() {
+                text = Some(self.blob(s.blob)?);
+            }
+            let old = self.blob(o.blob)?;
+            let (passed, kept) = pass(&old, text.as_deref().unwrap_or_default(), s.lines);
+            s.lines = kept;
+            let to = Suspect {
+                job: s.job,
+                path: o.path,
+                blob: o.blob,
+                trees: o.trees,
+                lines: passed,
+            };
+            self.hold(o.parent, time_of(o.parent), to);
+        }
+        for (_, slot) in s.lines {
+            self.out[s.job][slot as usize] = Some(commit);
+        }
+        Ok(())
+    }
+
+    fn commit(&self, id: Oid) -> Result<git2::Commit<'_>, ObjectError> {
+        self.git
+            .find_commit(id)
+            .map_err(|e| ObjectError::new(id, "commit", &e))
+    }
+
+    fn blob(&self, id: Oid) -> Result<Vec<u8>, ObjectError> {
+        self.git
+            .find_blob(id)
+            .map(|b| b.content().to_vec())
+            .map_err(|e| ObjectError::new(id, "blob", &e))
+    }
+
+    /// The blob at `path` under the tree `root`, and the trees on its way. `known`: the same
+    /// path's trees and blob in another commit; where a tree on the way is the same, so is the
+    /// blob.
+    fn lookup(
+        &self,
+        root: Oid,
+        path: &str,
+        known: Option<(&[Oid], Oid)>,
+    ) -> Result<Option<(Oid, Vec<Oid>)>, ObjectError> {
+        let mut trees = Vec::new();
+        let mut at = root;
+        let names: Vec<&str> = path.split('/').collect();
+        for (depth, name) in names.iter().enumerate() {
+            if let Some((known_trees, known_blob)) = known {
+                if known_trees.get(depth) == Some(&at) {
+                    trees.extend_from_slice(&known_trees[depth..]);
+                    return Ok(Some((known_blob, trees)));
+                }
+            }
+            trees.push(at);
+            let tree = self
+                .git
+                .find_tree(at)
+                .map_err(|e| ObjectError::new(at, "tree", &e))?;
+            let Some(entry) = tree.get_name(name) else {
+                return Ok(None);
+            };
+            let last = depth + 1 == names.len();
+            match (last, entry.kind()) {
+                (true, Some(ObjectType::Blob)) => return Ok(Some((entry.id(), trees))),
+                (false, Some(ObjectType::Tree)) => at = entry.id(),
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The doc's version in `parent` under the name it had before `commit` renamed it.
+    fn renamed_from(
+        &mut self,
+        parent: Oid,
+        parent_tree: Oid,
+        tree: Oid,
+        path: &str,
+    ) -> Result<Option<Origin>, ObjectError> {
+        let key = (parent_tree, tree);
+        if self.renames.as_ref().is_none_or(|(k, _)| *k != key) {
+            let found = renames_between(self.git, parent_tree, tree)
+                .map_err(|e| ObjectError::new(parent, "commit", &e))?;
+            self.renames = Some((key, found));
+        }
+        let renames = self.renames.as_ref().map(|(_, r)| r);
+        let Some(old) = renames.and_then(|r| r.iter().find(|(_, new)| new.as_str() == path)) else {
+            return Ok(None);
+        };
+        let old = old.0.clone();
+        Ok(self
+            .lookup(parent_tree, &old, None)?
+            .map(|(blob, trees)| Origin {
+                parent,
+                path: old.clone(),
+                blob,
+                trees,
+            }))
     }
 }
 
-fn own_repository(path: &Path) -> Option<(Repository, String)> {
+/// (0-based line in a blob, index in the job's answer), sorted by line.
+type Lines = Vec<(u32, u32)>;
+
+fn sorted(mut lines: Lines) -> Lines {
+    lines.sort_unstable();
+    lines
+}
+
+fn line_count(text: &[u8]) -> u32 {
+    let newlines = memchr::memchr_iter(b'\n', text).count();
+    let last = usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+    u32::try_from(newlines + last).unwrap_or(u32::MAX)
+}
+
+/// Split `lines` (0-based lines of `new`, sorted) into those unchanged from `old`, renumbered as
+/// lines of `old`, and those the diff `old` → `new` changed. The diff is git's default: Myers
+/// with the indent heuristic, lines compared with their line ends.
+fn pass(old: &[u8], new: &[u8], lines: Lines) -> (Lines, Lines) {
+    let input = InternedInput::new(old, new);
+    let mut diff = Diff::compute(Algorithm::Myers, &input);
+    diff.postprocess_lines(&input);
+    let mut passed = Vec::new();
+    let mut kept = Vec::new();
+    let mut hunks = diff.hunks().peekable();
+    // Lines of `new` before the current hunk map to `old` by this offset.
+    let mut offset: i64 = 0;
+    for (line, slot) in lines {
+        while let Some(h) = hunks.peek() {
+            if h.after.end <= line {
+                offset += i64::from(h.before.len() as u32) - i64::from(h.after.len() as u32);
+                hunks.next();
+            } else {
+                break;
+            }
+        }
+        match hunks.peek() {
+            Some(h) if h.after.contains(&line) => kept.push((line, slot)),
+            _ => match u32::try_from(i64::from(line) + offset) {
+                Ok(l) if (l as usize) < input.before.len() => passed.push((l, slot)),
+                _ => kept.push((line, slot)),
+            },
+        }
+    }
+    (passed, kept)
+}
+
+/// The repository holding `path` and the path inside its work tree, for a doc that is not in the
+/// audited repository (a wiki clone next to the code).
+pub fn own_repository(path: &Path) -> Option<(Repository, String)> {
     let abs = path.canonicalize().ok()?;
     let repo = Repository::discover(abs.parent()?).ok()?;
     let workdir = repo.workdir()?.canonicalize().ok()?;
@@ -211,19 +374,44 @@ fn own_repository(path: &Path) -> Option<(Repository, String)> {
     Some((repo, rel))
 }
 
-/// (commit time, commit) along first parents from `target`, newest first.
-fn first_parent_history(git: &Repository, target: Oid) -> Vec<(i64, Oid)> {
-    let mut out = Vec::new();
-    let Ok(mut walk) = git.revwalk() else {
-        return out;
-    };
-    if walk.push(target).is_err() || walk.simplify_first_parent().is_err() {
-        return out;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(old: &str, new: &str, lines: &[u32]) -> (Vec<u32>, Vec<u32>) {
+        let asked = lines.iter().map(|&l| (l, l)).collect();
+        let (p, k) = pass(old.as_bytes(), new.as_bytes(), asked);
+        (
+            p.into_iter().map(|(l, _)| l).collect(),
+            k.into_iter().map(|(_, s)| s).collect(),
+        )
     }
-    for oid in walk.flatten() {
-        if let Ok(c) = git.find_commit(oid) {
-            out.push((c.time().seconds(), oid));
-        }
+
+    #[test]
+    fn unchanged_lines_pass_renumbered_and_changed_ones_stay() {
+        let old = "a\nb\nc\nd\n";
+        let new = "x\na\nb\nC\nd\n";
+        // x is new, a b move down one, C replaced c, d is unchanged.
+        assert_eq!(run(old, new, &[0, 1, 2, 3, 4]), (vec![0, 1, 3], vec![0, 3]));
     }
-    out
+
+    #[test]
+    fn a_pure_deletion_shifts_the_lines_below_it() {
+        let (passed, kept) = run("a\nb\nc\n", "a\nc\n", &[0, 1]);
+        assert_eq!((passed, kept), (vec![0, 2], vec![]));
+    }
+
+    #[test]
+    fn a_last_line_without_its_line_end_is_a_changed_line() {
+        let (passed, kept) = run("a\nb", "a\nb\n", &[0, 1]);
+        assert_eq!((passed, kept), (vec![0], vec![1]));
+    }
+
+    #[test]
+    fn counts_lines_like_git() {
+        assert_eq!(line_count(b""), 0);
+        assert_eq!(line_count(b"a"), 1);
+        assert_eq!(line_count(b"a\n"), 1);
+        assert_eq!(line_count(b"a\nb"), 2);
+    }
 }

@@ -36,6 +36,9 @@ pub struct CodeRepo {
     target: std::sync::OnceLock<Oid>,
     /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
     folders: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
+    /// by ID: the run fails on them rather than report the docs wrongly.
+    broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
 }
 
 /// The submodule a missing path would be inside, if one of its parent folders is one.
@@ -55,7 +58,7 @@ fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
 }
 
 /// The renames of one diff: old path → new path.
-type Renames = HashMap<String, String>;
+pub type Renames = HashMap<String, String>;
 
 /// Why a revision did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +81,41 @@ impl RevError {
                 None,
             ),
             RevError::NotACommit => (format!("revision `{rev}` is not a commit"), None),
+        }
+    }
+}
+
+/// An object the history needs that the object database cannot give: missing (a partial clone)
+/// or corrupt. Blame never guesses past one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectError {
+    pub id: Oid,
+    /// `commit`, `tree` or `blob`.
+    pub kind: &'static str,
+    pub missing: bool,
+    pub message: String,
+}
+
+impl std::fmt::Display for ObjectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = if self.missing {
+            "missing"
+        } else {
+            "unreadable"
+        };
+        write!(f, "{} {} is {state}: {}", self.kind, self.id, self.message)
+    }
+}
+
+impl std::error::Error for ObjectError {}
+
+impl ObjectError {
+    pub fn new(id: Oid, kind: &'static str, e: &git2::Error) -> Self {
+        ObjectError {
+            id,
+            kind,
+            missing: e.code() == git2::ErrorCode::NotFound,
+            message: e.message().to_string(),
         }
     }
 }
@@ -134,7 +172,42 @@ impl CodeRepo {
             target_blobs: Mutex::new(HashMap::new()),
             target: std::sync::OnceLock::new(),
             folders: Mutex::new(HashMap::new()),
+            broken: Mutex::new(std::collections::BTreeMap::new()),
         })
+    }
+
+    /// Record an object that could not be read.
+    pub fn broken_object(&self, e: ObjectError) {
+        self.broken
+            .lock()
+            .expect("broken lock")
+            .entry(e.id)
+            .or_insert(e);
+    }
+
+    /// The objects that could not be read so far, by ID.
+    pub fn broken_objects(&self) -> Vec<ObjectError> {
+        self.broken
+            .lock()
+            .expect("broken lock")
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// The files Git tracks (the index), as absolute paths in the work tree; none in a bare
+    /// repository or when the index cannot be read.
+    pub fn tracked_files(&self) -> Vec<PathBuf> {
+        let (Some(workdir), Ok(git)) = (&self.workdir, self.open()) else {
+            return Vec::new();
+        };
+        let Ok(index) = git.index() else {
+            return Vec::new();
+        };
+        index
+            .iter()
+            .filter_map(|e| std::str::from_utf8(&e.path).ok().map(|p| workdir.join(p)))
+            .collect()
     }
 
     /// A handle for this thread.
@@ -206,7 +279,11 @@ impl CodeRepo {
         commit: Oid,
         path: &str,
     ) -> Result<FileAt, git2::Error> {
-        let tree = repo.find_commit(commit)?.tree()?;
+        let tree = repo.find_commit(commit)?.tree().inspect_err(|e| {
+            if let Ok(c) = repo.find_commit(commit) {
+                self.broken_object(ObjectError::new(c.tree_id(), "tree", e));
+            }
+        })?;
         let entry = match tree.get_path(Path::new(path)) {
             Ok(e) => e,
             Err(e) if e.code() == git2::ErrorCode::NotFound => {
@@ -215,7 +292,11 @@ impl CodeRepo {
                     None => FileAt::Missing,
                 })
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                // A folder on the way that cannot be read: the path's existence is unknown.
+                self.broken_object(ObjectError::new(tree.id(), "tree", &e));
+                return Err(e);
+            }
         };
         Ok(match entry.filemode() {
             0o040000 => FileAt::Directory,
@@ -228,11 +309,15 @@ impl CodeRepo {
                 }
                 // The size is read from the object's header: a huge blob that compresses well
                 // (512 MiB in 676 KB) is refused without being inflated.
-                let (size, _) = repo.odb()?.read_header(id)?;
+                let unreadable = |e: git2::Error| {
+                    self.broken_object(ObjectError::new(id, "blob", &e));
+                    e
+                };
+                let (size, _) = repo.odb()?.read_header(id).map_err(unreadable)?;
                 if size > MAX_BLOB_BYTES {
                     return Ok(FileAt::TooLarge(size));
                 }
-                let blob = repo.find_blob(id)?;
+                let blob = repo.find_blob(id).map_err(unreadable)?;
                 let content = blob.content();
                 if content[..content.len().min(8000)].contains(&0) {
                     // Git's own test for binary content: a NUL in the first 8000 bytes.
@@ -435,13 +520,15 @@ pub struct PathIndex {
 }
 
 /// Every rename git's rename detection finds between `parent` and `commit`: old path → new path.
-fn renames_in(
-    repo: &Repository,
-    parent: Oid,
-    commit: Oid,
-) -> Result<HashMap<String, String>, git2::Error> {
-    let a = repo.find_commit(parent)?.tree()?;
-    let b = repo.find_commit(commit)?.tree()?;
+fn renames_in(repo: &Repository, parent: Oid, commit: Oid) -> Result<Renames, git2::Error> {
+    let a = repo.find_commit(parent)?.tree_id();
+    let b = repo.find_commit(commit)?.tree_id();
+    renames_between(repo, a, b)
+}
+
+/// Every rename git's rename detection finds between two trees: old path → new path.
+pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
+    let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
     let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
     let mut find = git2::DiffFindOptions::new();
     find.renames(true);

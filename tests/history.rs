@@ -1,0 +1,129 @@
+//! History at scale: which docs are looked for in the history, which are discovered, and what an
+//! object the history needs but cannot give does to the run.
+
+use citegate::audit::{AuditError, AuditOptions};
+use citegate::testing::{self, Fixture};
+use git2::{Oid, Repository};
+
+const CODE: &str = "@@@ commit v1 code
+@@@ file src/a.rs
+fn keep() {
+    let ttl = 30;
+}
+@@@ commit v2 more code
+@@@ file src/b.rs
+fn b() {}
+";
+
+/// Delete the loose object `id` (fixture repositories are not packed): what a partial clone
+/// lacks.
+fn remove_object(fx: &Fixture, id: Oid) {
+    std::fs::remove_file(object_path(fx, id)).unwrap();
+}
+
+fn object_path(fx: &Fixture, id: Oid) -> std::path::PathBuf {
+    let hex = id.to_string();
+    fx.path()
+        .join(".git/objects")
+        .join(&hex[..2])
+        .join(&hex[2..])
+}
+
+fn tree_of(fx: &Fixture, label: &str) -> Oid {
+    let git = Repository::open(fx.path()).unwrap();
+    let commit = git.find_commit(fx.labels[label]).unwrap();
+    commit.tree_id()
+}
+
+fn blob_at(fx: &Fixture, label: &str, path: &str) -> Oid {
+    let git = Repository::open(fx.path()).unwrap();
+    let tree = git.find_commit(fx.labels[label]).unwrap().tree().unwrap();
+    let entry = tree.get_path(std::path::Path::new(path)).unwrap();
+    entry.id()
+}
+
+fn objects_error(result: Result<citegate::model::Report, AuditError>) -> String {
+    match result {
+        Err(e @ AuditError::Objects(_)) => e.to_string(),
+        Err(e) => panic!("another error: {e}"),
+        Ok(r) => panic!("no error; findings: {:?}", r.findings),
+    }
+}
+
+#[test]
+fn a_doc_git_never_had_is_not_looked_for_in_the_history() {
+    // v1's tree is gone: any walk that reads the history fails. A doc that is not at the target,
+    // not at HEAD and not in the index is audited without one.
+    let spec = format!("{CODE}@@@ untracked answers/cache.md\nThe TTL: src/a.rs:2.\n");
+    let fx = Fixture::build(&spec).unwrap();
+    remove_object(&fx, tree_of(&fx, "v1"));
+    let report = fx.audit(&["answers"], AuditOptions::default()).unwrap();
+    assert_eq!(report.summary.citations, 1);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
+#[test]
+fn a_doc_in_the_index_is_looked_for_along_the_targets_history() {
+    // The same history, but the doc is in the index (gone at the target, added back): it is
+    // looked for in the target's history, which cannot be read, so the run fails and says why.
+    let spec = format!("{CODE}@@@ staged answers/cache.md\nThe TTL: src/a.rs:2.\n");
+    let fx = Fixture::build(&spec).unwrap();
+    let tree = tree_of(&fx, "v1");
+    remove_object(&fx, tree);
+    let message = objects_error(fx.audit(&["answers"], AuditOptions::default()));
+    assert!(message.contains(&tree.to_string()), "{message}");
+}
+
+#[test]
+fn a_blob_missing_from_a_partial_clone_is_an_error_naming_it_not_a_finding() {
+    let spec = format!("{CODE}@@@ commit doc a doc\n@@@ file docs/a.md\nSee src/a.rs:2.\n");
+    let fx = Fixture::build(&spec).unwrap();
+    let blob = blob_at(&fx, "v1", "src/a.rs");
+    remove_object(&fx, blob);
+    let result = fx.audit(&["docs"], AuditOptions::default());
+    assert_eq!(testing::exit_code(&result), 2);
+    let message = objects_error(result);
+    assert!(
+        message.contains(&format!("blob {blob} is missing")),
+        "{message}"
+    );
+    assert!(message.contains("git fetch --refetch"), "{message}");
+}
+
+#[test]
+fn a_corrupt_blob_is_an_error_naming_it() {
+    let spec = format!("{CODE}@@@ commit doc a doc\n@@@ file docs/a.md\nSee src/a.rs:2.\n");
+    let fx = Fixture::build(&spec).unwrap();
+    let blob = blob_at(&fx, "v1", "src/a.rs");
+    let path = object_path(&fx, blob);
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&path, perms).unwrap();
+    std::fs::write(&path, b"not a zlib stream").unwrap();
+    let message = objects_error(fx.audit(&["docs"], AuditOptions::default()));
+    assert!(message.contains(&blob.to_string()), "{message}");
+    assert!(message.contains("git fsck"), "{message}");
+}
+
+#[test]
+fn a_tracked_doc_matching_gitignore_is_audited_and_an_untracked_one_is_not() {
+    let spec = format!(
+        "{CODE}@@@ commit docs docs, one of them under an ignored folder
+@@@ file .gitignore
+generated/
+@@@ file generated/page.md
+Invented: src/nope.rs:1.
+@@@ untracked generated/scratch.md
+Also invented, never committed: src/nope.rs:2.
+"
+    );
+    let fx = Fixture::build(&spec).unwrap();
+    let report = fx.audit(&["."], AuditOptions::default()).unwrap();
+    let docs: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| report.docs[f.doc].doc.name.as_str())
+        .collect();
+    assert_eq!(docs, vec!["generated/page.md"]);
+}
