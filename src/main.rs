@@ -82,6 +82,10 @@ struct AuditArgs {
     /// The most bytes of a Markdown report (an issue or comment body takes 65,536 characters)
     #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
     max_bytes: usize,
+    /// Print every citation and the revision it is checked at (own, doc, implied or target pin),
+    /// without checking (human or json format)
+    #[arg(long, conflicts_with_all = ["write", "quiet"])]
+    dump: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -442,6 +446,9 @@ fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
 }
 
 fn audit_command(args: AuditArgs) -> ExitCode {
+    if args.dump {
+        return dump_command(args);
+    }
     let report = match run_audit(args.selection, args.quiet) {
         Ok(r) => r,
         Err(code) => return code,
@@ -469,6 +476,29 @@ fn audit_command(args: AuditArgs) -> ExitCode {
     // 100k citations); the operating system takes the memory back whole.
     std::mem::forget(report);
     code
+}
+
+/// `audit --dump`: every citation and where it resolves.
+fn dump_command(args: AuditArgs) -> ExitCode {
+    let mut options = args.selection.options();
+    options.progress = progress_bar(false);
+    let dump = match audit::dump(&options) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = match args.format {
+        Format::Human => citegate::report::dump::human(&dump),
+        Format::Json => citegate::report::dump::json(&dump),
+        other => {
+            let other = format!("{other:?}").to_lowercase();
+            eprintln!("citegate: error: --dump prints human or json, not {other}");
+            return ExitCode::from(2);
+        }
+    };
+    print_out(&text, ExitCode::SUCCESS)
 }
 
 /// The report in one format (a Markdown report in at most `max_bytes`).

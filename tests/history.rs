@@ -127,3 +127,83 @@ Also invented, never committed: src/nope.rs:2.
         .collect();
     assert_eq!(docs, vec!["generated/page.md"]);
 }
+
+/// `citegate audit --dump ARGS` in the fixture, as parsed JSON.
+fn dump(fx: &Fixture, args: &[&str]) -> serde_json::Value {
+    let out = assert_cmd::Command::cargo_bin("citegate")
+        .unwrap()
+        .args(["audit", "--dump", "--format", "json"])
+        .args(args)
+        .current_dir(fx.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn dump_says_where_each_citation_resolves_and_why() {
+    let spec = format!(
+        "{CODE}@@@ commit doc a doc written against v2
+@@@ file docs/a.md
+Implied: src/a.rs:2-3.
+Own: https://github.com/acme/shop/blob/{{{{rev:v1}}}}/src/a.rs#L2
+Whole file: [a](../src/b.rs).
+@@@ file docs/pinned.md
+---
+citegate: {{rev: {{{{rev:v1}}}}}}
+---
+Doc pin: src/a.rs:1.
+@@@ remote origin https://github.com/acme/shop.git
+@@@ untracked docs/cache.md
+Never committed: src/b.rs:1.
+@@@ commit later the code moves on
+@@@ file src/c.rs
+fn c() {{}}
+"
+    );
+    let fx = Fixture::build(&spec).unwrap();
+    let (v1, doc) = (fx.labels["v1"].to_string(), fx.labels["doc"].to_string());
+    let got = dump(&fx, &["docs"]);
+    assert_eq!(got["version"], 1);
+    let rows: Vec<String> = got["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:{}:{} {} {} {}-{} {} {} {}",
+                c["doc"].as_str().unwrap(),
+                c["line"],
+                c["column"],
+                c["syntax"].as_str().unwrap(),
+                c["path"].as_str().unwrap(),
+                c["start_line"],
+                c["end_line"],
+                c["pin"].as_str().unwrap(),
+                c["revision"].as_str().unwrap(),
+                c["pin_line_commit"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    let target = fx.labels["later"].to_string();
+    assert_eq!(got["target"], target.as_str());
+    assert_eq!(
+        rows,
+        vec![
+            format!("docs/a.md:1:10 bare src/a.rs 2-3 implied {doc} {doc}"),
+            format!("docs/a.md:2:6 permalink src/a.rs 2-2 own {v1} -"),
+            format!("docs/a.md:3:13 markdown_link src/b.rs null-null implied {doc} {doc}"),
+            format!("docs/cache.md:1:18 bare src/b.rs 1-1 target {target} -"),
+            format!("docs/pinned.md:4:10 bare src/a.rs 1-1 doc {v1} -"),
+        ]
+    );
+    // --no-history: no implied pins, the target for every unpinned citation.
+    let flat = dump(&fx, &["--no-history", "docs/a.md"]);
+    assert_eq!(flat["citations"][0]["pin"], "target");
+}

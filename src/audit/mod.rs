@@ -3,6 +3,7 @@
 //! → [`history`] (implied pins) → the rules at the blob, on stale verdicts, on claims and on docs →
 //! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
 
+pub mod dump;
 pub mod history;
 pub mod load;
 pub mod options;
@@ -23,7 +24,7 @@ use crate::discover;
 use crate::extract::ExtractContext;
 use crate::fix::{self, Relocation};
 use crate::model::{
-    Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Report, Summary,
+    Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report, Summary,
 };
 use crate::registry::RuleId;
 use crate::resolve::ahead::read_ahead;
@@ -39,6 +40,64 @@ pub use settings::{Levels, Settings};
 /// Run an audit: open the repository, resolve the settings and the target, load the docs (only
 /// those a change can affect, with `--since`), and check them.
 pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
+    with_docs(opts, |loaded| {
+        let Loaded {
+            repo,
+            settings,
+            target,
+            docs,
+            selection,
+        } = loaded;
+        let mut report = check_docs(repo, target, docs, settings);
+        settings.progress.finish();
+        let broken = repo.broken_objects();
+        if !broken.is_empty() {
+            return Err(AuditError::Objects(broken));
+        }
+        report.selection = selection;
+        // Links in reports go to --repo-url when given, else to the origin remote.
+        let home = opts
+            .repo_url
+            .as_deref()
+            .and_then(crate::forge::repo_id)
+            .or_else(|| repo.home.clone());
+        report.web_url = home.map(|id| format!("https://{id}"));
+        Ok(report)
+    })
+}
+
+/// `audit --dump`: every extracted citation and where it resolves, without checking it.
+pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
+    with_docs(opts, |loaded| {
+        let out = dump::dump(loaded.repo, loaded.target, loaded.docs, loaded.settings);
+        loaded.settings.progress.finish();
+        let broken = loaded.repo.broken_objects();
+        match broken.is_empty() {
+            true => Ok(out),
+            false => Err(AuditError::Objects(broken)),
+        }
+    })
+}
+
+/// What an audit has loaded: the repository, its settings, the target and the docs read.
+pub struct Loaded<'a> {
+    pub repo: &'a CodeRepo,
+    pub settings: &'a Settings,
+    pub target: Oid,
+    pub docs: Vec<AuditedDoc>,
+    /// With `--since`: why each doc was selected.
+    pub selection: Option<Vec<Vec<Reason>>>,
+}
+
+/// Open the repository, resolve the settings and the target, load the docs (only those a change
+/// can affect, with `--since`) and hand them to `then`, inside the run's thread pool.
+fn with_docs<T>(
+    opts: &AuditOptions,
+    then: impl FnOnce(Loaded<'_>) -> Result<T, AuditError> + Send,
+) -> Result<T, AuditError>
+where
+    T: Send,
+{
     let repo_start = opts.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let repo_error = |e: git2::Error| AuditError::Repo {
         path: repo_start.clone(),
@@ -105,21 +164,13 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             }
             None => (docs, None),
         };
-        let mut report = check_docs(&repo, target, docs, &settings);
-        settings.progress.finish();
-        let broken = repo.broken_objects();
-        if !broken.is_empty() {
-            return Err(AuditError::Objects(broken));
-        }
-        report.selection = selection;
-        // Links in reports go to --repo-url when given, else to the origin remote.
-        let home = opts
-            .repo_url
-            .as_deref()
-            .and_then(crate::forge::repo_id)
-            .or_else(|| repo.home.clone());
-        report.web_url = home.map(|id| format!("https://{id}"));
-        Ok(report)
+        then(Loaded {
+            repo: &repo,
+            settings: &settings,
+            target,
+            docs,
+            selection,
+        })
     })
 }
 

@@ -220,6 +220,24 @@ pub enum Syntax {
     Pattern,
 }
 
+impl Syntax {
+    /// The syntax's name, as the configuration's `syntaxes` keys spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Syntax::MarkdownLink => "markdown_link",
+            Syntax::Permalink => "permalink",
+            Syntax::Bare => "bare",
+            Syntax::EmptyLink => "empty_link",
+            Syntax::FenceInfo => "fence_info",
+            Syntax::FrontMatter => "front_matter",
+            Syntax::SourceList => "source_list",
+            Syntax::Json => "json",
+            Syntax::EditorLink => "editor_link",
+            Syntax::Pattern => "pattern",
+        }
+    }
+}
+
 /// A path as cited, after URL-decoding and normalisation against the repository root.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CitedPath {

@@ -1,6 +1,7 @@
 //! Reporters: one file per output format. They only render a finished [`crate::model::Report`];
 //! each escapes what it prints in one place, for its own format.
 
+pub mod dump;
 pub mod github;
 pub mod human;
 pub mod json;
