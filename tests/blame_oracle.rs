@@ -4,6 +4,7 @@
 //! `citegate::resolve::blame` is compared with `git blame --line-porcelain` with default options.
 //! The `git` CLI is the oracle here only; citegate never runs it.
 
+use std::path::Path;
 use std::process::Command;
 
 use citegate::resolve::blame::{self, Job};
@@ -75,25 +76,29 @@ impl History {
         root.write().unwrap()
     }
 
-    /// Each line's commit by `git blame --line-porcelain`, with no configuration read.
     fn oracle(&self, newest: Oid) -> Vec<Oid> {
-        let out = Command::new("git")
-            .args(["blame", "--line-porcelain"])
-            .arg(newest.to_string())
-            .args(["--", &self.path])
-            .current_dir(self.dir.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("HOME", self.dir.path())
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        porcelain_commits(&out.stdout)
+        oracle_in(self.dir.path(), newest, &self.path)
     }
+}
+
+/// Each line's commit by `git blame --line-porcelain NEWEST -- PATH`, with no configuration read.
+fn oracle_in(dir: &Path, newest: Oid, path: &str) -> Vec<Oid> {
+    let out = Command::new("git")
+        .args(["blame", "--line-porcelain"])
+        .arg(newest.to_string())
+        .args(["--", path])
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    porcelain_commits(&out.stdout)
 }
 
 /// The commit of each line in `--line-porcelain` output: the first word of each header line.
@@ -329,4 +334,61 @@ fn the_oracle_reads_porcelain_headers() {
     let got = porcelain_commits(out.as_bytes());
     assert_eq!(got.len(), 2);
     assert_eq!(got[1], Oid::from_str(&"2".repeat(40)).unwrap());
+}
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// Every doc committed at HEAD of every fixture repository the tests and the example build:
+/// each line's commit equals `git blame`'s.
+#[test]
+fn implied_pins_are_git_blames_on_every_fixture_history() {
+    let mut specs: Vec<(String, String)> = std::fs::read_dir("tests/cases")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "case"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p.display().to_string(), common::fixture_spec(&text))
+        })
+        .collect();
+    let example = std::fs::read_to_string("fixtures/example.fixture").unwrap();
+    specs.push(("fixtures/example.fixture".to_string(), example));
+    specs.sort();
+    let mut lines = 0;
+    for (name, spec) in specs {
+        let fx = citegate::testing::Fixture::build(&spec).unwrap();
+        let git = Repository::open(fx.path()).unwrap();
+        let head = git.head().unwrap().target().unwrap();
+        let tree = git.find_commit(head).unwrap().tree().unwrap();
+        let mut docs = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
+            let path = format!("{dir}{}", e.name().unwrap_or(""));
+            let doc = [".md", ".json", ".jsonl"].iter().any(|x| path.ends_with(x));
+            if doc && e.kind() == Some(git2::ObjectType::Blob) {
+                docs.push((path, e.id()));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .unwrap();
+        for (path, blob) in docs {
+            let text = git.find_blob(blob).unwrap().content().to_vec();
+            let expected = oracle_in(fx.path(), head, &path);
+            let job = Job {
+                path: path.clone(),
+                newest: head,
+                text: &text,
+                lines: (1..=expected.len()).collect(),
+            };
+            let got: Vec<Oid> = blame::blame(&git, &[job])
+                .unwrap()
+                .remove(0)
+                .into_iter()
+                .map(|c| c.unwrap_or(Oid::ZERO_SHA1))
+                .collect();
+            assert_eq!(got, expected, "{name}: {path}");
+            lines += expected.len();
+        }
+    }
+    assert!(lines > 50, "only {lines} doc lines compared");
 }
