@@ -18,6 +18,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;
+use std::rc::Rc;
 
 use git2::{ObjectType, Oid, Repository};
 use gix_imara_diff::{Algorithm, Diff, InternedInput};
@@ -47,6 +48,7 @@ pub fn blame(git: &Repository, jobs: &[Job<'_>]) -> Result<Vec<Vec<Option<Oid>>>
         pending: HashMap::new(),
         out: jobs.iter().map(|j| vec![None; j.lines.len()]).collect(),
         renames: None,
+        entries: HashMap::new(),
     };
     for (i, job) in jobs.iter().enumerate() {
         walk.start(i, job)?;
@@ -64,7 +66,7 @@ pub fn blame(git: &Repository, jobs: &[Job<'_>]) -> Result<Vec<Vec<Option<Oid>>>
 #[derive(Debug)]
 struct Suspect {
     job: usize,
-    path: String,
+    path: Rc<str>,
     blob: Oid,
     /// The trees from the root down to the doc's folder, in the commit that holds it now: a
     /// parent whose tree on this path is the same has the same blob, without reading further.
@@ -77,7 +79,7 @@ struct Suspect {
 #[derive(Debug, Clone)]
 struct Origin {
     parent: Oid,
-    path: String,
+    path: Rc<str>,
     blob: Oid,
     trees: Vec<Oid>,
 }
@@ -86,11 +88,17 @@ struct Walk<'g> {
     git: &'g Repository,
     /// Commits holding lines in flight, newest first (by commit time, then ID).
     queue: BinaryHeap<(i64, Oid)>,
-    pending: HashMap<Oid, Vec<Suspect>>,
+    pending: HashMap<Oid, HashMap<(usize, Rc<str>), Suspect>>,
     out: Vec<Vec<Option<Oid>>>,
     /// The renames of the last pair of trees diffed: the docs added by one commit share them.
     renames: Option<((Oid, Oid), Renames)>,
+    /// Tree entries read during the current step (cleared at each commit: nothing is kept
+    /// across the history).
+    entries: HashMap<(Oid, Box<str>), Option<TreeEntry>>,
 }
+
+/// A tree entry's object and kind.
+type TreeEntry = (Oid, Option<ObjectType>);
 
 impl Walk<'_> {
     /// Map the asked lines of the text on disk onto the blob at `newest` and put them in flight.
@@ -118,7 +126,7 @@ impl Walk<'_> {
         };
         let suspect = Suspect {
             job: i,
-            path: job.path.clone(),
+            path: Rc::from(job.path.as_str()),
             blob,
             trees,
             lines: sorted(lines),
@@ -132,29 +140,32 @@ impl Walk<'_> {
         if suspect.lines.is_empty() {
             return;
         }
-        match self.pending.entry(commit) {
+        let held = match self.pending.entry(commit) {
             Entry::Vacant(slot) => {
                 self.queue.push((time, commit));
-                slot.insert(vec![suspect]);
+                slot.insert(HashMap::new())
+            }
+            Entry::Occupied(slot) => slot.into_mut(),
+        };
+        match held.entry((suspect.job, suspect.path.clone())) {
+            Entry::Vacant(slot) => {
+                slot.insert(suspect);
             }
             Entry::Occupied(mut slot) => {
-                let held = slot.get_mut();
-                match held
-                    .iter_mut()
-                    .find(|s| s.job == suspect.job && s.path == suspect.path)
-                {
-                    Some(same) => {
-                        same.lines.extend(suspect.lines);
-                        same.lines.sort_unstable();
-                    }
-                    None => held.push(suspect),
-                }
+                let same = slot.get_mut();
+                same.lines.extend(suspect.lines);
+                same.lines.sort_unstable();
             }
         }
     }
 
     /// Pass every suspect of `commit` to its parents; what no parent takes, `commit` wrote.
-    fn step(&mut self, commit: Oid, suspects: Vec<Suspect>) -> Result<(), ObjectError> {
+    fn step(
+        &mut self,
+        commit: Oid,
+        suspects: HashMap<(usize, Rc<str>), Suspect>,
+    ) -> Result<(), ObjectError> {
+        self.entries.clear();
         let c = self.commit(commit)?;
         let tree = c.tree_id();
         let parent_ids: Vec<Oid> = c.parent_ids().collect();
@@ -169,6 +180,10 @@ impl Walk<'_> {
                 Err(e) => return Err(ObjectError::new(p, "commit", &e)),
             }
         }
+        // In a fixed order: a commit whose lines are all passed on writes nothing, so the order
+        // only decides which error is met first.
+        let mut suspects: Vec<Suspect> = suspects.into_values().collect();
+        suspects.sort_unstable_by(|a, b| (a.job, &a.path).cmp(&(b.job, &b.path)));
         for s in suspects {
             self.pass_suspect(commit, tree, &parents, s)?;
         }
@@ -251,7 +266,7 @@ impl Walk<'_> {
     /// path's trees and blob in another commit; where a tree on the way is the same, so is the
     /// blob.
     fn lookup(
-        &self,
+        &mut self,
         root: Oid,
         path: &str,
         known: Option<(&[Oid], Oid)>,
@@ -267,21 +282,33 @@ impl Walk<'_> {
                 }
             }
             trees.push(at);
-            let tree = self
-                .git
-                .find_tree(at)
-                .map_err(|e| ObjectError::new(at, "tree", &e))?;
-            let Some(entry) = tree.get_name(name) else {
+            let Some((id, kind)) = self.entry(at, name)? else {
                 return Ok(None);
             };
             let last = depth + 1 == names.len();
-            match (last, entry.kind()) {
-                (true, Some(ObjectType::Blob)) => return Ok(Some((entry.id(), trees))),
-                (false, Some(ObjectType::Tree)) => at = entry.id(),
+            match (last, kind) {
+                (true, Some(ObjectType::Blob)) => return Ok(Some((id, trees))),
+                (false, Some(ObjectType::Tree)) => at = id,
                 _ => return Ok(None),
             }
         }
         Ok(None)
+    }
+
+    /// The entry `name` of the tree `tree`, remembered for the current step: the docs of one
+    /// folder share their lookups in a commit's parents.
+    fn entry(&mut self, tree: Oid, name: &str) -> Result<Option<TreeEntry>, ObjectError> {
+        if let Some(found) = self.entries.get(&(tree, Box::from(name))) {
+            return Ok(*found);
+        }
+        let found = self
+            .git
+            .find_tree(tree)
+            .map_err(|e| ObjectError::new(tree, "tree", &e))?
+            .get_name(name)
+            .map(|e| (e.id(), e.kind()));
+        self.entries.insert((tree, Box::from(name)), found);
+        Ok(found)
     }
 
     /// The doc's version in `parent` under the name it had before `commit` renamed it.
@@ -307,7 +334,7 @@ impl Walk<'_> {
             .lookup(parent_tree, &old, None)?
             .map(|(blob, trees)| Origin {
                 parent,
-                path: old.clone(),
+                path: Rc::from(old.as_str()),
                 blob,
                 trees,
             }))
