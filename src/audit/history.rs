@@ -9,7 +9,7 @@ use git2::{Oid, Repository};
 
 use crate::check::{self, CiteFacts, Group, Needs};
 use crate::model::{AuditedDoc, CiteRef, PinSource};
-use crate::resolve::blame::{self, Job, ObjectError};
+use crate::resolve::blame::{self, Job, ObjectError, TreeCache};
 use crate::resolve::CodeRepo;
 
 /// An unpinned citation's implied pin: the code commit it is checked at, and the commit that
@@ -97,12 +97,14 @@ pub fn blamed_from(
 ) -> Result<Vec<Option<Oid>>, ObjectError> {
     let head = git.head().ok().and_then(|h| h.target());
     let index = git.index().ok();
+    // The docs of a folder read it once per commit.
+    let mut trees = TreeCache::new(git);
     let mut out = vec![None; paths.len()];
     let mut gone: Vec<usize> = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        if holds(git, target, path)? {
+        if holds(&mut trees, target, path)? {
             out[i] = Some(target);
-        } else if let Some(head) = head.filter(|h| holds(git, *h, path).unwrap_or(false)) {
+        } else if let Some(head) = head.filter(|h| holds(&mut trees, *h, path).unwrap_or(false)) {
             out[i] = Some(head);
         } else if index
             .as_ref()
@@ -122,9 +124,10 @@ pub fn blamed_from(
         .map_err(|e| ObjectError::new(target, "commit", &e))?;
     for commit in walk {
         let commit = commit.map_err(|e| ObjectError::new(target, "commit", &e))?;
+        trees.clear();
         let mut left = Vec::with_capacity(gone.len());
         for i in gone {
-            match holds(git, commit, paths[i])? {
+            match holds(&mut trees, commit, paths[i])? {
                 true => out[i] = Some(commit),
                 false => left.push(i),
             }
@@ -138,14 +141,8 @@ pub fn blamed_from(
 }
 
 /// Whether `commit`'s tree has a blob at `path`.
-fn holds(git: &Repository, commit: Oid, path: &str) -> Result<bool, ObjectError> {
-    let tree = git
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(|e| ObjectError::new(commit, "commit", &e))?;
-    Ok(tree
-        .get_path(std::path::Path::new(path))
-        .is_ok_and(|e| e.kind() == Some(git2::ObjectType::Blob)))
+fn holds(trees: &mut TreeCache<'_>, commit: Oid, path: &str) -> Result<bool, ObjectError> {
+    Ok(trees.blob_at(commit, path)?.is_some())
 }
 
 /// A doc outside the code repository (a wiki clone next to it): blamed in its own repository
@@ -163,7 +160,7 @@ fn in_own_repository(
     let Some(head) = doc_git.head().ok().and_then(|h| h.target()) else {
         return Ok(Vec::new());
     };
-    if !holds(&doc_git, head, &rel)? {
+    if !holds(&mut TreeCache::new(&doc_git), head, &rel)? {
         return Ok(Vec::new());
     }
     let mut job = job(d, head, cites);

@@ -16,7 +16,7 @@
 //! versions in flight, not by the length of the history.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{btree_map, BTreeMap, BinaryHeap, HashMap};
 use std::path::Path;
 use std::rc::Rc;
 
@@ -48,7 +48,7 @@ pub fn blame(git: &Repository, jobs: &[Job<'_>]) -> Result<Vec<Vec<Option<Oid>>>
         pending: HashMap::new(),
         out: jobs.iter().map(|j| vec![None; j.lines.len()]).collect(),
         renames: None,
-        entries: HashMap::new(),
+        cache: TreeCache::new(git),
     };
     for (i, job) in jobs.iter().enumerate() {
         walk.start(i, job)?;
@@ -88,17 +88,96 @@ struct Walk<'g> {
     git: &'g Repository,
     /// Commits holding lines in flight, newest first (by commit time, then ID).
     queue: BinaryHeap<(i64, Oid)>,
-    pending: HashMap<Oid, HashMap<(usize, Rc<str>), Suspect>>,
+    pending: HashMap<Oid, Held>,
     out: Vec<Vec<Option<Oid>>>,
     /// The renames of the last pair of trees diffed: the docs added by one commit share them.
     renames: Option<((Oid, Oid), Renames)>,
-    /// Tree entries read during the current step (cleared at each commit: nothing is kept
-    /// across the history).
-    entries: HashMap<(Oid, Box<str>), Option<TreeEntry>>,
+    /// The trees read during the current step (cleared at each commit: nothing is kept across
+    /// the history).
+    cache: TreeCache<'g>,
 }
+
+/// The suspects held by one commit, by doc and path (in that order, so that the walk is the
+/// same from run to run).
+type Held = BTreeMap<(usize, Rc<str>), Suspect>;
 
 /// A tree entry's object and kind.
 type TreeEntry = (Oid, Option<ObjectType>);
+
+/// Trees read once, by ID, until cleared: the docs of one folder share the read of it, and a
+/// large folder (past what libgit2's object cache keeps) is not inflated again per doc.
+pub struct TreeCache<'g> {
+    git: &'g Repository,
+    trees: HashMap<Oid, git2::Tree<'g>>,
+}
+
+impl<'g> TreeCache<'g> {
+    pub fn new(git: &'g Repository) -> Self {
+        TreeCache {
+            git,
+            trees: HashMap::new(),
+        }
+    }
+
+    /// Forget every tree read: what is kept stays bounded however long the walk.
+    pub fn clear(&mut self) {
+        self.trees.clear();
+    }
+
+    /// The blob at `path` in `commit`, if there is one.
+    pub fn blob_at(&mut self, commit: Oid, path: &str) -> Result<Option<Oid>, ObjectError> {
+        let tree = self
+            .git
+            .find_commit(commit)
+            .map_err(|e| ObjectError::new(commit, "commit", &e))?
+            .tree_id();
+        Ok(self.lookup(tree, path, None)?.map(|(blob, _)| blob))
+    }
+
+    /// The blob at `path` under the tree `root`, and the trees on its way. `known`: the same
+    /// path's trees and blob in another commit; where a tree on the way is the same, so is the
+    /// blob.
+    fn lookup(
+        &mut self,
+        root: Oid,
+        path: &str,
+        known: Option<(&[Oid], Oid)>,
+    ) -> Result<Option<(Oid, Vec<Oid>)>, ObjectError> {
+        let mut trees = Vec::new();
+        let mut at = root;
+        let mut names = path.split('/').enumerate().peekable();
+        while let Some((depth, name)) = names.next() {
+            if let Some((known_trees, known_blob)) = known {
+                if known_trees.get(depth) == Some(&at) {
+                    trees.extend_from_slice(&known_trees[depth..]);
+                    return Ok(Some((known_blob, trees)));
+                }
+            }
+            trees.push(at);
+            let Some((id, kind)) = self.entry(at, name)? else {
+                return Ok(None);
+            };
+            match (names.peek().is_none(), kind) {
+                (true, Some(ObjectType::Blob)) => return Ok(Some((id, trees))),
+                (false, Some(ObjectType::Tree)) => at = id,
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The entry `name` of the tree `tree`.
+    fn entry(&mut self, tree: Oid, name: &str) -> Result<Option<TreeEntry>, ObjectError> {
+        if !self.trees.contains_key(&tree) {
+            let read = self
+                .git
+                .find_tree(tree)
+                .map_err(|e| ObjectError::new(tree, "tree", &e))?;
+            self.trees.insert(tree, read);
+        }
+        Ok(self.trees[&tree].get_name(name).map(|e| (e.id(), e.kind())))
+    }
+}
 
 impl Walk<'_> {
     /// Map the asked lines of the text on disk onto the blob at `newest` and put them in flight.
@@ -106,7 +185,7 @@ impl Walk<'_> {
         let commit = self.commit(job.newest)?;
         let (tree, time) = (commit.tree_id(), commit.time().seconds());
         drop(commit);
-        let Some((blob, trees)) = self.lookup(tree, &job.path, None)? else {
+        let Some((blob, trees)) = self.cache.lookup(tree, &job.path, None)? else {
             return Ok(());
         };
         let count = line_count(job.text);
@@ -143,15 +222,15 @@ impl Walk<'_> {
         let held = match self.pending.entry(commit) {
             Entry::Vacant(slot) => {
                 self.queue.push((time, commit));
-                slot.insert(HashMap::new())
+                slot.insert(Held::new())
             }
             Entry::Occupied(slot) => slot.into_mut(),
         };
         match held.entry((suspect.job, suspect.path.clone())) {
-            Entry::Vacant(slot) => {
+            btree_map::Entry::Vacant(slot) => {
                 slot.insert(suspect);
             }
-            Entry::Occupied(mut slot) => {
+            btree_map::Entry::Occupied(mut slot) => {
                 let same = slot.get_mut();
                 same.lines.extend(suspect.lines);
                 same.lines.sort_unstable();
@@ -160,12 +239,8 @@ impl Walk<'_> {
     }
 
     /// Pass every suspect of `commit` to its parents; what no parent takes, `commit` wrote.
-    fn step(
-        &mut self,
-        commit: Oid,
-        suspects: HashMap<(usize, Rc<str>), Suspect>,
-    ) -> Result<(), ObjectError> {
-        self.entries.clear();
+    fn step(&mut self, commit: Oid, suspects: Held) -> Result<(), ObjectError> {
+        self.cache.clear();
         let c = self.commit(commit)?;
         let tree = c.tree_id();
         let parent_ids: Vec<Oid> = c.parent_ids().collect();
@@ -180,14 +255,40 @@ impl Walk<'_> {
                 Err(e) => return Err(ObjectError::new(p, "commit", &e)),
             }
         }
-        // In a fixed order: a commit whose lines are all passed on writes nothing, so the order
-        // only decides which error is met first.
-        let mut suspects: Vec<Suspect> = suspects.into_values().collect();
-        suspects.sort_unstable_by(|a, b| (a.job, &a.path).cmp(&(b.job, &b.path)));
-        for s in suspects {
+        let mut suspects = suspects;
+        if let [(parent, parent_tree, time)] = parents[..] {
+            if self.all_same(parent_tree, &mut suspects)? {
+                // The usual commit: it did not touch any doc in flight, and all of them move on
+                // to its parent as they are, without being taken apart.
+                match self.pending.entry(parent) {
+                    Entry::Vacant(slot) => {
+                        self.queue.push((time, parent));
+                        slot.insert(suspects);
+                        return Ok(());
+                    }
+                    Entry::Occupied(_) => {}
+                }
+            }
+        }
+        for s in suspects.into_values() {
             self.pass_suspect(commit, tree, &parents, s)?;
         }
         Ok(())
+    }
+
+    /// Whether every suspect's doc is the same blob under `parent_tree`; the trees of those that
+    /// are become the parent's.
+    fn all_same(&mut self, parent_tree: Oid, suspects: &mut Held) -> Result<bool, ObjectError> {
+        for s in suspects.values_mut() {
+            match self
+                .cache
+                .lookup(parent_tree, &s.path, Some((&s.trees, s.blob)))?
+            {
+                Some((blob, trees)) if blob == s.blob => s.trees = trees,
+                _ => return Ok(false),
+            }
+        }
+        Ok(true)
     }
 
     fn pass_suspect(
@@ -200,7 +301,9 @@ impl Walk<'_> {
         let time_of = |p: Oid| parents.iter().find(|x| x.0 == p).map_or(0, |x| x.2);
         let mut origins: Vec<Option<Origin>> = Vec::with_capacity(parents.len());
         for &(p, ptree, _) in parents {
-            let found = self.lookup(ptree, &s.path, Some((&s.trees, s.blob)))?;
+            let found = self
+                .cache
+                .lookup(ptree, &s.path, Some((&s.trees, s.blob)))?;
             origins.push(found.map(|(blob, trees)| Origin {
                 parent: p,
                 path: s.path.clone(),
@@ -262,55 +365,6 @@ impl Walk<'_> {
             .map_err(|e| ObjectError::new(id, "blob", &e))
     }
 
-    /// The blob at `path` under the tree `root`, and the trees on its way. `known`: the same
-    /// path's trees and blob in another commit; where a tree on the way is the same, so is the
-    /// blob.
-    fn lookup(
-        &mut self,
-        root: Oid,
-        path: &str,
-        known: Option<(&[Oid], Oid)>,
-    ) -> Result<Option<(Oid, Vec<Oid>)>, ObjectError> {
-        let mut trees = Vec::new();
-        let mut at = root;
-        let names: Vec<&str> = path.split('/').collect();
-        for (depth, name) in names.iter().enumerate() {
-            if let Some((known_trees, known_blob)) = known {
-                if known_trees.get(depth) == Some(&at) {
-                    trees.extend_from_slice(&known_trees[depth..]);
-                    return Ok(Some((known_blob, trees)));
-                }
-            }
-            trees.push(at);
-            let Some((id, kind)) = self.entry(at, name)? else {
-                return Ok(None);
-            };
-            let last = depth + 1 == names.len();
-            match (last, kind) {
-                (true, Some(ObjectType::Blob)) => return Ok(Some((id, trees))),
-                (false, Some(ObjectType::Tree)) => at = id,
-                _ => return Ok(None),
-            }
-        }
-        Ok(None)
-    }
-
-    /// The entry `name` of the tree `tree`, remembered for the current step: the docs of one
-    /// folder share their lookups in a commit's parents.
-    fn entry(&mut self, tree: Oid, name: &str) -> Result<Option<TreeEntry>, ObjectError> {
-        if let Some(found) = self.entries.get(&(tree, Box::from(name))) {
-            return Ok(*found);
-        }
-        let found = self
-            .git
-            .find_tree(tree)
-            .map_err(|e| ObjectError::new(tree, "tree", &e))?
-            .get_name(name)
-            .map(|e| (e.id(), e.kind()));
-        self.entries.insert((tree, Box::from(name)), found);
-        Ok(found)
-    }
-
     /// The doc's version in `parent` under the name it had before `commit` renamed it.
     fn renamed_from(
         &mut self,
@@ -331,6 +385,7 @@ impl Walk<'_> {
         };
         let old = old.0.clone();
         Ok(self
+            .cache
             .lookup(parent_tree, &old, None)?
             .map(|(blob, trees)| Origin {
                 parent,

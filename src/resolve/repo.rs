@@ -530,6 +530,10 @@ fn renames_in(repo: &Repository, parent: Oid, commit: Oid) -> Result<Renames, gi
 pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
     let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
     let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
+    // A rename needs a deleted file: without one, the added files' blobs are not read.
+    if !diff.deltas().any(|d| d.status() == git2::Delta::Deleted) {
+        return Ok(Renames::new());
+    }
     let mut find = git2::DiffFindOptions::new();
     find.renames(true);
     diff.find_similar(Some(&mut find))?;
