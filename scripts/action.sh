@@ -3,9 +3,26 @@
 # GitHub sets). Reads INPUT_* and the event payload, audits the docs a pull request can affect
 # (`--since` its base), prints annotations, appends the Markdown summary to $GITHUB_STEP_SUMMARY,
 # optionally writes SARIF, records counts in $GITHUB_OUTPUT and exits by INPUT_FAIL_ON.
+#
+# A pull request from a stranger controls the work tree (docs, names, committed symbolic links):
+# every file this step writes goes to a fresh folder under $RUNNER_TEMP, never into the work
+# tree, and nothing from the work tree is run. Inputs are values, never options.
 set -euo pipefail
 
 citegate="${CITEGATE:-citegate}"
+
+fail() {
+  echo "::error title=citegate::$1"
+  exit 2
+}
+
+# An input that must be a value: an option-looking one (`--shard=…`, `--write=…`) is refused.
+value() {
+  case "$2" in
+    -*) fail "input $1 must not start with '-' (it would be read as an option)" ;;
+  esac
+}
+
 since="${INPUT_SINCE:-}"
 if [ -z "$since" ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
   # The pull request's base commit; empty for other events (then every doc is audited).
@@ -18,19 +35,39 @@ PY
 )"
 fi
 
-args=(audit --format "${INPUT_FORMAT:-github}" --fail-on "${INPUT_FAIL_ON:-error}")
-[ -n "$since" ] && args+=(--since "$since")
-[ -n "${INPUT_TARGET:-}" ] && args+=(--target "$INPUT_TARGET")
-[ -n "${INPUT_CONFIG:-}" ] && args+=(--config "$INPUT_CONFIG")
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-# The Markdown report is kept for the comment step (RUNNER_TEMP outlives this step).
-report_md="${RUNNER_TEMP:-$tmp}/citegate-report.md"
-args+=(--write "markdown=$report_md" --write "json=$tmp/report.json")
-[ -n "${INPUT_SARIF:-}" ] && args+=(--write "sarif=$INPUT_SARIF")
-# Paths last, split on whitespace.
-read -r -a paths <<< "${INPUT_PATHS:-.}"
-args+=("${paths[@]}")
+for name in since target config fail-on format; do
+  var="INPUT_$(echo "$name" | tr 'a-z-' 'A-Z_')"
+  [ "$name" = since ] && val="$since" || val="${!var:-}"
+  value "$name" "$val"
+  case "$val" in *$'\n'*) fail "input $name must be one line" ;; esac
+done
+
+args=(audit "--format=${INPUT_FORMAT:-github}" "--fail-on=${INPUT_FAIL_ON:-error}")
+[ -n "$since" ] && args+=("--since=$since")
+[ -n "${INPUT_TARGET:-}" ] && args+=("--target=$INPUT_TARGET")
+[ -n "${INPUT_CONFIG:-}" ] && args+=("--config=$INPUT_CONFIG")
+
+# Reports go to a folder of this run's own under RUNNER_TEMP (it outlives this step, for the
+# comment and the SARIF upload), never into the checked-out work tree.
+out="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/citegate.XXXXXXXX")"
+report_md="$out/report.md"
+args+=("--write=markdown=$report_md" "--write=json=$out/report.json")
+sarif=""
+if [ -n "${INPUT_SARIF:-}" ] && [ "${INPUT_SARIF}" != "false" ]; then
+  sarif="$out/citegate.sarif"
+  args+=("--write=sarif=$sarif")
+fi
+
+# Paths: one per line (a path may hold spaces); each must be a path, not an option.
+paths=()
+while IFS= read -r line || [ -n "$line" ]; do
+  line="${line%$'\r'}"
+  [ -z "${line//[[:space:]]/}" ] && continue
+  value paths "$line"
+  paths+=("$line")
+done <<< "${INPUT_PATHS:-.}"
+[ "${#paths[@]}" -eq 0 ] && paths=(.)
+args+=(-- "${paths[@]}")
 
 set +e
 "$citegate" "${args[@]}"
@@ -44,14 +81,27 @@ fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat "$report_md" >> "$GITHUB_STEP_SUMMARY"
 fi
+
+# One output: `name<<DELIMITER`, the value, the delimiter; the delimiter is random, so no value
+# can end the block early and inject another output.
+output() {
+  local delim
+  delim="citegate_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+  case "$2" in *"$delim"*) fail "an output value holds its delimiter" ;; esac
+  printf '%s<<%s\n%s\n%s\n' "$1" "$delim" "$2" "$delim" >> "$GITHUB_OUTPUT"
+}
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  python3 - "$tmp/report.json" >> "$GITHUB_OUTPUT" <<'PY'
+  counts="$(python3 - "$out/report.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 for key in ("errors", "warnings", "notes", "findings", "citations", "docs"):
-    print(f"{key}={s[key]}")
+    print(f"{key} {int(s[key])}")
 PY
-  [ -n "${INPUT_SARIF:-}" ] && echo "sarif=$INPUT_SARIF" >> "$GITHUB_OUTPUT"
-  [ -n "${RUNNER_TEMP:-}" ] && echo "report=$report_md" >> "$GITHUB_OUTPUT"
+)"
+  while read -r key n; do
+    output "$key" "$n"
+  done <<< "$counts"
+  [ -n "$sarif" ] && output sarif "$sarif"
+  output report "$report_md"
 fi
 exit "$code"

@@ -55,10 +55,10 @@ def code_file(i, version):
                    for l in range(LINES))
 
 
-def doc_texts():
-    """(path, text) of the 400 docs: answers cite with quotes' lines, pages with bare citations."""
+def doc_texts(docs=DOCS):
+    """(path, text) of the docs: answers cite with JSON citations, pages with bare citations."""
     out = []
-    for d in range(DOCS):
+    for d in range(docs):
         cites = [(f"src/m{(d * 7 + k) % FILES}.rs", 1 + (d + k * 3) % (LINES - 3)) for k in range(CITES)]
         if d % 2 == 0:
             answer = {"summary": f"answer {d}",
@@ -93,8 +93,10 @@ def fast_import(path, commits, docs_at, docs, one_doc_every=0):
             for p, t in docs:
                 stream += f"M 100644 inline {p}\n".encode() + blob(t)
         if one_doc_every and c % one_doc_every == 0:
-            lines = "".join(f"line {k} of version {c if k % 7 == c % 7 else 0}: src/m{k % FILES}.rs:{1 + k % 30}\n"
-                            for k in range(200))
+            # Half the lines never change (blame follows them to the root), half are rewritten
+            # in turn.
+            lines = "".join(f"line {k} of version {c if k >= 100 and k % 7 == c % 7 else 0}: "
+                            f"src/m{k % FILES}.rs:{1 + k % 30}\n" for k in range(200))
             stream += b"M 100644 inline docs/one.md\n" + blob(lines)
     subprocess.run(["git", "fast-import", "--quiet"], cwd=path, input=bytes(stream), check=True)
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=path, check=True)
@@ -119,6 +121,10 @@ def main():
     ap.add_argument("--placements", default="untracked,tip,root")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--blame-commits", type=int, default=16000)
+    ap.add_argument("--cache-commits", type=int, default=2289,
+                    help="an answer cache of --cache-answers untracked docs on this many commits, "
+                         "against the object-read floor")
+    ap.add_argument("--cache-answers", type=int, default=1000)
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins"], cwd=ROOT, check=True)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -148,7 +154,33 @@ def main():
         print(f"\none doc (200 lines, rewritten in part every 100th commit) on {args.blame_commits:,} commits: "
               f"citegate {t:.2f} s, peak RSS {rss / 1024:.0f} MB (--no-history {flat:.2f} s); "
               f"git blame {git_t:.2f} s, {git_rss / 1024:.0f} MB")
+    if args.cache_commits:
+        results.append(answer_cache(args.cache_commits, args.cache_answers, args.repeat))
     (OUT / "history.json").write_text(json.dumps(results, indent=2))
+
+
+def answer_cache(commits, answers, repeat):
+    """An untracked answer cache against `git cat-file --batch` reading the blobs it cites."""
+    path = OUT / f"cache-{commits}-{answers}"
+    if not (path / ".git").exists():
+        subprocess.run(["rm", "-rf", str(path)], check=True)
+        fast_import(path, commits, None, [d for d in doc_texts(answers * 2) if d[0].endswith(".json")])
+    t, rss = best([str(BIN), "audit", "--format", "json", "answers"], path, repeat)
+    flat, _ = best([str(BIN), "audit", "--format", "json", "--no-history", "answers"], path, repeat)
+    cited = sorted({f"HEAD:src/m{i}.rs" for i in range(FILES)})
+    batch = ("\n".join(cited) + "\n").encode()
+    floor = min(timed_batch(path, batch) for _ in range(repeat))
+    print(f"\nanswer cache: {answers:,} untracked answers on {commits:,} commits: citegate {t:.3f} s "
+          f"(--no-history {flat:.3f} s), object-read floor {floor:.3f} s: {t / floor:.2f}x the floor, "
+          f"peak RSS {rss / 1024:.0f} MB")
+    return {"cache_commits": commits, "answers": answers, "default_s": t, "no_history_s": flat,
+            "floor_s": floor, "peak_rss_mb": rss / 1024}
+
+
+def timed_batch(path, batch):
+    start = time.perf_counter()
+    subprocess.run(["git", "cat-file", "--batch"], cwd=path, input=batch, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -13,8 +13,27 @@ fi
 body="$(mktemp)"
 trap 'rm -f "$body"' EXIT
 { echo "$marker"; cat "$report"; } > "$body"
+# Only a comment this token's own identity wrote is ever edited: anyone can post a comment that
+# starts with the marker.
+me="$(gh api graphql -f query='query { viewer { login } }' --jq .data.viewer.login 2>/dev/null || true)"
+case "$me" in
+  ""|*[!A-Za-z0-9_.\[\]-]*) me="github-actions[bot]" ;;
+esac
 existing="$(gh api "repos/$GITHUB_REPOSITORY/issues/$number/comments" --paginate \
-  --jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n 1)"
+  | python3 -c '
+import json, sys
+me, marker = sys.argv[1], sys.argv[2]
+text, dec, at = sys.stdin.read(), json.JSONDecoder(), 0
+while at < len(text):
+    if text[at].isspace():
+        at += 1
+        continue
+    page, at = dec.raw_decode(text, at)
+    for c in page:
+        if (c.get("user") or {}).get("login") == me and (c.get("body") or "").startswith(marker):
+            print(c["id"])
+            sys.exit(0)
+' "$me" "$marker")"
 if [ -n "$existing" ]; then
   gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$existing" -F "body=@$body" >/dev/null
   echo "citegate: updated the report comment on #$number"

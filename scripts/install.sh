@@ -59,9 +59,19 @@ fetch() {
     *) cp "$releases/$version/$1" "$tmp/$1" 2>/dev/null ;;
   esac
 }
-if ! fetch "$asset" || ! fetch "$sums"; then
+if ! fetch "$asset"; then
   from_source "release $version has no $asset"
   exit 0
+fi
+if ! fetch "$sums"; then
+  # An asset without its checksum cannot be verified: never installed, and no silent source
+  # build in its place unless asked for.
+  if [ "${CITEGATE_ALLOW_SOURCE_BUILD:-}" = "true" ]; then
+    from_source "release $version has no checksum file $sums"
+    exit 0
+  fi
+  echo "::error title=citegate::release $version has $asset but no checksum file $sums: not installed (set CITEGATE_ALLOW_SOURCE_BUILD=true to build from source instead)" >&2
+  exit 1
 fi
 
 # The checksum file lists `HASH  NAME` for the release's archives of this target.

@@ -144,6 +144,51 @@ struct Override {
     rules: BTreeMap<RuleId, Level>,
 }
 
+/// The largest configuration (or manifest) file read.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The deepest `[`/`{` nesting of YAML citegate reads (configuration, manifests, front matter):
+/// the YAML parser's time grows faster than the text with nesting depth.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// Where `[`/`{` nesting first goes deeper than [`MAX_YAML_DEPTH`], if it does: one linear pass
+/// before the parser sees the text. Brackets inside quotes count too (in YAML a quote in a plain
+/// scalar is not a quote, so skipping "strings" would let nesting through); real files are far
+/// from the limit.
+pub fn yaml_too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The configuration's YAML as written, or where and why it cannot be read.
+fn read_raw(text: &str) -> Result<RawConfig, (usize, String)> {
+    if let Some(at) = yaml_too_deep(text) {
+        return Err((
+            at,
+            format!("nested deeper than {MAX_YAML_DEPTH} levels: not read"),
+        ));
+    }
+    if text.trim().is_empty() {
+        return Ok(RawConfig::default());
+    }
+    serde_yaml_ng::from_str(text).map_err(|e| {
+        let at = e.location().map(|l| l.index()).unwrap_or(0);
+        (at, e.to_string())
+    })
+}
+
 /// The validated configuration.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -156,23 +201,44 @@ pub struct Config {
     pub patterns: Vec<Pattern>,
     pub max_span_lines: Option<usize>,
     pub target: Option<String>,
+    /// A digest of the file's text (0 without a file): shards of one run share it.
+    pub digest: u64,
 }
 
 impl Config {
     /// Read `path`; `Ok(None)` when `optional` and it does not exist.
     pub fn load(path: &Path, optional: bool) -> Result<Option<Config>, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(ConfigError {
-                    path: path.to_path_buf(),
-                    text: String::new(),
-                    at: 0,
-                    message: e.to_string(),
-                })
-            }
+        let fail = |message: String| ConfigError {
+            path: path.to_path_buf(),
+            text: String::new(),
+            at: 0,
+            message,
         };
+        // A committed `.citegate.yaml` is a stranger's in CI: a link is not followed (it could
+        // show a file from outside the repository in an error), a FIFO is not opened (it would
+        // hang), and a huge file is not read.
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(fail(e.to_string())),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(fail(
+                "the configuration is a symbolic link: not followed".into(),
+            ));
+        }
+        if !meta.file_type().is_file() {
+            return Err(fail(
+                "the configuration is not a regular file: not read".into(),
+            ));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(fail(format!(
+                "the configuration is over {} KiB: not read",
+                MAX_FILE_BYTES >> 10
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
         Config::parse(path, &text).map(Some)
     }
 
@@ -186,14 +252,7 @@ impl Config {
         };
         // Where a value is written, for errors found after parsing.
         let find = |needle: &str| text.find(needle).unwrap_or(0);
-        let raw: RawConfig = if text.trim().is_empty() {
-            RawConfig::default()
-        } else {
-            serde_yaml_ng::from_str(text).map_err(|e| {
-                let at = e.location().map(|l| l.index()).unwrap_or(0);
-                error(at, e.to_string())
-            })?
-        };
+        let raw = read_raw(text).map_err(|(at, message)| error(at, message))?;
         let globs = |globs: &[String]| -> Result<Option<GlobSet>, ConfigError> {
             if globs.is_empty() {
                 return Ok(None);
@@ -273,6 +332,7 @@ impl Config {
             patterns,
             max_span_lines: raw.max_span_lines,
             target: raw.target.clone(),
+            digest: crate::model::hash::fnv1a(crate::model::hash::FNV_OFFSET, text.as_bytes()),
         })
     }
 

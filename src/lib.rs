@@ -6,8 +6,8 @@
 //!
 //! 1. [`registry`]: every rule's ID and catalogue entry.
 //! 2. [`model`]: plain data: docs, spans, citations, claims, findings, fixes, the report.
-//! 3. [`forge`], [`normalize`], [`config`], [`discover`]: forge URLs, the one whitespace
-//!    leniency, configuration, finding docs.
+//! 3. [`forge`], [`normalize`], [`config`], [`discover`], [`output`]: forge URLs, the one
+//!    whitespace leniency, configuration, finding docs, writing files never through a link.
 //! 4. [`extract`] (a doc's text → citations and claims, facts only), [`resolve`] (revisions and
 //!    blobs from the object database, blame), [`fix::edit`] (a citation's fix in its own syntax),
 //!    [`select`] (`--since`).
@@ -33,6 +33,7 @@ pub mod fixture;
 pub mod forge;
 pub mod model;
 pub mod normalize;
+pub mod output;
 pub mod regenerate;
 pub mod registry;
 pub mod report;

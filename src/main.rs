@@ -80,7 +80,7 @@ struct AuditArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
     /// The most bytes of a Markdown report (an issue or comment body takes 65,536 characters)
-    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     max_bytes: usize,
     /// Print every citation and the revision it is checked at (own, doc, implied or target pin),
     /// without checking (human or json format)
@@ -117,7 +117,7 @@ struct SweepArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
     /// The most bytes of the Markdown report (an issue body takes 65,536 characters)
-    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     max_bytes: usize,
 }
 
@@ -133,7 +133,7 @@ struct MergeArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     fail_on: FailOn,
     /// The most bytes of a Markdown report
-    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     max_bytes: usize,
 }
 
@@ -148,7 +148,7 @@ struct RegenerateArgs {
     #[arg(long, value_enum, default_value_t = RegenerateFormat::Diff)]
     format: RegenerateFormat,
     /// Chunks retrieved per answer (listed as searched when it is refused)
-    #[arg(long, value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K)]
+    #[arg(long, value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K, value_parser = bounded::<0, 1000>)]
     top_k: usize,
     /// An OpenAI-compatible API base (`http://127.0.0.1:11434/v1`): ask it for what offline
     /// re-grounding cannot do; the key, if any, is read from CITEGATE_API_KEY
@@ -157,8 +157,8 @@ struct RegenerateArgs {
     /// The model name sent to --llm
     #[arg(long, value_name = "NAME", requires = "llm")]
     model: Option<String>,
-    /// Seconds before a model request is given up (then retried)
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    /// Seconds before a model request is given up (then retried), at most an hour
+    #[arg(long, value_name = "SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
     /// Retries of a model request on 429, 5xx and connection errors (at most 10)
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10))]
@@ -200,7 +200,7 @@ struct RetrieveArgs {
     #[arg(long, visible_alias = "rev", value_name = "REV")]
     target: Option<String>,
     /// How many chunks
-    #[arg(long, short = 'k', value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K)]
+    #[arg(long, short = 'k', value_name = "N", default_value_t = regenerate::DEFAULT_TOP_K, value_parser = bounded::<0, 1000>)]
     top_k: usize,
     /// Rank chunks of this path higher (repeatable)
     #[arg(long, value_name = "PATH")]
@@ -281,6 +281,7 @@ struct Selection {
     jobs: Option<usize>,
     /// `overbroad-span` threshold: the most lines one citation may cover [default: 200]
     #[arg(long, value_name = "N")]
+    #[arg(value_parser = bounded::<1, 10_000_000>)]
     max_span_lines: Option<usize>,
     /// Only shard I of N of the docs (a stable split by doc path, for a CI matrix; `merge` joins
     /// the shards' JSON reports)
@@ -328,6 +329,12 @@ enum Color {
 }
 
 fn main() -> ExitCode {
+    // An interrupt during `fix` or `regenerate --write` leaves no temporary file behind (the
+    // docs themselves are only ever replaced whole, by a rename).
+    let _ = ctrlc::set_handler(|| {
+        citegate::output::remove_in_flight();
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
     match cli.command {
         Command::Audit(args) => audit_command(args),
@@ -459,8 +466,8 @@ fn audit_command(args: AuditArgs) -> ExitCode {
         ExitCode::SUCCESS
     };
     for (format, path) in &args.write {
-        if let Err(e) = std::fs::write(path, render(&report, *format, Color::Never, args.max_bytes))
-        {
+        let text = render(&report, *format, Color::Never, args.max_bytes);
+        if let Err(e) = citegate::output::replace(path, text.as_bytes()) {
             eprintln!("citegate: error: {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -552,7 +559,10 @@ fn fix_command(args: FixArgs) -> ExitCode {
     for doc_fix in &plan {
         let doc = &report.docs[doc_fix.doc].doc;
         if args.diff {
-            out.push_str(&fix::unified_diff(&doc.name, &doc.text, &doc_fix.after));
+            out.push_str(&printable(
+                &fix::unified_diff(&doc.name, &doc.text, &doc_fix.after),
+                true,
+            ));
             continue;
         }
         match fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()) {
@@ -625,7 +635,7 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
         ExitCode::SUCCESS
     };
     if let Some(path) = &args.json {
-        if let Err(e) = std::fs::write(path, json::render(&report)) {
+        if let Err(e) = citegate::output::replace(path, json::render(&report).as_bytes()) {
             eprintln!("citegate: error: {}: {e}", path.display());
             return ExitCode::from(2);
         }
@@ -633,12 +643,7 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
     match &args.markdown {
         Some(path) => {
             // Appending suits $GITHUB_STEP_SUMMARY, which other steps write to as well.
-            let written = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
-            if let Err(e) = written {
+            if let Err(e) = citegate::output::append(path, text.as_bytes()) {
                 eprintln!("citegate: error: {}: {e}", path.display());
                 return ExitCode::from(2);
             }
@@ -659,7 +664,7 @@ fn merge_command(args: MergeArgs) -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|text| json::read(&text));
         match read {
-            Ok(r) => reports.push(r),
+            Ok(r) => reports.push((path.display().to_string(), r)),
             Err(e) => {
                 eprintln!("citegate: error: {}: {e}", path.display());
                 return ExitCode::from(2);
@@ -711,7 +716,10 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     for doc in &run.docs {
         if !args.write {
             if args.format == RegenerateFormat::Diff {
-                out.push_str(&fix::unified_diff(&doc.name, &doc.before, &doc.after));
+                out.push_str(&printable(
+                    &fix::unified_diff(&doc.name, &doc.before, &doc.after),
+                    true,
+                ));
             }
             continue;
         }
@@ -725,7 +733,7 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     }
     if let Some(path) = &args.trace {
         let text = regenerate::trace::to_jsonl(&run.traces);
-        if let Err(e) = std::fs::write(path, text) {
+        if let Err(e) = citegate::output::replace(path, text.as_bytes()) {
             failed = true;
             eprintln!("citegate: error: {}: {e}", path.display());
         }
@@ -912,6 +920,18 @@ fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Retriev
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
     regenerate::gate::retrieved_of(&value).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A whole number from `LO` to `HI`, for options whose absurd values would exhaust memory or
+/// overflow (checked before any work).
+fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number from {LO} to {HI}"))?;
+    if !(LO..=HI).contains(&n) {
+        return Err(format!("{n} is out of range: from {LO} to {HI}"));
+    }
+    Ok(n)
 }
 
 fn plural(n: usize) -> &'static str {

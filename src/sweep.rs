@@ -41,8 +41,21 @@ impl std::error::Error for SweepError {}
 
 /// Read a manifest file, with the location of a YAML error.
 pub fn read_manifest(path: &Path) -> Result<Manifest, SweepError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| SweepError(format!("{}: {e}", path.display())))?;
+    let fail = |e: String| SweepError(format!("{}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    if !meta.is_file() || meta.len() > crate::config::MAX_FILE_BYTES {
+        return Err(fail(format!(
+            "not a regular file of at most {} KiB",
+            crate::config::MAX_FILE_BYTES >> 10
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+    if let Some(at) = crate::config::yaml_too_deep(&text) {
+        return Err(fail(format!(
+            "byte {at}: nested deeper than {} levels: not read",
+            crate::config::MAX_YAML_DEPTH
+        )));
+    }
     serde_yaml_ng::from_str(&text).map_err(|e| {
         let at = e
             .location()
@@ -118,15 +131,24 @@ pub fn render(report: &Report, drift: Option<&Drift>, max_bytes: usize) -> Strin
         let _ = writeln!(
             tail,
             "\n### Since the index was built at `{}`\n",
-            &d.manifest_revision[..8]
+            crate::model::report::short(&d.manifest_revision)
         );
+        // The drift lists take at most a quarter of the budget each; the audit gets the rest.
+        let share = max_bytes / 4;
         let list = |title: &str, items: &[String], out: &mut String| {
+            let start = out.len();
             let _ = writeln!(out, "{title}: {}", items.len());
+            let mut shown = 0;
             for i in items.iter().take(50) {
-                let _ = writeln!(out, "- {}", markdown::code(i));
+                let line = format!("- {}\n", markdown::code(i));
+                if out.len() - start + line.len() + 40 > share {
+                    break;
+                }
+                out.push_str(&line);
+                shown += 1;
             }
-            if items.len() > 50 {
-                let _ = writeln!(out, "- … and {} more", items.len() - 50);
+            if items.len() > shown {
+                let _ = writeln!(out, "- … and {} more", items.len() - shown);
             }
             out.push('\n');
         };

@@ -17,6 +17,51 @@ Broken in this change: src/a.rs:9.
 Fine: src/a.rs:1.
 ";
 
+/// The outputs a step wrote to `$GITHUB_OUTPUT`, as GitHub reads them: `name=value` lines and
+/// `name<<DELIMITER` blocks.
+fn outputs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                value.push(l);
+            }
+            out.push((name.to_string(), value.join("\n")));
+        } else if let Some((name, value)) = line.split_once('=') {
+            out.push((name.to_string(), value.to_string()));
+        }
+    }
+    out
+}
+
+/// Run `scripts/action.sh` in `repo` with the variables GitHub sets and `inputs`.
+fn action(
+    repo: &Path,
+    temp: &Path,
+    event: Option<&Path>,
+    inputs: &[(&str, &str)],
+) -> std::process::Output {
+    let mut cmd = Command::new("bash");
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action.sh"))
+        .current_dir(repo)
+        .env("CITEGATE", env!("CARGO_BIN_EXE_citegate"))
+        .env("RUNNER_TEMP", temp)
+        .env("GITHUB_STEP_SUMMARY", temp.join("summary.md"))
+        .env("GITHUB_OUTPUT", temp.join("output.txt"));
+    if let Some(event) = event {
+        cmd.env("GITHUB_EVENT_PATH", event);
+    }
+    for (k, v) in inputs {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
 #[test]
 fn action_step_annotates_the_change_writes_the_summary_and_outputs() {
     let dir = tempfile::tempdir().unwrap();
@@ -31,22 +76,15 @@ fn action_step_annotates_the_change_writes_the_summary_and_outputs() {
         ),
     )
     .unwrap();
-    let summary = dir.path().join("summary.md");
-    let output = dir.path().join("output.txt");
-    let sarif = dir.path().join("out.sarif");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .current_dir(&repo)
-        .env("CITEGATE", env!("CARGO_BIN_EXE_citegate"))
-        .env("GITHUB_EVENT_PATH", &event)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", &output)
-        .env("INPUT_PATHS", "docs")
-        .env("INPUT_FAIL_ON", "error")
-        .env("INPUT_SARIF", &sarif)
-        .output()
-        .unwrap();
+    let temp = dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let (summary, output) = (temp.join("summary.md"), temp.join("output.txt"));
+    let inputs = [
+        ("INPUT_PATHS", "docs"),
+        ("INPUT_FAIL_ON", "error"),
+        ("INPUT_SARIF", "true"),
+    ];
+    let out = action(&repo, &temp, Some(&event), &inputs);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -67,13 +105,23 @@ fn action_step_annotates_the_change_writes_the_summary_and_outputs() {
     assert!(md.starts_with("## citegate audit"), "{md}");
     assert!(md.contains("`docs/new.md:1`"), "{md}");
     assert!(!md.contains("docs/old.md"), "{md}");
-    let outputs = std::fs::read_to_string(&output).unwrap();
-    for line in ["errors=1", "warnings=0", "findings=1", "docs=1"] {
-        assert!(outputs.lines().any(|l| l == line), "{line} in {outputs}");
+    let written = outputs(&std::fs::read_to_string(&output).unwrap());
+    for (name, value) in [
+        ("errors", "1"),
+        ("warnings", "0"),
+        ("findings", "1"),
+        ("docs", "1"),
+    ] {
+        assert!(
+            written.iter().any(|(n, v)| n == name && v == value),
+            "{name}={value} in {written:?}"
+        );
     }
-    assert!(outputs.contains(&format!("sarif={}", sarif.display())));
+    // The SARIF is written under RUNNER_TEMP, never into the work tree.
+    let sarif = &written.iter().find(|(n, _)| n == "sarif").unwrap().1;
+    assert!(Path::new(sarif).starts_with(&temp), "{sarif}");
     let log: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(sarif).unwrap()).unwrap();
     assert_eq!(log["runs"][0]["results"][0]["ruleId"], "invented-lines");
 }
 
@@ -102,6 +150,110 @@ fn action_step_says_what_to_fetch_when_the_base_is_missing() {
         stdout.contains("::error title=citegate::") && stdout.contains("fetch-depth: 0"),
         "{stdout}"
     );
+}
+
+/// A pull request commits `citegate.sarif` as a link to a script a later step runs (the
+/// Action's own `comment.sh`) and asks for SARIF at that name: nothing is written through the
+/// link, and the reports are under RUNNER_TEMP.
+#[cfg(unix)]
+#[test]
+fn a_committed_symlink_where_a_report_goes_is_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("comment.sh");
+    std::fs::write(&victim, "echo the action's own script\n").unwrap();
+    let spec = format!(
+        "{SPEC}@@@ symlink citegate.sarif {}\n@@@ symlink report.md {}\n",
+        victim.display(),
+        victim.display()
+    );
+    let repo = dir.path().join("repo");
+    citegate::fixture::build(&spec, &repo).unwrap();
+    let temp = dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let out = action(
+        &repo,
+        &temp,
+        None,
+        &[("INPUT_PATHS", "docs"), ("INPUT_SARIF", "citegate.sarif")],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "echo the action's own script\n"
+    );
+    for link in ["citegate.sarif", "report.md"] {
+        let meta = std::fs::symlink_metadata(repo.join(link)).unwrap();
+        assert!(
+            meta.file_type().is_symlink(),
+            "{link} was replaced in the work tree"
+        );
+    }
+}
+
+#[test]
+fn action_paths_are_one_per_line_and_never_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = format!("{SPEC}@@@ file answers/a.md\nAlso broken: src/a.rs:99.\n");
+    let repo = dir.path().join("repo");
+    citegate::fixture::build(&spec, &repo).unwrap();
+    let temp = dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    // Two lines, two folders: both audited.
+    let out = action(&repo, &temp, None, &[("INPUT_PATHS", "docs\nanswers\n")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("file=docs/new.md"), "{stdout}");
+    assert!(stdout.contains("file=answers/a.md"), "{stdout}");
+    // An option smuggled into a path, or a path that looks like an option: refused, exit 2,
+    // and no file planted.
+    for paths in ["docs\n--shard=7/1000000", "--write=json=planted.json"] {
+        let out = action(&repo, &temp, None, &[("INPUT_PATHS", paths)]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{paths:?}: {stdout}");
+        assert!(stdout.contains("must not start with '-'"), "{stdout}");
+    }
+    assert!(!repo.join("planted.json").exists());
+    // An option after a value on the same line is part of the path: no such path, exit 2.
+    let out = action(
+        &repo,
+        &temp,
+        None,
+        &[("INPUT_PATHS", "docs --shard=7/1000000")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // Other inputs are values too.
+    let out = action(&repo, &temp, None, &[("INPUT_TARGET", "--worktree")]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn outputs_use_a_random_delimiter_that_no_value_can_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    citegate::fixture::build(SPEC, &repo).unwrap();
+    let mut delims = Vec::new();
+    for run in 0..2 {
+        let temp = dir.path().join(format!("temp{run}"));
+        std::fs::create_dir_all(&temp).unwrap();
+        action(&repo, &temp, None, &[("INPUT_PATHS", "docs")]);
+        let text = std::fs::read_to_string(temp.join("output.txt")).unwrap();
+        let first = text.lines().next().unwrap().to_string();
+        let (name, delim) = first.split_once("<<").unwrap();
+        assert_eq!(name, "errors");
+        assert!(delim.len() > 30, "{delim}");
+        delims.push(delim.to_string());
+        let written = outputs(&text);
+        assert!(
+            written.iter().any(|(n, v)| n == "errors" && v == "2"),
+            "{written:?}"
+        );
+    }
+    assert_ne!(delims[0], delims[1]);
 }
 
 /// A folder standing in for a GitHub release: `v0.1.0/citegate-TARGET.tar.gz` (holding a stand-in
@@ -238,6 +390,21 @@ fn install_step_refuses_an_asset_that_fails_its_checksum() {
 }
 
 #[test]
+fn install_step_refuses_an_asset_without_its_checksum_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = fake_release(dir.path(), &["x86_64-unknown-linux-musl"], false);
+    std::fs::remove_file(release.join("v0.1.0/citegate-x86_64-unknown-linux-musl.sha256")).unwrap();
+    let out = install(dir.path(), &release, "Linux", "X64", "v0.1.0");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no checksum file"));
+    assert!(!dir.path().join("root/bin/citegate").exists());
+    assert!(
+        !dir.path().join("cargo-args").exists(),
+        "no silent source build"
+    );
+}
+
+#[test]
 fn install_step_builds_from_source_only_when_no_asset_fits() {
     for (os, arch, version) in [
         ("Linux", "X64", "main"),
@@ -272,12 +439,13 @@ fn the_report_comment_is_created_once_then_updated() {
     std::fs::create_dir_all(&fake_bin).unwrap();
     let log = dir.path().join("gh.log");
     let state = dir.path().join("comment-id");
-    // A stand-in `gh`: lists the marked comment once one exists, records every write.
+    // A stand-in `gh`: lists a stranger's comment that starts with the marker, and ours once it
+    // exists (two pages); records every write. Only ours is ever edited.
     let gh = fake_bin.join("gh");
     std::fs::write(
         &gh,
         format!(
-            "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  *--method\\ POST*) echo 4242 > {state} ;;\n  *--paginate*) cat {state} 2>/dev/null || true ;;\nesac\n",
+            "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  *--method\\ POST*) echo 4242 > {state} ;;\n  *--paginate*) printf '[{{\"id\": 666, \"user\": {{\"login\": \"mallory\"}}, \"body\": \"<!-- citegate-report --> pwned\"}}]'; if [ -f {state} ]; then printf '[{{\"id\": %s, \"user\": {{\"login\": \"github-actions[bot]\"}}, \"body\": \"<!-- citegate-report -->\"}}]' \"$(cat {state})\"; fi ;;\nesac\n",
             log = log.display(),
             state = state.display()
         ),

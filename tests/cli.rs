@@ -314,7 +314,7 @@ fn sweep_writes_markdown_and_json_and_lists_drift_since_the_manifest() {
         "appends: {md}"
     );
     assert!(
-        md.contains("[docs/wiki/cache.md:20](https://github.com/acme/shop/blob/"),
+        md.contains("[docs/wiki/cache\\.md\\:20](https://github.com/acme/shop/blob/"),
         "{md}"
     );
     assert!(

@@ -108,7 +108,7 @@ fn the_index_is_cached_by_tree_and_a_broken_cache_is_rebuilt() {
     let file = cache::path(&repo.git_dir, first.tree);
     assert!(file.exists(), "written under the Git folder");
     // The cache is what a second run reads: an entry planted in it is found.
-    let mut entries = cache::load(&repo.git_dir, first.tree).unwrap();
+    let mut entries = cache::load(&repo.git_dir, first.tree, |_| true).unwrap();
     entries[0].terms = "plantedmarker".into();
     cache::store(&repo.git_dir, first.tree, &entries).unwrap();
     let (_, second) = index(&fixture);
@@ -117,7 +117,7 @@ fn the_index_is_cached_by_tree_and_a_broken_cache_is_rebuilt() {
     std::fs::write(&file, "{not json").unwrap();
     let (_, third) = index(&fixture);
     assert_eq!(third.chunks, first.chunks);
-    assert!(cache::load(&repo.git_dir, first.tree).is_some());
+    assert!(cache::load(&repo.git_dir, first.tree, |_| true).is_some());
 }
 
 #[test]

@@ -103,3 +103,65 @@ fn bad_shards_and_mixed_revisions_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("different revisions"));
 }
+
+/// `citegate merge ARGS` in `dir`: the exit code and standard error.
+fn merge(dir: &Path, reports: &[&Path], extra: &[&str]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .arg("merge")
+        .args(extra)
+        .args(reports)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn shard_report(fx: &Fixture, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let mut all = vec!["audit", "docs", "--format", "json"];
+    all.extend_from_slice(args);
+    let (_, json) = run(fx.path(), &all);
+    let path = fx.path().join(name);
+    std::fs::write(&path, json).unwrap();
+    path
+}
+
+#[test]
+fn shards_that_are_not_one_run_are_refused_by_name() {
+    let fx = Fixture::build(&spec()).unwrap();
+    let s1 = shard_report(&fx, "s1.json", &["--shard", "1/2"]);
+    let s2 = shard_report(&fx, "s2.json", &["--shard", "2/2"]);
+    let t1 = shard_report(&fx, "t1.json", &["--shard", "1/3"]);
+    let narrow = shard_report(&fx, "n2.json", &["--shard", "2/2", "--max-span-lines", "1"]);
+    let whole = shard_report(&fx, "whole.json", &[]);
+    let again = shard_report(&fx, "again.json", &[]);
+    assert_eq!(merge(fx.path(), &[&s1, &s2], &[]).0, Some(1));
+    for (pair, says) in [
+        ([&s1, &s1], "the same shard 1/2"),
+        ([&s1, &t1], "different shard counts"),
+        ([&s1, &narrow], "different settings"),
+        ([&whole, &again], "both audited"),
+    ] {
+        let (code, stderr) = merge(fx.path(), &[pair[0].as_path(), pair[1].as_path()], &[]);
+        assert_eq!(code, Some(2), "{pair:?}: {stderr}");
+        assert!(stderr.contains(says), "{pair:?}: {stderr}");
+        assert!(
+            stderr.contains(pair[1].file_name().unwrap().to_str().unwrap()),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_report_with_a_short_revision_is_an_error_not_a_panic() {
+    let fx = Fixture::build(&spec()).unwrap();
+    let s1 = shard_report(&fx, "s1.json", &["--shard", "1/2"]);
+    let text = std::fs::read_to_string(&s1).unwrap();
+    std::fs::write(&s1, text.replace(&fx.labels["v1"].to_string(), "abc")).unwrap();
+    let (code, stderr) = merge(fx.path(), &[&s1], &["--format", "markdown"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a full commit ID"), "{stderr}");
+}

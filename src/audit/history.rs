@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use git2::{Oid, Repository};
+use rayon::prelude::*;
 
 use crate::check::{self, CiteFacts, Group, Needs};
 use crate::model::{AuditedDoc, CiteRef, PinSource};
@@ -57,7 +58,7 @@ pub fn implied_pins(
             asked.push(cites);
         }
     }
-    for (cites, commits) in asked.into_iter().zip(blame::blame(&git, &jobs)?) {
+    for (cites, commits) in asked.into_iter().zip(blame_in_parallel(repo, &jobs)?) {
         for (c, commit) in cites.iter().zip(commits) {
             if let Some(commit) = commit {
                 let implied = Implied {
@@ -70,6 +71,27 @@ pub fn implied_pins(
     }
     for (doc, cites) in elsewhere {
         out.extend(in_own_repository(&git, target, &docs[doc], &cites)?);
+    }
+    Ok(out)
+}
+
+/// Blame the jobs in one walk per worker thread, each over a contiguous share of the docs (docs
+/// of one folder stay together and share their tree reads), in order.
+fn blame_in_parallel(
+    repo: &CodeRepo,
+    jobs: &[Job<'_>],
+) -> Result<Vec<Vec<Option<Oid>>>, ObjectError> {
+    let share = jobs
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1))
+        .max(1);
+    let shares: Vec<Result<Vec<Vec<Option<Oid>>>, ObjectError>> = jobs
+        .par_chunks(share)
+        .map(|part| blame::blame(&repo.worker(), part))
+        .collect();
+    let mut out = Vec::with_capacity(jobs.len());
+    for part in shares {
+        out.extend(part?);
     }
     Ok(out)
 }

@@ -84,13 +84,24 @@ pub fn doc_name(repo: &CodeRepo, path: &Path) -> String {
 }
 
 /// The bytes of a doc, read only when it is a regular file within the size limit: a symbolic
-/// link is never followed (it could lead out of the repository, and `fix` would replace it), and
-/// a FIFO or device is never opened (reading one can block forever).
+/// link is never followed (it could lead out of the repository, and `fix` would replace it), nor
+/// is a folder on its way that is one, and a FIFO or device is never opened (reading one can
+/// block forever).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read the doc: {e}"))?;
     let kind = meta.file_type();
     if kind.is_symlink() {
         return Err("the doc is a symbolic link: not followed".to_string());
+    }
+    // A committed `wiki/sub -> ../../outside`: the doc's real place is elsewhere, and `fix` would
+    // write there.
+    if let Err(crate::output::OutputError::ThroughLink(link)) =
+        crate::output::refuse_links_on_the_way(path)
+    {
+        return Err(format!(
+            "the doc is behind a symbolic link ({}): not followed",
+            link.display()
+        ));
     }
     if !kind.is_file() {
         return Err(

@@ -55,6 +55,8 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
             return Err(AuditError::Objects(broken));
         }
         report.selection = selection;
+        report.shard = opts.shard.map(|s| (s.index, s.count));
+        report.settings = Some(settings.digest());
         // Links in reports go to --repo-url when given, else to the origin remote.
         let home = opts
             .repo_url
@@ -464,5 +466,7 @@ fn finish(
         web_url: None,
         git_dir: repo.git_dir.clone(),
         summary,
+        shard: None,
+        settings: None,
     }
 }

@@ -58,6 +58,16 @@ impl Settings {
         })
     }
 
+    /// A digest of what decides the findings besides the docs and the target: the configuration
+    /// file's text, the span limit and whether history is on. Shards of one run share it.
+    pub fn digest(&self) -> String {
+        use crate::model::hash::{fnv1a, FNV_OFFSET};
+        let mut h = fnv1a(FNV_OFFSET, &self.config.digest.to_le_bytes());
+        h = fnv1a(h, &(self.max_span_lines as u64).to_le_bytes());
+        h = fnv1a(h, &[u8::from(self.history)]);
+        format!("{h:016x}")
+    }
+
     /// Each rule's severity for each doc (`None`: off), computed once per doc: the rules ask for
     /// every citation.
     pub fn levels(&self, docs: &[AuditedDoc]) -> Levels {

@@ -69,10 +69,10 @@ pub fn read(text: &str, block: Block, ext: &mut Extracted) {
         let message = format!("front matter over {} KiB: not read", MAX_BYTES >> 10);
         return problem(ext, base, message);
     }
-    if let Some(at) = super::json_spans::too_deep(yaml) {
+    if let Some(at) = crate::config::yaml_too_deep(yaml) {
         let message = format!(
             "front matter nested deeper than {} levels: not read",
-            super::json_spans::MAX_DEPTH
+            crate::config::MAX_YAML_DEPTH
         );
         return problem(ext, base + at, message);
     }

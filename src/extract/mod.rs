@@ -19,6 +19,7 @@ pub use context::ExtractContext;
 pub use path::{percent_decode, resolve_path};
 
 use crate::model::{Citation, Doc, DocKind, Extracted, LineRange, Span};
+use crate::registry::RuleId;
 
 /// Extract a doc according to its kind, then the configuration's in-house patterns.
 pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
@@ -30,9 +31,22 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     if !ctx.patterns.is_empty() && !ext.skipped {
         patterns(doc, ctx, &mut ext);
     }
+    if ext.citations.len() > MAX_CITATIONS_PER_DOC {
+        // What each citation costs downstream (facts, findings, the report) is bounded here: a
+        // doc past the limit is one clear finding, not a run that exhausts memory.
+        let n = ext.citations.len();
+        ext = Extracted::default();
+        let message = format!(
+            "the doc holds {n} citations, over the {MAX_CITATIONS_PER_DOC} a doc may hold: not checked"
+        );
+        ext.problem(RuleId::MalformedDoc, Span::new(0, 0), message);
+    }
     ext.shrink();
     ext
 }
+
+/// The most citations one doc may hold (README "Limits").
+pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
 
 /// Citations written in an in-house syntax: a regex with named groups `path`, `start`, optional
 /// `end` and `rev`. A built-in citation found inside one of these (`SRC(a.rs:1-2)` also holds the

@@ -110,6 +110,9 @@ pub fn apply(text: &str, fixes: &[&Fix]) -> (String, usize) {
 /// permissions, then a rename. Refuses when the file no longer holds `expected` (it changed since
 /// it was read).
 pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Result<()> {
+    if let Err(e) = crate::output::refuse_links_on_the_way(path) {
+        return Err(std::io::Error::other(e.to_string()));
+    }
     if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
         return Err(std::io::Error::other(
             "the doc is a symbolic link: never written through or replaced",
@@ -129,6 +132,7 @@ pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Re
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let _in_flight = crate::output::InFlight::new(tmp.path());
     tmp.write_all(content)?;
     tmp.as_file().sync_all()?;
     let perms = std::fs::metadata(path)?.permissions();

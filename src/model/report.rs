@@ -32,6 +32,53 @@ pub struct Summary {
     pub by_severity: BTreeMap<&'static str, usize>,
 }
 
+/// The reports to merge are shards of one run: same revision, repository, settings and shard
+/// count; no shard twice; no doc in two of them.
+fn check_shards(reports: &[(String, Report)]) -> Result<(), String> {
+    let Some((first_name, first)) = reports.first() else {
+        return Ok(());
+    };
+    let mut seen_docs: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut seen_shards: BTreeMap<u32, &str> = BTreeMap::new();
+    for (name, r) in reports {
+        let differ = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
+            format!("{first_name} and {name} are of different {what}: {a:?} and {b:?}")
+        };
+        if r.revision != first.revision {
+            return Err(differ("revisions", &first.revision, &r.revision));
+        }
+        if r.web_url.is_some() && first.web_url.is_some() && r.web_url != first.web_url {
+            return Err(differ("repositories", &first.web_url, &r.web_url));
+        }
+        if r.settings != first.settings {
+            return Err(differ(
+                "settings (configuration)",
+                &first.settings,
+                &r.settings,
+            ));
+        }
+        if r.shard.map(|s| s.1) != first.shard.map(|s| s.1) {
+            return Err(differ("shard counts", &first.shard, &r.shard));
+        }
+        if let Some((index, count)) = r.shard {
+            if let Some(other) = seen_shards.insert(index, name) {
+                return Err(format!(
+                    "{other} and {name} are the same shard {index}/{count}"
+                ));
+            }
+        }
+        for d in &r.docs {
+            if let Some(other) = seen_docs.insert(&d.doc.name, name) {
+                return Err(format!(
+                    "{other} and {name} both audited {}: shards hold disjoint docs",
+                    d.doc.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Moving a doc's pin (front matter `citegate: {rev}`, or an answer's `revision`) to the target
 /// together with every citation under it: all of it in one write, or nothing.
 #[derive(Debug, Clone)]
@@ -72,6 +119,17 @@ pub struct Report {
     /// The audited repository's Git folder.
     pub git_dir: PathBuf,
     pub summary: Summary,
+    /// With `--shard I/N`: (I, N).
+    pub shard: Option<(u32, u32)>,
+    /// A digest of the settings the docs were checked with (configuration file, span limit,
+    /// history): shards of one run share it.
+    pub settings: Option<String>,
+}
+
+/// The first 8 characters of a revision (all of it when shorter): never a panic on a short one
+/// read from a report or a manifest.
+pub fn short(revision: &str) -> &str {
+    revision.get(..8).unwrap_or(revision)
 }
 
 impl Report {
@@ -134,18 +192,15 @@ impl Report {
     }
 
     /// One report from the reports of shards of the same run (`--shard I/N`, each a disjoint set
-    /// of docs): docs and findings put together and sorted as one audit sorts them, counts added
-    /// up and recomputed. Every report must be at the same revision.
-    pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
-        let mut reports = reports.into_iter();
+    /// of docs), each with a label (its file) for errors: docs and findings put together and
+    /// sorted as one audit sorts them, counts added up and recomputed. Reports of different
+    /// revisions, repositories, settings or shard counts, a shard given twice, and a doc in two
+    /// reports are errors naming the reports.
+    pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
+        check_shards(&reports)?;
+        let mut reports = reports.into_iter().map(|(_, r)| r);
         let mut out = reports.next().ok_or("no report to merge")?;
         for r in reports {
-            if r.revision != out.revision {
-                return Err(format!(
-                    "reports of different revisions: {} and {}",
-                    out.revision, r.revision
-                ));
-            }
             out.web_url = out.web_url.or(r.web_url);
             out.summary.docs += r.summary.docs;
             out.summary.skipped += r.summary.skipped;
@@ -166,6 +221,8 @@ impl Report {
                 (a, b) => a.or(b),
             };
         }
+        // The shards together are the whole run.
+        out.shard = None;
         out.sort_docs();
         let docs = &out.docs;
         fn key<'a>(

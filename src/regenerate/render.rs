@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::outcome::{Regenerated, Rewritten};
 use crate::extract::json_spans::{self, Node, Value as NodeValue};
 use crate::model::{Report, Span};
+use crate::report::{json_escapes, printable};
 use crate::resolve::CodeRepo;
 use crate::retrieve::{Hit, Index};
 
@@ -219,7 +220,7 @@ pub fn hits(repo: &CodeRepo, index: &Index, hits: &[Hit], show: bool, json: bool
                 row
             })
             .collect();
-        return serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+        return json_escapes(serde_json::to_string_pretty(&rows).unwrap_or_default()) + "\n";
     }
     let mut out = String::new();
     for h in hits {
@@ -230,8 +231,12 @@ pub fn hits(repo: &CodeRepo, index: &Index, hits: &[Hit], show: bool, json: bool
             .map(|s| format!("  {s}"))
             .unwrap_or_default();
         out.push_str(&format!(
-            "{}:{}-{}  {:.3}{symbol}\n",
-            c.path, c.start, c.end, h.score
+            "{}:{}-{}  {:.3}{}\n",
+            printable(&c.path, false),
+            c.start,
+            c.end,
+            h.score,
+            printable(&symbol, false)
         ));
         if show {
             for (n, line) in index
@@ -240,7 +245,11 @@ pub fn hits(repo: &CodeRepo, index: &Index, hits: &[Hit], show: bool, json: bool
                 .lines()
                 .enumerate()
             {
-                out.push_str(&format!("{:>6} | {line}\n", c.start + n));
+                out.push_str(&format!(
+                    "{:>6} | {}\n",
+                    c.start + n,
+                    printable(line, false)
+                ));
             }
         }
     }

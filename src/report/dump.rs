@@ -39,7 +39,7 @@ pub fn human(dump: &Dump) -> String {
 
 /// The dump as one JSON document.
 pub fn json(dump: &Dump) -> String {
-    let mut out = serde_json::to_string_pretty(dump).unwrap_or_default();
+    let mut out = super::json_escapes(serde_json::to_string_pretty(dump).unwrap_or_default());
     out.push('\n');
     out
 }

@@ -313,7 +313,7 @@ pub fn summary_line(report: &Report) -> String {
         "{} in {}{skipped} at {}: {}, {}, {}\n",
         plural(s.citations, "citation"),
         plural(s.docs, "doc"),
-        &report.revision[..8],
+        crate::model::report::short(&report.revision),
         plural(count("error"), "error"),
         plural(count("warning"), "warning"),
         plural(count("note"), "note"),

@@ -25,6 +25,12 @@ struct JsonReport<'a> {
     /// The repository's web address, for links.
     #[serde(skip_serializing_if = "Option::is_none")]
     web_url: Option<&'a str>,
+    /// With `--shard I/N`: `"I/N"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
+    /// A digest of the settings the run used: `merge` refuses shards run with others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settings: Option<&'a str>,
     summary: JsonSummary<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     selected: Option<Vec<JsonSelected<'a>>>,
@@ -127,6 +133,8 @@ pub fn render(report: &Report) -> String {
         version: VERSION,
         revision: &report.revision,
         web_url: report.web_url.as_deref(),
+        shard: report.shard.map(|(i, n)| format!("{i}/{n}")),
+        settings: report.settings.as_deref(),
         summary: JsonSummary {
             docs: s.docs,
             skipped: s.skipped,
@@ -151,9 +159,17 @@ pub fn render(report: &Report) -> String {
         findings,
         docs,
     };
-    let mut text = serde_json::to_string_pretty(&out).expect("report serialises");
+    let mut text =
+        super::json_escapes(serde_json::to_string_pretty(&out).expect("report serialises"));
     text.push('\n');
     text
+}
+
+/// `I/N` with 1 ≤ I ≤ N.
+fn parse_shard(s: &str) -> Option<(u32, u32)> {
+    let (i, n) = s.split_once('/')?;
+    let (i, n): (u32, u32) = (i.parse().ok()?, n.parse().ok()?);
+    (i >= 1 && i <= n).then_some((i, n))
 }
 
 /// A JSON report as `read` takes it.
@@ -163,6 +179,10 @@ struct InReport {
     revision: String,
     #[serde(default)]
     web_url: Option<String>,
+    #[serde(default)]
+    shard: Option<String>,
+    #[serde(default)]
+    settings: Option<String>,
     summary: InSummary,
     #[serde(default)]
     selected: Option<Vec<InSelected>>,
@@ -212,6 +232,17 @@ pub fn read(text: &str) -> Result<Report, String> {
             r.version
         ));
     }
+    let full_sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    if !full_sha(&r.revision) {
+        return Err(format!(
+            "revision {:?} is not a full commit ID",
+            crate::report::printable(&r.revision, false)
+        ));
+    }
+    let shard = match r.shard.as_deref() {
+        None => None,
+        Some(s) => Some(parse_shard(s).ok_or_else(|| format!("shard {s:?} is not I/N"))?),
+    };
     let mut docs: Vec<AuditedDoc> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     let mut doc_of = |name: &str, in_repo: bool, docs: &mut Vec<AuditedDoc>| -> usize {
@@ -278,5 +309,7 @@ pub fn read(text: &str) -> Result<Report, String> {
         web_url: r.web_url,
         git_dir: Default::default(),
         summary,
+        shard,
+        settings: r.settings,
     })
 }

@@ -10,12 +10,72 @@ use crate::model::{Finding, LineRange, Report};
 use crate::registry::Severity;
 use crate::report::{human, printable};
 
-/// Text for a Markdown table cell: on one line (a CR or LF would end the row and start Markdown of
-/// its own), control characters replaced, `|` escaped, no raw HTML. Messages keep their code spans.
-fn cell(text: &str) -> String {
-    printable(&text.replace(['\r', '\n'], " "), false)
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
+/// A message for a Markdown table cell: on one line (a CR or LF would end the row and start
+/// Markdown of its own), control characters replaced. Its code spans (CommonMark's: a run of
+/// backticks closed by a run of the same length) stay code spans, refenced to hold whatever they
+/// hold; everything else is plain text (see [`text`]), so no doc, path or quote can add a link,
+/// an image, HTML or a mention.
+fn cell(message: &str) -> String {
+    let line = printable(&message.replace(['\r', '\n'], " "), false).into_owned();
+    let bytes = line.as_bytes();
+    let run_at = |i: usize| bytes[i..].iter().take_while(|&&b| b == b'`').count();
+    let (mut out, mut plain, mut i) = (String::new(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let close = loop {
+            match bytes[j..].iter().position(|&b| b == b'`') {
+                None => break None,
+                Some(k) if run_at(j + k) == n => break Some(j + k),
+                Some(k) => j += k + run_at(j + k),
+            }
+        };
+        match close {
+            Some(end) => {
+                out.push_str(&text(&line[plain..i]));
+                out.push_str(&code(strip_one_space(&line[i + n..end])));
+                i = end + n;
+                plain = i;
+            }
+            None => i += n,
+        }
+    }
+    out.push_str(&text(&line[plain..]));
+    out
+}
+
+/// A code span's content as CommonMark reads it: one space each side is dropped when both are
+/// there and it is not all spaces.
+fn strip_one_space(s: &str) -> &str {
+    match s.strip_prefix(' ').and_then(|t| t.strip_suffix(' ')) {
+        Some(inner) if !s.trim().is_empty() => inner,
+        _ => s,
+    }
+}
+
+/// Plain text in Markdown: every ASCII punctuation character that Markdown could read as syntax
+/// is backslash-escaped (links, images, emphasis, HTML, tables, headings), and `@` is followed by
+/// a zero-width space so that `@org/team` mentions nobody (as Renovate does).
+pub fn text(s: &str) -> String {
+    let s = printable(&s.replace(['\r', '\n'], " "), false).into_owned();
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '@' => out.push_str("@&#8203;"),
+            // `.` and `:` too: `www.x` and `http://x` would become links of their own.
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '!' | '|'
+            | '<' | '>' | '~' | '&' | '.' | ':' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `text` as a code span (in a table cell or a list): fenced by more backticks than it holds in a row, on one
@@ -40,7 +100,7 @@ fn doc_link(report: &Report, f: &Finding, line: usize) -> String {
         (Some(web), true) => {
             let at = Some(LineRange::single(line as i64));
             let url = forge::blob_url(web, &report.revision, &doc.name, at);
-            format!("[{}]({url})", cell(&label))
+            format!("[{}]({url})", text(&label))
         }
         _ => code(&label),
     }
@@ -57,7 +117,7 @@ fn cited_link(report: &Report, f: &Finding) -> String {
     match (&report.web_url, &f.revision) {
         (Some(web), Some(rev)) => {
             let url = forge::blob_url(web, rev, path, f.lines);
-            format!("[{}]({url})", cell(&label))
+            format!("[{}]({url})", text(&label))
         }
         _ => code(&label),
     }
@@ -81,14 +141,14 @@ pub fn render(report: &Report, title: &str, max_bytes: usize) -> String {
     }
     counts(report, &mut out);
     let by_doc = by_doc(report);
-    worst_docs(report, &by_doc, &mut out);
+    worst_docs(report, &by_doc, &mut out, max_bytes);
     out.push_str("### Findings\n\n");
     let mut left_out = 0;
     let mut docs_left_out = 0;
     for (doc, findings) in &by_doc {
         let block = doc_block(report, *doc, findings);
         // Room is kept for the closing line.
-        if out.len() + block.len() + 400 <= max_bytes {
+        if out.len() + block.len() + RESERVED <= max_bytes {
             out.push_str(&block);
         } else {
             left_out += findings.len();
@@ -149,8 +209,14 @@ fn by_doc(report: &Report) -> Vec<(usize, Vec<&Finding>)> {
     out
 }
 
-/// The ten docs with the most errors, when there are several docs with errors.
-fn worst_docs(report: &Report, by_doc: &[(usize, Vec<&Finding>)], out: &mut String) {
+/// The ten docs with the most errors, when there are several docs with errors, as many of them as
+/// fit in `max_bytes` with room left for the closing line.
+fn worst_docs(
+    report: &Report,
+    by_doc: &[(usize, Vec<&Finding>)],
+    out: &mut String,
+    max_bytes: usize,
+) {
     let with_errors: Vec<_> = by_doc
         .iter()
         .filter(|(_, fs)| fs.iter().any(|f| f.severity == Severity::Error))
@@ -165,17 +231,23 @@ fn worst_docs(report: &Report, by_doc: &[(usize, Vec<&Finding>)], out: &mut Stri
     for (doc, fs) in with_errors {
         let n = |s: Severity| fs.iter().filter(|f| f.severity == s).count();
         let name = &report.docs[*doc].doc.name;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} |",
+        let row = format!(
+            "| {} | {} | {} | {} |\n",
             code(name),
             n(Severity::Error),
             n(Severity::Warning),
             n(Severity::Note)
         );
+        if out.len() + row.len() + RESERVED > max_bytes {
+            break;
+        }
+        out.push_str(&row);
     }
     out.push('\n');
 }
+
+/// Bytes kept free for the headings and the closing line that follow a table.
+const RESERVED: usize = 600;
 
 /// One doc's findings, in a collapsible section.
 fn doc_block(report: &Report, doc: usize, findings: &[&Finding]) -> String {
@@ -209,12 +281,13 @@ fn doc_block(report: &Report, doc: usize, findings: &[&Finding]) -> String {
     block
 }
 
-/// Text inside HTML (a `<summary>`): escaped, on one line.
+/// Text inside HTML (a `<summary>`): escaped, on one line, mentioning nobody.
 fn html(text: &str) -> String {
     printable(&text.replace(['\r', '\n'], " "), false)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('@', "@&#8203;")
 }
 
 #[cfg(test)]
@@ -223,9 +296,12 @@ mod tests {
 
     #[test]
     fn cells_cannot_break_the_table_or_start_markdown() {
-        assert_eq!(cell("a|b\r\n## x `y` <img>"), "a\\|b  ## x `y` &lt;img>");
+        assert_eq!(
+            cell("a|b\r\n## x `y` <img>"),
+            "a\\|b  \\#\\# x `y` \\<img\\>"
+        );
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
         assert_eq!(code("src/a.rs:1"), "`src/a.rs:1`");
-        assert_eq!(cell("\u{1b}[2J"), "?[2J");
+        assert_eq!(cell("\u{1b}[2J"), "?\\[2J");
     }
 }

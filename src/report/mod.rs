@@ -13,7 +13,7 @@ use std::borrow::Cow;
 /// `text` with control characters (terminal escapes, CR, NUL…) replaced by `?`, one per byte, so
 /// that offsets into it stay valid; `\n` and `\t` are kept when `lines` says so.
 pub fn printable(text: &str, lines: bool) -> Cow<'_, str> {
-    let bad = |c: char| c.is_control() && !(lines && (c == '\n' || c == '\t'));
+    let bad = |c: char| (c.is_control() || is_bidi(c)) && !(lines && (c == '\n' || c == '\t'));
     if !text.chars().any(bad) {
         return Cow::Borrowed(text);
     }
@@ -28,9 +28,42 @@ pub fn printable(text: &str, lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The bidirectional-text controls (the "Trojan Source" characters): they reorder what a reader
+/// sees, so every format shows them escaped rather than acting on them.
+pub fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// JSON text with every bidirectional control written as a `\uXXXX` escape (valid JSON: they
+/// can only stand inside strings), and with C1 and DEL controls escaped the same way.
+pub fn json_escapes(json: String) -> String {
+    let odd = |c: char| is_bidi(c) || ('\u{7f}'..='\u{9f}').contains(&c);
+    if !json.chars().any(odd) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if odd(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bidi_controls_are_shown_escaped() {
+        assert_eq!(printable("a\u{202E}b", false), "a???b");
+        let json = json_escapes("{\"a\": \"x\u{2066}y\u{85}\"}".to_string());
+        assert_eq!(json, "{\"a\": \"x\\u2066y\\u0085\"}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back["a"], "x\u{2066}y\u{85}");
+    }
 
     #[test]
     fn control_characters_are_replaced_byte_for_byte() {

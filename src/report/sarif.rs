@@ -126,7 +126,8 @@ pub fn render(report: &Report) -> String {
         "version": "2.1.0",
         "runs": [run],
     });
-    let mut text = serde_json::to_string_pretty(&log).expect("SARIF serialises");
+    let mut text =
+        super::json_escapes(serde_json::to_string_pretty(&log).expect("SARIF serialises"));
     text.push('\n');
     text
 }

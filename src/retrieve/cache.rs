@@ -2,7 +2,7 @@
 //! a second run does not read and cut every file again. A file that cannot be read (an older
 //! format, a partial write) is ignored and rebuilt.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use git2::Oid;
@@ -40,16 +40,49 @@ pub fn path(git_dir: &Path, tree: Oid) -> PathBuf {
     git_dir.join("citegate").join(format!("index-{tree}.json"))
 }
 
-pub fn load(git_dir: &Path, tree: Oid) -> Option<Vec<Entry>> {
-    let bytes = std::fs::read(path(git_dir, tree)).ok()?;
+/// The largest index file read: past it the index is rebuilt, not read whole.
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// The index of `tree`, when one is on disk and every entry passes `valid` (its path is a file of
+/// the tree, its lines a range). Only a regular file, up to [`MAX_BYTES`], is read, never through a
+/// symbolic link (a FIFO put in its place would hang the read); on any doubt the index is rebuilt.
+pub fn load(git_dir: &Path, tree: Oid, valid: impl Fn(&Chunk) -> bool) -> Option<Vec<Entry>> {
+    let target = path(git_dir, tree);
+    let dir = target.parent()?;
+    if is_link(dir) {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(&target).ok()?;
+    if !meta.file_type().is_file() || meta.len() > MAX_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&target)
+        .ok()?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
     let file: File = serde_json::from_slice(&bytes).ok()?;
-    (file.version == VERSION && file.tree == tree.to_string()).then_some(file.entries)
+    let ok = file.version == VERSION
+        && file.tree == tree.to_string()
+        && file.entries.iter().all(|e| valid(&e.chunk));
+    ok.then_some(file.entries)
 }
 
-/// Write the index whole or not at all (a temporary file renamed into place).
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Write the index whole or not at all (a temporary file renamed into place); never into a
+/// folder that is a symbolic link.
 pub fn store(git_dir: &Path, tree: Oid, entries: &[Entry]) -> std::io::Result<()> {
     let target = path(git_dir, tree);
     let dir = target.parent().expect("index path has a folder");
+    if is_link(dir) {
+        return Err(std::io::Error::other(
+            "the retrieval cache folder is a symbolic link: not written",
+        ));
+    }
     std::fs::create_dir_all(dir)?;
     let file = FileRef {
         version: VERSION,
@@ -80,6 +113,7 @@ fn prune(dir: &Path) {
             let name = name.to_string_lossy();
             name.starts_with("index-") && name.ends_with(".json")
         })
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
     indexes.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
@@ -125,6 +159,55 @@ mod tests {
                 "index-old5.json"
             ]
         );
-        assert!(load(git.path(), tree).is_some());
+        assert!(load(git.path(), tree, |_| true).is_some());
+    }
+
+    fn entry(path: &str, start: usize, end: usize) -> Entry {
+        Entry {
+            chunk: Chunk {
+                path: path.into(),
+                start,
+                end,
+                symbol: None,
+            },
+            terms: "x".into(),
+        }
+    }
+
+    const TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+    #[test]
+    fn an_index_with_an_entry_that_fails_validation_is_not_served() {
+        let git = tempfile::tempdir().unwrap();
+        let tree = Oid::from_str(TREE).unwrap();
+        store(git.path(), tree, &[entry("../../etc/passwd", 1, 2)]).unwrap();
+        assert!(load(git.path(), tree, |c| !c.path.starts_with("..")).is_none());
+        assert!(load(git.path(), tree, |_| true).is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_link_in_the_cache_is_never_read_or_written_through() {
+        let git = tempfile::tempdir().unwrap();
+        let tree = Oid::from_str(TREE).unwrap();
+        let dir = git.path().join("citegate");
+        std::fs::create_dir_all(&dir).unwrap();
+        // A FIFO where the index goes: not opened (it would block forever).
+        let fifo = path(git.path(), tree);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(load(git.path(), tree, |_| true).is_none());
+        // The cache folder as a link to a folder outside: not read, not written, not pruned.
+        let outside = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), other.path().join("citegate")).unwrap();
+        std::fs::write(outside.path().join(format!("index-{tree}.json")), "{}").unwrap();
+        assert!(store(other.path(), tree, &[]).is_err());
+        assert!(load(other.path(), tree, |_| true).is_none());
+        let left: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
     }
 }

@@ -74,7 +74,9 @@ impl Index {
     pub fn at(repo: &CodeRepo, commit: Oid) -> Result<Index, git2::Error> {
         let git = repo.open()?;
         let tree = git.find_commit(commit)?.tree_id();
-        let entries = match cache::load(&repo.git_dir, tree) {
+        let files = repo.paths_at(&git, commit);
+        let valid = |c: &chunk::Chunk| c.start >= 1 && c.start <= c.end && files.contains(&c.path);
+        let entries = match cache::load(&repo.git_dir, tree, valid) {
             Some(entries) => entries,
             None => {
                 let entries = build(repo, commit);
@@ -166,12 +168,10 @@ impl Index {
         let FileAt::Text(text) = repo.file_at(&repo.worker(), self.commit, &c.path).ok()? else {
             return None;
         };
-        let lines: Vec<&str> = text
-            .lines()
-            .skip(c.start - 1)
-            .take(c.end + 1 - c.start)
-            .collect();
-        Some(lines.join("\n"))
+        let lines: Vec<&str> = text.lines().collect();
+        // A range past the file (an index that does not match it) gives nothing, not a guess.
+        let range = c.start.checked_sub(1)?..c.end;
+        Some(lines.get(range)?.join("\n"))
     }
 }
 

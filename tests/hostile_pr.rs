@@ -1,0 +1,240 @@
+//! Hardening, round 2 (issue 18): what a pull request from a stranger controls (the docs' text and
+//! names, committed symbolic links) cannot make citegate write outside where it was asked, act on
+//! a reader's terminal or Markdown, or mention anyone. Each test fails without its fix.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use citegate::testing::Fixture;
+
+const REPO: &str = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n";
+
+fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("citegate")
+        .unwrap()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn write(dir: &Path, path: &str, text: impl AsRef<[u8]>) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
+}
+
+/// A file outside the repository and a link to it inside, at `link`.
+#[cfg(unix)]
+fn victim_behind(fx: &Fixture, link: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("comment.sh");
+    std::fs::write(&victim, "echo safe\n").unwrap();
+    let at = fx.path().join(link);
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&victim, &at).unwrap();
+    (outside, victim)
+}
+
+#[cfg(unix)]
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[cfg(unix)]
+#[test]
+fn report_files_replace_a_link_and_never_write_through_it() {
+    let fx = Fixture::build(REPO).unwrap();
+    write(fx.path(), "docs/a.md", "Missing: src/nope.rs:1.\n");
+    for (args, link) in [
+        (
+            vec!["audit", "docs", "--write", "sarif=out.sarif"],
+            "out.sarif",
+        ),
+        (
+            vec!["audit", "docs", "--write", "json=out.json"],
+            "out.json",
+        ),
+        (vec!["sweep", "docs", "--json", "sweep.json"], "sweep.json"),
+    ] {
+        let (_outside, victim) = victim_behind(&fx, link);
+        citegate(fx.path(), &args);
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "echo safe\n",
+            "{args:?}"
+        );
+        assert!(!is_link(&fx.path().join(link)), "{args:?}: the link stays");
+        assert!(std::fs::read_to_string(fx.path().join(link))
+            .unwrap()
+            .starts_with('{'));
+    }
+    // Appending (the step summary) refuses a link, and says so.
+    let (_outside, victim) = victim_behind(&fx, "summary.md");
+    let out = citegate(fx.path(), &["sweep", "docs", "--markdown", "summary.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "echo safe\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_report_in_a_linked_folder_is_refused() {
+    let fx = Fixture::build(REPO).unwrap();
+    write(fx.path(), "docs/a.md", "Missing: src/nope.rs:1.\n");
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), fx.path().join("reports")).unwrap();
+    let out = citegate(
+        fx.path(),
+        &["audit", "docs", "--write", "json=reports/out.json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_never_writes_a_doc_behind_a_linked_folder() {
+    let fx = Fixture::build(REPO).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    // A doc that `fix` would rewrite (a root-relative link in a nested folder), reached through
+    // a committed `wiki/sub -> outside`.
+    std::fs::write(
+        outside.path().join("page.md"),
+        "[a](src/a.rs#L1) is in the code.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(fx.path().join("wiki")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), fx.path().join("wiki/sub")).unwrap();
+    let out = citegate(
+        fx.path(),
+        &["audit", "wiki/sub/page.md", "--format", "json"],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["rule"], "malformed-doc", "{report}");
+    assert!(finding["message"]
+        .as_str()
+        .unwrap()
+        .contains("symbolic link"));
+    citegate(fx.path(), &["fix", "wiki/sub/page.md"]);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("page.md")).unwrap(),
+        "[a](src/a.rs#L1) is in the code.\n"
+    );
+}
+
+/// What a Markdown renderer makes of `markdown` that a doc could have put there: link and image
+/// destinations, raw HTML other than the report's own `<details>`/`<summary>`, and text with a
+/// `@` that a zero-width space does not follow (a mention; code spans never mention).
+fn live(markdown: &str) -> Vec<String> {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    let ours = ["<details>", "<summary>", "</summary>", "</details>"];
+    let mut found = Vec::new();
+    // Text as the reader sees it: adjacent text events joined (an entity is an event of its own).
+    let mut text = String::new();
+    for e in Parser::new_ext(markdown, Options::all()) {
+        if !matches!(e, Event::Text(_)) {
+            text.push('\n');
+        }
+        match e {
+            Event::Start(Tag::Link { dest_url, .. })
+            | Event::Start(Tag::Image { dest_url, .. })
+                if !dest_url.starts_with("https://github.com/acme/shop/blob/") =>
+            {
+                found.push(format!("link {dest_url}"));
+            }
+            Event::Html(h) | Event::InlineHtml(h) => {
+                let mut rest = h.to_string();
+                for tag in ours {
+                    rest = rest.replace(tag, "");
+                }
+                if rest.contains('<') {
+                    found.push(format!("html {h}"));
+                }
+            }
+            Event::Text(t) => text.push_str(&t),
+            _ => {}
+        }
+    }
+    for (i, _) in text.match_indices('@') {
+        if !text[i + 1..].starts_with('\u{200B}') {
+            found.push(format!("mention in {:?}", &text[i.saturating_sub(20)..]));
+        }
+    }
+    found
+}
+
+#[test]
+fn markdown_reports_hold_no_link_mention_or_html_a_doc_put_there() {
+    let spec = format!("{REPO}@@@ remote origin https://github.com/acme/shop.git\n");
+    let fx = Fixture::build(&spec).unwrap();
+    write(
+        fx.path(),
+        "docs/@acme/security-team notes.md",
+        "Missing: src/nope.rs:1.\n",
+    );
+    write(
+        fx.path(),
+        "docs/x](http:evil.example)[y.md",
+        "Missing: src/nope.rs:2.\n",
+    );
+    // A code literal and an answer path with backticks: they must not break out of a code span.
+    write(
+        fx.path(),
+        "docs/a.json",
+        r#"{"summary": "s", "citations": [{"path": "a`![i](http://evil.example/p.png)<img src=x>`@acme/x.rs", "startLine": 1, "endLine": 1, "quote": "q"}]}"#,
+    );
+    let out = citegate(fx.path(), &["audit", "docs", "--format", "markdown"]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{md}");
+    let found = live(&md);
+    assert!(found.is_empty(), "{found:?}\n{md}");
+}
+
+#[test]
+fn bidirectional_controls_are_shown_escaped_in_every_format() {
+    let fx = Fixture::build(REPO).unwrap();
+    write(
+        fx.path(),
+        "docs/a.json",
+        "{\"summary\": \"s\", \"citations\": [{\"path\": \"src/\u{202E}sr.a\", \"startLine\": 1}]}",
+    );
+    for format in ["human", "json", "markdown", "sarif", "github"] {
+        let out = citegate(
+            fx.path(),
+            &["audit", "docs", "--format", format, "--color", "never"],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{format}: {stdout}");
+        assert!(!stdout.contains('\u{202E}'), "{format}: {stdout}");
+    }
+}
+
+#[test]
+fn diffs_show_terminal_escapes_escaped() {
+    // A committed doc whose citation moved (a fix rewrites its line) and whose line holds a
+    // terminal hyperlink and a clear-screen.
+    let spec = "@@@ commit v1 code and doc
+@@@ file src/a.rs
+fn a() {}
+fn b() {}
+@@@ file docs/a.md
+\u{1b}]8;;http://evil\u{7}link\u{1b}]8;;\u{7} b is at src/a.rs:2 \u{1b}[2J
+@@@ commit v2 the code moves
+@@@ file src/a.rs
+// top
+fn a() {}
+fn b() {}
+";
+    let fx = Fixture::build(spec).unwrap();
+    let out = citegate(fx.path(), &["fix", "--diff", "docs"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("src/a.rs:3"), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+}
