@@ -164,3 +164,40 @@ pub fn parse_links(text: &str) -> Result<(), String> {
     let _ = crate::model::LineRange::parse(text);
     Ok(())
 }
+
+/// Text put through the Markdown report's escaping is inert: `markdown::text(s)` renders as
+/// exactly `s` (control characters shown as `?`, line ends as spaces, a zero-width space after
+/// each `@`), and neither it nor `markdown::cell(s)` (a message, whose code spans stay code)
+/// renders a link, an image, HTML or emphasis. Shared by the property test and the fuzz target.
+pub fn markdown_inert(s: &str) -> Result<(), String> {
+    use crate::report::markdown::{cell, text};
+    use pulldown_cmark::{Event, Parser, Tag};
+    let live = |md: &str, code: bool| -> Result<String, String> {
+        let mut shown = String::new();
+        let gfm =
+            pulldown_cmark::Options::all() - pulldown_cmark::Options::ENABLE_SMART_PUNCTUATION;
+        for e in Parser::new_ext(md, gfm) {
+            match e {
+                Event::Text(t) => shown.push_str(&t),
+                Event::Code(_) if code => {}
+                Event::End(_) | Event::SoftBreak => {}
+                Event::Start(Tag::Paragraph) => {}
+                other => return Err(format!("{other:?} in {md:?}")),
+            }
+        }
+        Ok(shown)
+    };
+    // A leading letter keeps the text in a paragraph, as it is in a table cell.
+    let escaped = format!("x{}", text(s));
+    let shown = live(&escaped, false)?;
+    let expected = format!(
+        "x{}",
+        crate::report::printable(&s.replace(['\r', '\n'], " "), false).replace('@', "@\u{200B}")
+    );
+    // A renderer trims the paragraph's trailing spaces; the text is otherwise the same.
+    if shown.trim_end() != expected.trim_end() {
+        return Err(format!("{s:?} renders as {shown:?}, not {expected:?}"));
+    }
+    live(&format!("x{}", cell(s)), true)?;
+    Ok(())
+}

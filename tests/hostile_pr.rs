@@ -238,3 +238,115 @@ fn b() {}
         "{stdout:?}"
     );
 }
+
+#[test]
+fn deeply_nested_yaml_is_refused_before_it_is_parsed() {
+    let deep = format!("x: {}{}\n", "[".repeat(20_000), "]".repeat(20_000));
+    let fx = Fixture::build(REPO).unwrap();
+    write(fx.path(), "docs/a.md", "Fine: src/a.rs:1.\n");
+    // The configuration: a located error, exit 2.
+    write(fx.path(), ".citegate.yaml", &deep);
+    let out = citegate(fx.path(), &["audit", "docs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nested deeper than 64 levels"));
+    std::fs::remove_file(fx.path().join(".citegate.yaml")).unwrap();
+    // A sweep manifest: an error naming it.
+    write(fx.path(), "index.yaml", &deep);
+    let out = citegate(fx.path(), &["sweep", "docs", "--manifest", "index.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nested deeper than 64 levels"));
+    // Front matter, in a stranger's doc: one finding, the batch goes on. A quote does not hide
+    // the nesting (in YAML a `'` inside a plain scalar is not a quote).
+    let doc = format!(
+        "---\nx: don't {}{}\n---\nFine: src/a.rs:1.\n",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    write(fx.path(), "docs/b.md", doc);
+    let out = citegate(fx.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("nested deeper than 64 levels")),
+        "{messages:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_committed_configuration_is_not_read_through_a_link_or_a_fifo() {
+    let fx = Fixture::build(REPO).unwrap();
+    write(fx.path(), "docs/a.md", "Fine: src/a.rs:1.\n");
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.yaml");
+    std::fs::write(&secret, "SECRET-TOKEN: 1\n").unwrap();
+    std::os::unix::fs::symlink(&secret, fx.path().join(".citegate.yaml")).unwrap();
+    let out = citegate(fx.path(), &["audit", "docs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("symbolic link") && !stderr.contains("SECRET"),
+        "{stderr}"
+    );
+    std::fs::remove_file(fx.path().join(".citegate.yaml")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fx.path().join(".citegate.yaml"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Would block forever if opened.
+    let out = citegate(fx.path(), &["audit", "docs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+}
+
+#[test]
+fn absurd_numbers_are_refused_with_a_message_not_a_panic() {
+    let fx = Fixture::build(REPO).unwrap();
+    for args in [
+        vec!["regenerate", "docs", "--timeout", "18446744073709551615"],
+        vec!["regenerate", "docs", "--top-k", "99999999999"],
+        vec!["audit", "docs", "--max-bytes", "1"],
+        vec!["audit", "docs", "--max-span-lines", "0"],
+        vec!["retrieve", "x", "-k", "1001"],
+    ] {
+        let out = citegate(fx.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("invalid value"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_doc_past_the_citation_limit_is_one_finding() {
+    let fx = Fixture::build(REPO).unwrap();
+    let limit = citegate::extract::MAX_CITATIONS_PER_DOC;
+    write(fx.path(), "docs/huge.md", "a.rs:1 ".repeat(limit + 1));
+    write(fx.path(), "docs/ok.md", "Missing: src/nope.rs:1.\n");
+    let out = citegate(fx.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["doc"].as_str().unwrap(), f["rule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("docs/huge.md", "malformed-doc"),
+            ("docs/ok.md", "invented-path")
+        ]
+    );
+    assert!(report["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("over the {limit}")));
+}

@@ -271,3 +271,28 @@ fn gate_repo() -> (&'static citegate::resolve::CodeRepo, git2::Oid) {
     });
     (repo, *head)
 }
+
+proptest! {
+    #![proptest_config(cases(1024))]
+
+    /// Whatever a doc, a path or a message holds, the Markdown report's escaping renders it as
+    /// plain text: no link, image, HTML, emphasis or mention (`testing::markdown_inert`).
+    #[test]
+    fn markdown_escaping_is_inert(
+        text in proptest::collection::vec(
+            prop_oneof![
+                Just("["), Just("]"), Just("("), Just(")"), Just("!"), Just("<"), Just(">"),
+                Just("`"), Just("``"), Just("*"), Just("_"), Just("~"), Just("|"), Just("#"),
+                Just("@"), Just("&"), Just("&amp;"), Just("\\"), Just("\n"), Just("\r"),
+                Just("http://x.y/"), Just("www.e.com"), Just("img"), Just("a"), Just(" "),
+                Just("\u{1b}"), Just("\u{202e}"), Just("<script>"), Just("javascript:"),
+                Just("- "), Just("1. "), Just("> "), Just("---"), Just("é"),
+            ],
+            0..30,
+        ).prop_map(|parts| parts.concat())
+    ) {
+        if let Err(e) = citegate::testing::markdown_inert(&text) {
+            return Err(TestCaseError::fail(e));
+        }
+    }
+}

@@ -15,7 +15,7 @@ use crate::report::{human, printable};
 /// backticks closed by a run of the same length) stay code spans, refenced to hold whatever they
 /// hold; everything else is plain text (see [`text`]), so no doc, path or quote can add a link,
 /// an image, HTML or a mention.
-fn cell(message: &str) -> String {
+pub fn cell(message: &str) -> String {
     let line = printable(&message.replace(['\r', '\n'], " "), false).into_owned();
     let bytes = line.as_bytes();
     let run_at = |i: usize| bytes[i..].iter().take_while(|&&b| b == b'`').count();
