@@ -31,6 +31,8 @@ FILES = 50
 LINES = 40
 DOCS = 400
 CITES = 5
+# The answer cache cites a code base of this many files (as a real one does), not 50.
+CACHE_FILES = 2000
 
 
 def run(cmd, cwd):
@@ -51,15 +53,16 @@ def best(cmd, cwd, repeat):
 
 
 def code_file(i, version):
+    """Source file `i` at a version: one line differs per version."""
     return "".join(f"fn f{i}_{l}() {{ let v = {version if l == version % LINES else 0}; }}\n"
                    for l in range(LINES))
 
 
-def doc_texts(docs=DOCS):
+def doc_texts(docs=DOCS, files=FILES):
     """(path, text) of the docs: answers cite with JSON citations, pages with bare citations."""
     out = []
     for d in range(docs):
-        cites = [(f"src/m{(d * 7 + k) % FILES}.rs", 1 + (d + k * 3) % (LINES - 3)) for k in range(CITES)]
+        cites = [(f"src/m{(d * 7 + k * 13) % files}.rs", 1 + (d + k * 3) % (LINES - 3)) for k in range(CITES)]
         if d % 2 == 0:
             answer = {"summary": f"answer {d}",
                       "citations": [{"path": p, "startLine": l, "endLine": l + 2} for p, l in cites]}
@@ -75,7 +78,7 @@ def blob(data):
     return b"data %d\n%s\n" % (len(raw), raw)
 
 
-def fast_import(path, commits, docs_at, docs, one_doc_every=0):
+def fast_import(path, commits, docs_at, docs, one_doc_every=0, files=FILES):
     """Write the history with git fast-import. `docs_at`: 'root', 'tip' or None."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     stream = bytearray()
@@ -84,10 +87,10 @@ def fast_import(path, commits, docs_at, docs, one_doc_every=0):
         stream += b"committer bench <b@b> %d +0000\n" % (1_700_000_000 + c * 60)
         stream += blob(f"c{c}")
         if c == 0:
-            for i in range(FILES):
+            for i in range(files):
                 stream += f"M 100644 inline src/m{i}.rs\n".encode() + blob(code_file(i, 0))
         else:
-            i = c % FILES
+            i = c % files
             stream += f"M 100644 inline src/m{i}.rs\n".encode() + blob(code_file(i, c))
         if (docs_at == "root" and c == 0) or (docs_at == "tip" and c == commits - 1):
             for p, t in docs:
@@ -161,13 +164,17 @@ def main():
 
 def answer_cache(commits, answers, repeat):
     """An untracked answer cache against `git cat-file --batch` reading the blobs it cites."""
-    path = OUT / f"cache-{commits}-{answers}"
+    path = OUT / f"cache-{commits}-{answers}-{CACHE_FILES}"
     if not (path / ".git").exists():
         subprocess.run(["rm", "-rf", str(path)], check=True)
-        fast_import(path, commits, None, [d for d in doc_texts(answers * 2) if d[0].endswith(".json")])
+        docs = [d for d in doc_texts(answers * 2, CACHE_FILES) if d[0].endswith(".json")]
+        fast_import(path, commits, None, docs, files=CACHE_FILES)
     t, rss = best([str(BIN), "audit", "--format", "json", "answers"], path, repeat)
     flat, _ = best([str(BIN), "audit", "--format", "json", "--no-history", "answers"], path, repeat)
-    cited = sorted({f"HEAD:src/m{i}.rs" for i in range(FILES)})
+    cited = set()
+    for _, text in doc_texts(answers * 2, CACHE_FILES)[::2]:
+        cited.update(f"HEAD:{c['path']}" for c in json.loads(text)["citations"])
+    cited = sorted(cited)
     batch = ("\n".join(cited) + "\n").encode()
     floor = min(timed_batch(path, batch) for _ in range(repeat))
     print(f"\nanswer cache: {answers:,} untracked answers on {commits:,} commits: citegate {t:.3f} s "

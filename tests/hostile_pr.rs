@@ -327,7 +327,7 @@ fn absurd_numbers_are_refused_with_a_message_not_a_panic() {
 #[test]
 fn a_doc_past_the_citation_limit_is_one_finding() {
     let fx = Fixture::build(REPO).unwrap();
-    let limit = citegate::extract::MAX_CITATIONS_PER_DOC;
+    let limit = citegate::model::MAX_CITATIONS_PER_DOC;
     write(fx.path(), "docs/huge.md", "a.rs:1 ".repeat(limit + 1));
     write(fx.path(), "docs/ok.md", "Missing: src/nope.rs:1.\n");
     let out = citegate(fx.path(), &["audit", "docs", "--format", "json"]);
@@ -348,5 +348,5 @@ fn a_doc_past_the_citation_limit_is_one_finding() {
     assert!(report["findings"][0]["message"]
         .as_str()
         .unwrap()
-        .contains(&format!("over the {limit}")));
+        .contains(&format!("more than the {limit}")));
 }

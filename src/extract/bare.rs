@@ -147,12 +147,20 @@ impl BareCitation {
 
 /// Every bare citation in `text`.
 pub fn find(text: &str) -> Vec<BareCitation> {
+    find_at_most(text, usize::MAX)
+}
+
+/// [`find`], stopping after `most` citations (a doc's citation limit).
+pub fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
     let mut out = Vec::new();
     // Every bare citation has a `:` or a `#` before its lines; most prose has neither.
     if !text.contains([':', '#']) {
         return out;
     }
     for caps in BARE.captures_iter(text) {
+        if out.len() >= most {
+            break;
+        }
         let whole = caps.get(0).expect("match");
         let path = caps.name("path").expect("path");
         let before = text[..path.start()].chars().next_back();

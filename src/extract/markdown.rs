@@ -14,7 +14,9 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMergeWithOffset};
 use regex::Regex;
 
-use crate::model::{Citation, Claim, Doc, Extracted, Literal, PathStyle, Quote, Span, Syntax};
+use crate::model::{
+    Citation, Claim, Doc, Extracted, Literal, PathStyle, Quote, Span, Syntax, MAX_CITATIONS_PER_DOC,
+};
 
 use super::context::ExtractContext;
 use super::fence::{self, Fence};
@@ -222,7 +224,15 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// How many more citations the doc may collect: one past its limit, so that it is reported.
+    fn room(&self) -> usize {
+        (MAX_CITATIONS_PER_DOC + 1).saturating_sub(self.ext.citations.len())
+    }
+
     fn push_citation(&mut self, citation: Citation) {
+        if self.room() == 0 {
+            return;
+        }
         self.ext.citations.push(citation);
         let idx = self.ext.citations.len() - 1;
         self.push_piece(Piece::Citation(idx));
@@ -317,7 +327,7 @@ impl<'a> Walker<'a> {
             Break,
         }
         let mut hits: Vec<(usize, Hit)> = Vec::new();
-        for b in bare::find(text) {
+        for b in bare::find_at_most(text, self.room()) {
             hits.push((
                 b.span.start,
                 Hit::Cite(Box::new(self.bare_citation(&b, text, range))),
@@ -427,7 +437,7 @@ impl<'a> Walker<'a> {
             Some(i) => range.start + i..range.start + i + code.len(),
             None => range.clone(),
         };
-        let found = bare::find(code);
+        let found = bare::find_at_most(code, self.room().max(1));
         if !found.is_empty() {
             for b in found {
                 let c = self.bare_citation(&b, code, &inner);

@@ -18,7 +18,7 @@ pub mod sources;
 pub use context::ExtractContext;
 pub use path::{percent_decode, resolve_path};
 
-use crate::model::{Citation, Doc, DocKind, Extracted, LineRange, Span};
+use crate::model::{Citation, Doc, DocKind, Extracted, LineRange, Span, MAX_CITATIONS_PER_DOC};
 use crate::registry::RuleId;
 
 /// Extract a doc according to its kind, then the configuration's in-house patterns.
@@ -32,21 +32,18 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         patterns(doc, ctx, &mut ext);
     }
     if ext.citations.len() > MAX_CITATIONS_PER_DOC {
-        // What each citation costs downstream (facts, findings, the report) is bounded here: a
-        // doc past the limit is one clear finding, not a run that exhausts memory.
-        let n = ext.citations.len();
+        // What each citation costs downstream (facts, findings, the report) is bounded here, and
+        // the Markdown extractor stops collecting one past the limit: a doc past it is one clear
+        // finding, not a run that exhausts memory.
         ext = Extracted::default();
         let message = format!(
-            "the doc holds {n} citations, over the {MAX_CITATIONS_PER_DOC} a doc may hold: not checked"
+            "the doc holds more than the {MAX_CITATIONS_PER_DOC} citations a doc may hold: not checked"
         );
         ext.problem(RuleId::MalformedDoc, Span::new(0, 0), message);
     }
     ext.shrink();
     ext
 }
-
-/// The most citations one doc may hold (README "Limits").
-pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
 
 /// Citations written in an in-house syntax: a regex with named groups `path`, `start`, optional
 /// `end` and `rev`. A built-in citation found inside one of these (`SRC(a.rs:1-2)` also holds the

@@ -183,6 +183,9 @@ impl AuditedDoc {
     }
 }
 
+/// The most citations one doc may hold (README "Limits"); extraction stops one past it.
+pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
+
 /// A citation, by the doc it is in and its index there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CiteRef {

@@ -17,7 +17,7 @@ pub use citation::{
 pub use doc::{Doc, DocKind};
 pub use extracted::{
     Answer, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, Retrieved, SourceEntry, Sources,
-    Unusable, UnusableCitation,
+    Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{Applicability, Finding, Fix, Position};
 pub use report::{PinMove, Reason, Report, Summary};
