@@ -257,18 +257,15 @@ impl Walk<'_> {
         }
         let mut suspects = suspects;
         if let [(parent, parent_tree, time)] = parents[..] {
-            if self.all_same(parent_tree, &mut suspects)? {
-                // The usual commit: it did not touch any doc in flight, and all of them move on
-                // to its parent as they are, without being taken apart.
-                match self.pending.entry(parent) {
-                    Entry::Vacant(slot) => {
-                        self.queue.push((time, parent));
-                        slot.insert(suspects);
-                        return Ok(());
-                    }
-                    Entry::Occupied(_) => {}
-                }
+            // The usual commit: most docs in flight are the same blob in its one parent and move
+            // on together, without being taken apart; only the docs it changed are diffed.
+            let changed = self.changed_in(parent_tree, &mut suspects)?;
+            let changed: Vec<Suspect> = changed.iter().filter_map(|k| suspects.remove(k)).collect();
+            self.hold_all(parent, time, suspects);
+            for s in changed {
+                self.pass_suspect(commit, tree, &parents, s)?;
             }
+            return Ok(());
         }
         for s in suspects.into_values() {
             self.pass_suspect(commit, tree, &parents, s)?;
@@ -276,19 +273,42 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Whether every suspect's doc is the same blob under `parent_tree`; the trees of those that
+    /// The suspects whose doc is not the same blob under `parent_tree`; the trees of those that
     /// are become the parent's.
-    fn all_same(&mut self, parent_tree: Oid, suspects: &mut Held) -> Result<bool, ObjectError> {
-        for s in suspects.values_mut() {
+    fn changed_in(
+        &mut self,
+        parent_tree: Oid,
+        suspects: &mut Held,
+    ) -> Result<Vec<(usize, Rc<str>)>, ObjectError> {
+        let mut changed = Vec::new();
+        for (key, s) in suspects.iter_mut() {
             match self
                 .cache
                 .lookup(parent_tree, &s.path, Some((&s.trees, s.blob)))?
             {
                 Some((blob, trees)) if blob == s.blob => s.trees = trees,
-                _ => return Ok(false),
+                _ => changed.push(key.clone()),
             }
         }
-        Ok(true)
+        Ok(changed)
+    }
+
+    /// Put all of `held` in flight at `commit`: as one map when nothing is there yet.
+    fn hold_all(&mut self, commit: Oid, time: i64, held: Held) {
+        if held.is_empty() {
+            return;
+        }
+        match self.pending.entry(commit) {
+            Entry::Vacant(slot) => {
+                self.queue.push((time, commit));
+                slot.insert(held);
+            }
+            Entry::Occupied(_) => {
+                for s in held.into_values() {
+                    self.hold(commit, time, s);
+                }
+            }
+        }
     }
 
     fn pass_suspect(

@@ -528,6 +528,11 @@ fn renames_in(repo: &Repository, parent: Oid, commit: Oid) -> Result<Renames, gi
 
 /// Every rename git's rename detection finds between two trees: old path → new path.
 pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
+    // A rename needs a deleted file: without one, the full diff and the added files' blobs are
+    // not read at all (a commit that adds docs and removes nothing is the usual case).
+    if !has_deletion(repo, a, b)? {
+        return Ok(Renames::new());
+    }
     let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
     let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
     // A rename needs a deleted file: without one, the added files' blobs are not read.
@@ -543,6 +548,33 @@ pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git
         .filter(|d| d.status() == git2::Delta::Renamed)
         .filter_map(|d| Some((name(d.old_file())?, name(d.new_file())?)))
         .collect())
+}
+
+/// Whether a path of tree `a` is gone (or of another kind) in tree `b`: only folders whose tree
+/// changed are read.
+fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> {
+    if a == b {
+        return Ok(false);
+    }
+    let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
+    for e in ta.iter() {
+        let Some(f) = tb.get_name_bytes(e.name_bytes()) else {
+            return Ok(true);
+        };
+        if f.id() == e.id() {
+            continue;
+        }
+        match (e.kind(), f.kind()) {
+            (Some(ObjectType::Tree), Some(ObjectType::Tree)) => {
+                if has_deletion(repo, e.id(), f.id())? {
+                    return Ok(true);
+                }
+            }
+            (x, y) if x != y => return Ok(true),
+            _ => {}
+        }
+    }
+    Ok(false)
 }
 
 fn split(p: &str) -> (&str, &str) {
