@@ -564,14 +564,12 @@ fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> 
         if f.id() == e.id() {
             continue;
         }
-        match (e.kind(), f.kind()) {
-            (Some(ObjectType::Tree), Some(ObjectType::Tree)) => {
-                if has_deletion(repo, e.id(), f.id())? {
-                    return Ok(true);
-                }
-            }
-            (x, y) if x != y => return Ok(true),
-            _ => {}
+        let gone = match (e.kind(), f.kind()) {
+            (Some(ObjectType::Tree), Some(ObjectType::Tree)) => has_deletion(repo, e.id(), f.id())?,
+            (x, y) => x != y,
+        };
+        if gone {
+            return Ok(true);
         }
     }
     Ok(false)
