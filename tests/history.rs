@@ -207,3 +207,29 @@ fn c() {{}}
     let flat = dump(&fx, &["--no-history", "docs/a.md"]);
     assert_eq!(flat["citations"][0]["pin"], "target");
 }
+
+#[test]
+fn renames_are_looked_for_only_where_something_was_deleted() {
+    use citegate::resolve::repo::renames_between;
+    let spec = "@@@ commit v1 code
+@@@ file src/deep/a.rs
+fn a() {}
+fn b() {}
+fn c() {}
+@@@ commit add a file added, nothing deleted
+@@@ file src/deep/b.rs
+fn other() {}
+@@@ commit move a.rs renamed into another folder
+@@@ delete src/deep/a.rs
+@@@ file lib/a.rs
+fn a() {}
+fn b() {}
+fn c() {}
+";
+    let fx = Fixture::build(spec).unwrap();
+    let git = Repository::open(fx.path()).unwrap();
+    let tree = |label: &str| git.find_commit(fx.labels[label]).unwrap().tree_id();
+    assert!(renames_between(&git, tree("v1"), tree("add")).unwrap().is_empty());
+    let moved = renames_between(&git, tree("add"), tree("move")).unwrap();
+    assert_eq!(moved.get("src/deep/a.rs").map(String::as_str), Some("lib/a.rs"));
+}
