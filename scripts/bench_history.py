@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import best, run  # the same timing as the main benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 BIN = TARGET / "release" / "citegate"
@@ -33,23 +35,6 @@ DOCS = 400
 CITES = 5
 # The answer cache cites a code base of this many files (as a real one does), not 50.
 CACHE_FILES = 2000
-
-
-def run(cmd, cwd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        sys.exit(f"bench: {' '.join(cmd)} exited {code}: {proc.stderr.read().decode()}")
-    return wall, usage.ru_maxrss
-
-
-def best(cmd, cwd, repeat):
-    run(cmd, cwd)
-    runs = [run(cmd, cwd) for _ in range(repeat)]
-    return min(t for t, _ in runs), max(r for _, r in runs)
 
 
 def code_file(i, version):

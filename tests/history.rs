@@ -229,7 +229,12 @@ fn c() {}
     let fx = Fixture::build(spec).unwrap();
     let git = Repository::open(fx.path()).unwrap();
     let tree = |label: &str| git.find_commit(fx.labels[label]).unwrap().tree_id();
-    assert!(renames_between(&git, tree("v1"), tree("add")).unwrap().is_empty());
+    assert!(renames_between(&git, tree("v1"), tree("add"))
+        .unwrap()
+        .is_empty());
     let moved = renames_between(&git, tree("add"), tree("move")).unwrap();
-    assert_eq!(moved.get("src/deep/a.rs").map(String::as_str), Some("lib/a.rs"));
+    assert_eq!(
+        moved.get("src/deep/a.rs").map(String::as_str),
+        Some("lib/a.rs")
+    );
 }

@@ -3,27 +3,12 @@
 //! the rest of the batch runs, exit codes keep their meaning, nothing outside the repository is
 //! read, printed or written through.
 
-use std::path::Path;
-
-use assert_cmd::Command;
 use citegate::testing::Fixture;
 
+mod common;
+use common::{citegate, write};
+
 const REPO: &str = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n";
-
-fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("citegate")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn write(dir: &Path, path: &str, text: impl AsRef<[u8]>) {
-    let full = dir.join(path);
-    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-    std::fs::write(full, text).unwrap();
-}
 
 fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -4,25 +4,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use citegate::testing::Fixture;
 
+mod common;
+use common::{citegate, write};
+
 const REPO: &str = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n";
-
-fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("citegate")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn write(dir: &Path, path: &str, text: impl AsRef<[u8]>) {
-    let full = dir.join(path);
-    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-    std::fs::write(full, text).unwrap();
-}
 
 /// A file outside the repository and a link to it inside, at `link`.
 #[cfg(unix)]

@@ -1,4 +1,6 @@
-//! What the test files share: reading `tests/cases/*.case` files.
+//! What the test files share: reading `tests/cases/*.case` files, running the binary in a
+//! fixture, writing a file there. Not every test file uses every helper.
+#![allow(dead_code)]
 
 /// Harness lines of a case file: the command, its exit code, the citation count, the findings.
 const HARNESS: [&str; 4] = ["@@@ args ", "@@@ exit ", "@@@ citations ", "@@@ expect "];
@@ -16,4 +18,21 @@ pub fn fixture_spec(case: &str) -> String {
         spec.push('\n');
     }
     spec
+}
+
+/// `citegate ARGS` run in `dir`.
+pub fn citegate(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("citegate")
+        .unwrap()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// Write `text` at `path` under `dir`, making its folders.
+pub fn write(dir: &std::path::Path, path: &str, text: impl AsRef<[u8]>) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+    std::fs::write(full, text).unwrap();
 }
