@@ -21,9 +21,10 @@ pub struct Implied {
     pub line_commit: Oid,
 }
 
-/// The implied pin of every citation that has no pin of its own or of its doc. All docs of the
-/// audited repository are blamed in one walk of its history; a doc Git never had (not at the
-/// target, not at HEAD, not in the index) costs no walk at all.
+/// The implied pin of every citation that has no pin of its own or of its doc. The docs of the
+/// audited repository are blamed together, one walk of the history per worker thread (each over
+/// a share of the docs); a doc Git never had (not at the target, not at HEAD, not in the index)
+/// costs no walk at all.
 pub fn implied_pins(
     repo: &CodeRepo,
     target: Oid,

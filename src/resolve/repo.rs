@@ -551,14 +551,22 @@ pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git
 }
 
 /// Whether a path of tree `a` is gone (or of another kind) in tree `b`: only folders whose tree
-/// changed are read.
+/// changed are read, each in one pass over both sorted entry lists.
 fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> {
     if a == b {
         return Ok(false);
     }
     let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
+    let mut theirs = tb.iter().peekable();
     for e in ta.iter() {
-        let Some(f) = tb.get_name_bytes(e.name_bytes()) else {
+        // Entries of `b` that sort before `e` were added: skip them.
+        while theirs
+            .peek()
+            .is_some_and(|f| git_order(f, &e) == std::cmp::Ordering::Less)
+        {
+            theirs.next();
+        }
+        let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Equal) else {
             return Ok(true);
         };
         if f.id() == e.id() {
@@ -573,6 +581,13 @@ fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> 
         }
     }
     Ok(false)
+}
+
+/// Git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
+fn git_order(x: &git2::TreeEntry<'_>, y: &git2::TreeEntry<'_>) -> std::cmp::Ordering {
+    let tail = |e: &git2::TreeEntry<'_>| (e.kind() == Some(ObjectType::Tree)).then_some(&b'/');
+    let nx = x.name_bytes().iter().chain(tail(x));
+    nx.cmp(y.name_bytes().iter().chain(tail(y)))
 }
 
 fn split(p: &str) -> (&str, &str) {
@@ -641,6 +656,75 @@ impl PathIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree from `path → content` (folders made as needed; content `/` makes an empty folder).
+    fn tree(git: &Repository, files: &[(&str, &str)]) -> Oid {
+        fn build(git: &Repository, files: &[(&str, &str)]) -> Oid {
+            let mut here = git.treebuilder(None).unwrap();
+            let mut folders: std::collections::BTreeMap<&str, Vec<(&str, &str)>> =
+                Default::default();
+            for (path, content) in files {
+                match path.split_once('/') {
+                    Some((dir, rest)) => folders.entry(dir).or_default().push((rest, content)),
+                    None => {
+                        let blob = git.blob(content.as_bytes()).unwrap();
+                        here.insert(path, blob, 0o100644).unwrap();
+                    }
+                }
+            }
+            for (dir, inner) in folders {
+                let inner: Vec<(&str, &str)> =
+                    inner.into_iter().filter(|(p, _)| !p.is_empty()).collect();
+                here.insert(dir, build(git, &inner), 0o040000).unwrap();
+            }
+            here.write().unwrap()
+        }
+        build(git, files)
+    }
+
+    #[test]
+    fn a_deletion_is_found_in_one_pass_over_sorted_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let base = [
+            ("a.b", "1"),
+            ("a/x.rs", "2"),
+            ("a0", "3"),
+            ("z/deep/y.rs", "4"),
+        ];
+        let t = |files: &[(&str, &str)]| tree(&git, files);
+        let before = t(&base);
+        // Added files and a changed file: nothing deleted.
+        let added = t(&[
+            ("a.b", "1"),
+            ("a/x.rs", "2"),
+            ("a/new.rs", "5"),
+            ("a0", "3"),
+            ("b", "6"),
+            ("z/deep/y.rs", "4!"),
+        ]);
+        assert!(!has_deletion(&git, before, added).unwrap());
+        // A file deleted deep down, next to added ones.
+        let deep = t(&[
+            ("a.b", "1"),
+            ("a/x.rs", "2"),
+            ("a0", "3"),
+            ("z/deep/w.rs", "4"),
+        ]);
+        assert!(has_deletion(&git, before, deep).unwrap());
+        // `a` (a folder) and `a.b`, `a0` (files) sort around each other; removing `a.b` is seen.
+        let no_ab = t(&[("a/x.rs", "2"), ("a0", "3"), ("z/deep/y.rs", "4")]);
+        assert!(has_deletion(&git, before, no_ab).unwrap());
+        // A folder replaced by a file of the same name is a deletion.
+        let kind = t(&[
+            ("a.b", "1"),
+            ("a", "file now"),
+            ("a0", "3"),
+            ("z/deep/y.rs", "4"),
+        ]);
+        assert!(has_deletion(&git, before, kind).unwrap());
+        assert!(!has_deletion(&git, before, before).unwrap());
+    }
 
     #[test]
     fn suggests_the_same_file_name_then_near_paths() {
