@@ -195,9 +195,9 @@ impl CodeRepo {
             .collect()
     }
 
-    /// The files Git tracks (the index), as absolute paths in the work tree; none in a bare
-    /// repository or when the index cannot be read.
-    pub fn tracked_files(&self) -> Vec<PathBuf> {
+    /// The docs Git tracks (index entries with a doc's extension), as absolute paths in the work
+    /// tree; none in a bare repository or when the index cannot be read.
+    pub fn tracked_docs(&self) -> Vec<PathBuf> {
         let (Some(workdir), Ok(git)) = (&self.workdir, self.open()) else {
             return Vec::new();
         };
@@ -206,7 +206,14 @@ impl CodeRepo {
         };
         index
             .iter()
-            .filter_map(|e| std::str::from_utf8(&e.path).ok().map(|p| workdir.join(p)))
+            .filter_map(|e| {
+                std::str::from_utf8(&e.path)
+                    .ok()
+                    .map(Path::new)
+                    .map(Path::to_path_buf)
+            })
+            .filter(|p| crate::model::DocKind::from_path(p).is_some())
+            .map(|p| workdir.join(p))
             .collect()
     }
 
