@@ -43,6 +43,10 @@ fn report_files_replace_a_link_and_never_write_through_it() {
             "out.json",
         ),
         (vec!["sweep", "docs", "--json", "sweep.json"], "sweep.json"),
+        (
+            vec!["regenerate", "docs", "--trace", "trace.jsonl"],
+            "trace.jsonl",
+        ),
     ] {
         let (_outside, victim) = victim_behind(&fx, link);
         citegate(fx.path(), &args);
@@ -52,9 +56,7 @@ fn report_files_replace_a_link_and_never_write_through_it() {
             "{args:?}"
         );
         assert!(!is_link(&fx.path().join(link)), "{args:?}: the link stays");
-        assert!(std::fs::read_to_string(fx.path().join(link))
-            .unwrap()
-            .starts_with('{'));
+        assert!(fx.path().join(link).is_file(), "{args:?}: not written");
     }
     // Appending (the step summary) refuses a link, and says so.
     let (_outside, victim) = victim_behind(&fx, "summary.md");
@@ -336,4 +338,58 @@ fn a_doc_past_the_citation_limit_is_one_finding() {
         .as_str()
         .unwrap()
         .contains(&format!("more than the {limit}")));
+}
+
+#[test]
+fn a_markdown_report_stays_within_its_budget_whatever_the_doc_names() {
+    // Ten docs with errors and very long names (the worst-docs table), a budget far below them.
+    let fx = Fixture::build(REPO).unwrap();
+    for i in 0..10 {
+        let name = format!("docs/{}{i}.md", "n".repeat(200));
+        write(
+            fx.path(),
+            &name,
+            "Missing: src/nope.rs:1 and src/nope.rs:2.\n",
+        );
+    }
+    for budget in ["1024", "2000", "5000"] {
+        let out = citegate(
+            fx.path(),
+            &[
+                "audit",
+                "docs",
+                "--format",
+                "markdown",
+                "--max-bytes",
+                budget,
+            ],
+        );
+        let n: usize = budget.parse().unwrap();
+        assert!(out.stdout.len() <= n, "{} bytes over {n}", out.stdout.len());
+        assert!(String::from_utf8_lossy(&out.stdout).contains("not shown"));
+    }
+}
+
+#[test]
+fn the_pre_commit_hook_passes_file_names_after_a_double_dash() {
+    let hooks = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    let hooks: serde_yaml_ng::Value = serde_yaml_ng::from_str(&hooks).unwrap();
+    let hook = &hooks[0];
+    assert_eq!(hook["entry"], "citegate audit");
+    assert_eq!(hook["args"].as_sequence().unwrap().last().unwrap(), "--");
+    assert_eq!(hook["pass_filenames"], true);
+    // What pre-commit runs: entry, args, then the file names. A file named like an option is a doc.
+    let fx = Fixture::build(REPO).unwrap();
+    write(fx.path(), "--write=json=planted.md", "Fine: src/a.rs:1.\n");
+    let out = citegate(fx.path(), &["audit", "--", "--write=json=planted.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!fx.path().join("planted.md").exists());
 }
