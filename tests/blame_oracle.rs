@@ -38,7 +38,12 @@ impl History {
     fn commit(&mut self, doc: &[u8], parents: &[Oid]) -> Oid {
         let mut files = vec![(self.path.clone(), doc.to_vec())];
         files.push(("src/lib.rs".to_string(), b"fn main() {}\n".to_vec()));
-        let tree = self.tree(&files);
+        self.commit_files(&files, parents)
+    }
+
+    /// Commit exactly these files with these parents.
+    fn commit_files(&mut self, files: &[(String, Vec<u8>)], parents: &[Oid]) -> Oid {
+        let tree = self.tree(files);
         self.clock += 60;
         let sig = Signature::new("t", "t@t", &Time::new(self.clock, 0)).unwrap();
         let parents: Vec<git2::Commit<'_>> = parents
@@ -308,6 +313,30 @@ fn a_line_deleted_and_written_again_is_the_later_commits() {
     let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
     assert_eq!(got, vec![Some(first), Some(back), Some(first)]);
     assert_eq!(h.oracle(back), vec![first, back, first]);
+}
+
+#[test]
+fn a_merge_gives_the_lines_to_a_parent_with_the_same_blob_before_a_rename_in_another() {
+    // The first parent has the doc under its old name, the second at its new one, both the same
+    // text: git passes every line to the second (same name, same blob), never looking for the
+    // rename in the first.
+    let mut h = History::new();
+    let text = b"one\ntwo\n".to_vec();
+    let file = |p: &str| (p.to_string(), text.clone());
+    let root = h.commit_files(&[("x".into(), b"0\n".to_vec())], &[]);
+    let first = h.commit_files(&[file("old.md")], &[root]);
+    let second = h.commit_files(&[file("docs/page.md")], &[root]);
+    let merge = h.commit_files(&[file("docs/page.md")], &[first, second]);
+    let job = Job {
+        path: h.path.clone(),
+        newest: merge,
+        text: &text,
+        lines: vec![1, 2],
+    };
+    let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
+    let expected = h.oracle(merge);
+    assert_eq!(expected, vec![second, second]);
+    assert_eq!(got, expected.into_iter().map(Some).collect::<Vec<_>>());
 }
 
 #[test]

@@ -331,14 +331,22 @@ impl Walk<'_> {
                 trees,
             }));
         }
-        // Not found under its own name: looked for under the name it was renamed from.
-        for (i, &(p, ptree, _)) in parents.iter().enumerate() {
-            if origins[i].is_none() {
-                origins[i] = self.renamed_from(p, ptree, tree, &s.path)?;
+        // As git: a parent with the same blob under the same name takes every line; only then
+        // is the doc looked for under the name it had before in the others (a rename), where the
+        // first with the same blob takes every line too.
+        let same = |origins: &[Option<Origin>]| {
+            origins.iter().flatten().find(|o| o.blob == s.blob).cloned()
+        };
+        let mut whole = same(&origins);
+        if whole.is_none() {
+            for (i, &(p, ptree, _)) in parents.iter().enumerate() {
+                if origins[i].is_none() {
+                    origins[i] = self.renamed_from(p, ptree, tree, &s.path)?;
+                }
             }
+            whole = same(&origins);
         }
-        if let Some(same) = origins.iter().flatten().find(|o| o.blob == s.blob) {
-            let o = same.clone();
+        if let Some(o) = whole {
             s.path = o.path;
             s.trees = o.trees;
             self.hold(o.parent, time_of(o.parent), s);
