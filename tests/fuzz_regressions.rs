@@ -29,7 +29,7 @@ fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
 fn every_kept_crash_now_passes_its_target() {
     let mut failures = Vec::new();
     let mut seen = 0;
-    for target in ["markdown", "answer", "links", "config"] {
+    for target in ["markdown", "answer", "links", "config", "markdown_escape"] {
         for (name, bytes) in inputs(target) {
             seen += 1;
             let Ok(text) = std::str::from_utf8(&bytes) else {
@@ -37,6 +37,7 @@ fn every_kept_crash_now_passes_its_target() {
             };
             let result = match target {
                 "links" => testing::parse_links(text),
+                "markdown_escape" => testing::markdown_inert(text),
                 "config" => {
                     match citegate::config::Config::parse(".citegate.yaml".as_ref(), text) {
                         Err(e) if e.at > text.len() => {

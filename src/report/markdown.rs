@@ -67,8 +67,9 @@ pub fn text(s: &str) -> String {
         match c {
             '@' => out.push_str("@&#8203;"),
             // `.` and `:` too: `www.x` and `http://x` would become links of their own.
+            // `^` and `$`: superscript and math in renderers that have them.
             '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '!' | '|'
-            | '<' | '>' | '~' | '&' | '.' | ':' => {
+            | '<' | '>' | '~' | '&' | '.' | ':' | '^' | '$' => {
                 out.push('\\');
                 out.push(c);
             }
