@@ -280,8 +280,7 @@ struct Selection {
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
     /// `overbroad-span` threshold: the most lines one citation may cover [default: 200]
-    #[arg(long, value_name = "N")]
-    #[arg(value_parser = bounded::<1, 10_000_000>)]
+    #[arg(long, value_name = "N", value_parser = bounded::<1, 10_000_000>)]
     max_span_lines: Option<usize>,
     /// Only shard I of N of the docs (a stable split by doc path, for a CI matrix; `merge` joins
     /// the shards' JSON reports)
