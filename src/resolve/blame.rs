@@ -73,6 +73,9 @@ struct Suspect {
     trees: Vec<Oid>,
     /// The lines of `blob` still in flight.
     lines: Lines,
+    /// `blob`'s bytes, when they were read already (to diff against the child's version): a
+    /// doc version is read once however many steps it is held for.
+    content: Option<Rc<[u8]>>,
 }
 
 /// A parent's version of a suspect's doc.
@@ -197,11 +200,12 @@ impl Walk<'_> {
             .filter(|(l, _)| *l < count)
             .collect();
         let committed = Oid::hash_object(ObjectType::Blob, job.text).ok() == Some(blob);
-        let lines = if committed {
-            asked
+        let (lines, content) = if committed {
+            // Read only if this version turns out to need a diff (no copy of every doc held).
+            (asked, None)
         } else {
             let old = self.blob(blob)?;
-            pass(&old, job.text, sorted(asked)).0
+            (pass(&old, job.text, sorted(asked)).0, Some(old))
         };
         let suspect = Suspect {
             job: i,
@@ -209,6 +213,7 @@ impl Walk<'_> {
             blob,
             trees,
             lines: sorted(lines),
+            content,
         };
         self.hold(job.newest, time, suspect);
         Ok(())
@@ -353,14 +358,17 @@ impl Walk<'_> {
             return Ok(());
         }
         let mut seen: Vec<Oid> = Vec::new();
-        let mut text: Option<Vec<u8>> = None;
+        let mut text: Option<Rc<[u8]>> = None;
         for o in origins.into_iter().flatten() {
             if seen.contains(&o.blob) || s.lines.is_empty() {
                 continue;
             }
             seen.push(o.blob);
             if text.is_none() {
-                text = Some(self.blob(s.blob)?);
+                text = match s.content.take() {
+                    Some(bytes) => Some(bytes),
+                    None => Some(self.blob(s.blob)?),
+                };
             }
             let old = self.blob(o.blob)?;
             let (passed, kept) = pass(&old, text.as_deref().unwrap_or_default(), s.lines);
@@ -371,6 +379,7 @@ impl Walk<'_> {
                 blob: o.blob,
                 trees: o.trees,
                 lines: passed,
+                content: Some(old),
             };
             self.hold(o.parent, time_of(o.parent), to);
         }
@@ -386,10 +395,10 @@ impl Walk<'_> {
             .map_err(|e| ObjectError::new(id, "commit", &e))
     }
 
-    fn blob(&self, id: Oid) -> Result<Vec<u8>, ObjectError> {
+    fn blob(&self, id: Oid) -> Result<Rc<[u8]>, ObjectError> {
         self.git
             .find_blob(id)
-            .map(|b| b.content().to_vec())
+            .map(|b| Rc::from(b.content()))
             .map_err(|e| ObjectError::new(id, "blob", &e))
     }
 
