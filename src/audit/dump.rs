@@ -48,13 +48,7 @@ pub struct Resolved {
 pub fn dump(repo: &CodeRepo, target: Oid, mut docs: Vec<AuditedDoc>, settings: &Settings) -> Dump {
     let git = repo.worker();
     plan::drop_tentative(repo, &git, target, &mut docs);
-    let implied = match settings.history {
-        true => history::implied_pins(repo, target, &docs).unwrap_or_else(|e| {
-            repo.broken_object(e);
-            HashMap::new()
-        }),
-        false => HashMap::new(),
-    };
+    let implied = history::implied_when(settings.history, repo, target, &docs);
     let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
     let mut citations = Vec::new();
     for (doc, d) in docs.iter().enumerate() {

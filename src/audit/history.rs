@@ -76,6 +76,23 @@ pub fn implied_pins(
     Ok(out)
 }
 
+/// [`implied_pins`] when history is on (else none); an object it cannot read is recorded in
+/// `repo` (the run then fails naming it) and no citation gets an implied pin.
+pub fn implied_when(
+    history: bool,
+    repo: &CodeRepo,
+    target: Oid,
+    docs: &[AuditedDoc],
+) -> HashMap<CiteRef, Implied> {
+    if !history {
+        return HashMap::new();
+    }
+    implied_pins(repo, target, docs).unwrap_or_else(|e| {
+        repo.broken_object(e);
+        HashMap::new()
+    })
+}
+
 /// Blame the jobs in one walk per worker thread, each over a contiguous share of the docs (docs
 /// of one folder stay together and share their tree reads), in order.
 fn blame_in_parallel(

@@ -254,13 +254,7 @@ pub fn check_docs(
     for (i, d) in docs.iter().enumerate() {
         rules.on_doc(i, d, &mut findings);
     }
-    let implied = match settings.history {
-        true => history::implied_pins(repo, target, &docs).unwrap_or_else(|e| {
-            repo.broken_object(e);
-            HashMap::new()
-        }),
-        false => HashMap::new(),
-    };
+    let implied = history::implied_when(settings.history, repo, target, &docs);
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
     findings.extend(plan.findings);
     settings

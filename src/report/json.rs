@@ -165,13 +165,6 @@ pub fn render(report: &Report) -> String {
     text
 }
 
-/// `I/N` with 1 ≤ I ≤ N.
-fn parse_shard(s: &str) -> Option<(u32, u32)> {
-    let (i, n) = s.split_once('/')?;
-    let (i, n): (u32, u32) = (i.parse().ok()?, n.parse().ok()?);
-    (i >= 1 && i <= n).then_some((i, n))
-}
-
 /// A JSON report as `read` takes it.
 #[derive(Deserialize)]
 struct InReport {
@@ -241,7 +234,10 @@ pub fn read(text: &str) -> Result<Report, String> {
     }
     let shard = match r.shard.as_deref() {
         None => None,
-        Some(s) => Some(parse_shard(s).ok_or_else(|| format!("shard {s:?} is not I/N"))?),
+        Some(s) => {
+            let shard: crate::audit::Shard = s.parse().map_err(|e| format!("shard {e}"))?;
+            Some((shard.index, shard.count))
+        }
     };
     let mut docs: Vec<AuditedDoc> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
