@@ -673,7 +673,8 @@ fn merge_command(args: MergeArgs) -> ExitCode {
     let report = match Report::merge(reports) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("citegate: error: {e}");
+            // It can name a doc, whose name a stranger chose: shown without terminal controls.
+            eprintln!("citegate: error: {}", printable(&e, false));
             return ExitCode::from(2);
         }
     };
