@@ -22,6 +22,7 @@
 //! The library never prints; the binary maps a report to an exit code.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod answer;
 pub mod audit;
 pub mod check;
 pub mod config;

@@ -148,7 +148,7 @@ fn paths_that_cannot_be_checked_here_are_refused() {
 #[test]
 fn a_passing_answer_is_printed_byte_for_byte() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let answer = r#"{"summary":  "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "score": 0.1000000000000000055511151231257827}]}"#;
+    let answer = r#"{"summary":  "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "TTL_SECONDS", "score": 0.1000000000000000055511151231257827}]}"#;
     let (code, out, _) = gate(&fixture, &[], answer);
     assert_eq!(code, Some(0));
     assert_eq!(out, format!("{answer}\n"));

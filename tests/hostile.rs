@@ -67,13 +67,13 @@ fn a_finding_past_column_65535_is_shown_not_a_panic() {
     let mut answers: Vec<String> = (0..1000)
         .map(|_| {
             format!(
-                "{{\"summary\": \"{}\", \"refuse\": true, \"citations\": []}}",
+                "{{\"summary\": \"\", \"refuse\": {{\"reason\": \"ambiguous\", \"note\": \"{}\"}}, \"citations\": []}}",
                 "s".repeat(100)
             )
         })
         .collect();
     answers.push(
-        "{\"summary\": \"x\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1}]}"
+        "{\"summary\": \"x\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1, \"quote\": \"q\"}]}"
             .into(),
     );
     write(
@@ -135,7 +135,7 @@ fn doc_names_and_paths_cannot_inject_into_any_output() {
     write(
         fx.path(),
         "docs/a.json",
-        "{\"summary\": \"s\", \"citations\": [{\"path\": \"x\\r\\n## heading | cell\", \"startLine\": 1}]}",
+        "{\"summary\": \"s\", \"citations\": [{\"path\": \"x\\r\\n## heading | cell\", \"startLine\": 1, \"quote\": \"q\"}]}",
     );
     for format in ["human", "github", "markdown"] {
         let out = citegate(

@@ -56,12 +56,12 @@ pub fn helper() -> &'static str {
       {"path": "src/cache.rs", "startLine": 1, "endLine": 4, "quote": "let ttl = 30;"}
     ]
   },
-  {"summary": "Renamed.", "revision": "{{rev:v1}}", "citations": [{"path": "src/old.rs", "startLine": 1, "endLine": 3}]},
+  {"summary": "Renamed.", "revision": "{{rev:v1}}", "citations": [{"path": "src/old.rs", "startLine": 1, "endLine": 3, "quote": "pub fn renamed_but_same() -> u32 {"}]},
   {"summary": "The rate is `10`.", "revision": "{{rev:v1}}", "citations": [{"path": "src/rate.rs", "startLine": 1, "endLine": 1, "quote": "const RATE: u32 = 10;"}]},
   {"summary": "The helper.", "citations": [{"path": "src/nowhere.rs", "startLine": 1, "endLine": 3, "quote": "\"moved across files\""}]},
-  {"summary": "`renamed_but_same()` returns 42.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}],
+  {"summary": "`renamed_but_same()` returns 42.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3, "quote": "pub fn renamed_but_same() -> u32 {"}],
    "retrieved": [{"path": "src/cache.rs", "start_line": 1, "end_line": 3}]},
-  {"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}]}
+  {"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3, "quote": "pub fn renamed_but_same() -> u32 {"}]}
 ]
 @@@ file answers/b.jsonl
 {"summary": "s", "revision": "{{rev:v1}}", "claims": [{"text": "`load()` returns the TTL.", "path": "src/cache.rs", "start_line": 1, "end_line": 4}, {"text": "The rate is `10`.", "path": "src/rate.rs", "start_line": 1, "end_line": 1}], "open_questions": ["Who calls it?"]}
@@ -194,7 +194,7 @@ fn stale_answers_are_regrounded_or_refused_and_nothing_is_lost() {
     assert_eq!(answers[0]["revision"], head);
     // The kept answer's bytes are untouched, and so is every byte around the answers.
     let before = &doc(a).before;
-    let kept = r#"{"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3}]}"#;
+    let kept = r#"{"summary": "Fine.", "citations": [{"path": "src/new.rs", "startLine": 1, "endLine": 3, "quote": "pub fn renamed_but_same() -> u32 {"}]}"#;
     assert!(before.contains(kept) && doc(a).after.contains(kept));
     assert!(doc(a)
         .after
@@ -270,7 +270,7 @@ pub fn a() -> u32 {
     1
 }
 @@@ file answers/ok.json
-{\"summary\": \"s\", \"citations\": [{\"path\": \"src/a.rs\", \"startLine\": 1, \"endLine\": 3}]}
+{\"summary\": \"s\", \"citations\": [{\"path\": \"src/a.rs\", \"startLine\": 1, \"endLine\": 3, \"quote\": \"pub fn a() -> u32 {\"}]}
 ";
     let fixture = Fixture::build(spec).unwrap();
     let run = run(&fixture);

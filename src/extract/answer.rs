@@ -7,12 +7,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::answer::{self as contract, Refuse, REFUSAL_REASONS};
 use crate::model::{
     Answer, Citation, Claim, Doc, Extracted, LineRange, LineStyle, Literal, PathStyle, Quote,
     Retrieved, Span, Syntax, Unusable, UnusableCitation,
 };
 use crate::registry::RuleId;
 
+use super::bare;
 use super::json_spans::{self, Node};
 use super::literal;
 use super::path::resolve_path;
@@ -21,7 +23,7 @@ static BACKTICKS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("backtick pattern"));
 
 fn is_answer(node: &Node) -> bool {
-    node.get("citations").is_some() || node.get("claims").is_some()
+    contract::is_answer(node)
 }
 
 /// Whether broken JSON text was meant to be an answer (so it is reported, not skipped).
@@ -94,8 +96,24 @@ pub fn extract_json(doc: &Doc) -> Extracted {
             answer(&mut ext, &node);
         }
     });
-    ext.skipped = !(read && any);
+    if let Err(at) = read {
+        if mentions_answer_keys(text) {
+            undecodable(&mut ext, at);
+            return ext;
+        }
+    }
+    ext.skipped = !(read.is_ok() && any);
     ext
+}
+
+/// A string serde_json validated without decoding that holds no character (`"\ud800"`, a lone
+/// surrogate): the answer cannot be read as written, so it is a finding, never skipped.
+fn undecodable(ext: &mut Extracted, at: usize) {
+    ext.problem(
+        RuleId::MalformedDoc,
+        Span::new(at, at),
+        "a string here holds an escape that is no character (a lone surrogate such as \\ud800)",
+    );
 }
 
 /// Extract a `.jsonl` doc: one answer per line; a broken line is reported and the others still run.
@@ -104,6 +122,7 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
     let mut offset = 0;
     let mut broken = Vec::new();
     let mut deep = Vec::new();
+    let mut undecodable_lines = Vec::new();
     for line in doc.text.split_inclusive('\n') {
         let mut start = offset;
         offset += line.len();
@@ -121,11 +140,11 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
         }
         match serde_json::from_str::<serde::de::IgnoredAny>(body) {
             Err(err) => broken.push((start, err, mentions_answer_keys(body))),
-            Ok(_) => {
-                if let Some(node) = json_spans::parse(body, start).filter(is_answer) {
-                    answer(&mut ext, &node);
-                }
-            }
+            Ok(_) => match json_spans::parse_located(body, start) {
+                Ok(node) if is_answer(&node) => answer(&mut ext, &node),
+                Ok(_) => {}
+                Err(at) => undecodable_lines.push((at, mentions_answer_keys(body))),
+            },
         }
     }
     let any_answer = !ext.answers.is_empty();
@@ -137,6 +156,11 @@ pub fn extract_jsonl(doc: &Doc) -> Extracted {
     for (start, err, looks) in broken {
         if any_answer || looks {
             malformed(&mut ext, doc, start, &err);
+        }
+    }
+    for (at, looks) in undecodable_lines {
+        if any_answer || looks {
+            undecodable(&mut ext, at);
         }
     }
     ext.skipped = ext.answers.is_empty() && ext.problems.is_empty();
@@ -184,21 +208,39 @@ fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
     )
 }
 
-/// A `{claims, open_questions}` answer with no claim and an open question says it does not know
-/// (the seed's "put the gap in open_questions and omit the claim"): a refusal, not an uncited
-/// answer.
-fn only_questions(node: &Node) -> bool {
-    let empty = |key| {
-        node.get(key)
-            .and_then(Node::as_array)
-            .map(<[Node]>::is_empty)
-    };
-    empty("claims") == Some(true) && empty("open_questions") == Some(false)
+/// Whether the answer can be read as one: a key written twice anywhere in it gives it no single
+/// meaning (JSON readers disagree on which value counts), and a `refuse` that is not a refusal is
+/// reported (the answer is then checked like any other).
+fn contract_problems(ext: &mut Extracted, node: &Node) -> bool {
+    if let Some((key, span)) = json_spans::duplicate_key(node) {
+        let message = format!(
+            "the key `{key}` is written twice in one object: readers disagree on which counts, \
+             so the answer is not read"
+        );
+        ext.problem(
+            RuleId::MalformedDoc,
+            Span::new(span.start, span.start),
+            message,
+        );
+        return false;
+    }
+    if contract::refuse_of(node) == Refuse::Invalid {
+        let at = node.get("refuse").map_or(node.span, |r| r.span);
+        let message = format!(
+            "`refuse` is not a refusal: it needs a `reason` ({})",
+            REFUSAL_REASONS.join(", ")
+        );
+        ext.problem(RuleId::MalformedDoc, at, message);
+    }
+    true
 }
 
 fn answer(ext: &mut Extracted, node: &Node) {
+    if !contract_problems(ext, node) {
+        return;
+    }
     let index = ext.answers.len();
-    let pin = node.get_any(&["revision", "rev", "commit"]);
+    let pin = contract::pin(node);
     ext.answers.push(Answer {
         span: node.span,
         pin: pin.and_then(Node::as_str).map(str::to_string),
@@ -206,7 +248,7 @@ fn answer(ext: &mut Extracted, node: &Node) {
             .filter(|n| n.as_str().is_some())
             .map(|n| Span::new(n.span.start + 1, n.span.end.saturating_sub(1))),
         retrieved: retrieved(node),
-        refused: node.get("refuse").is_some_and(|r| !r.is_falsy()) || only_questions(node),
+        refused: contract::refuses(node),
         cited: false,
     });
     let before = ext.citations.len();
@@ -216,6 +258,7 @@ fn answer(ext: &mut Extracted, node: &Node) {
         for item in cites {
             citation(ext, item, index, claim, "citation");
         }
+        prose_citations(ext, node.get("summary"), index, claim);
     }
     if let Some(claims) = node.get("claims").and_then(Node::as_array) {
         for item in claims {
@@ -231,9 +274,43 @@ fn answer(ext: &mut Extracted, node: &Node) {
             if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
                 unusable(ext, item.span, "claim", Unusable::CitesNothing);
             }
+            prose_citations(ext, item.get("text"), index, claim);
         }
     }
     ext.answers[index].cited = ext.citations.len() > before;
+}
+
+/// The `path:line` citations written in an answer's prose (its summary, a claim's text) that
+/// none of the claim's citations covers: each is checked like a citation (it must hold, and lie
+/// in the retrieval), since a reader clicks it all the same. Placed on the whole string when it
+/// holds escapes (its decoded offsets are not the doc's); never rewritten by a fix.
+fn prose_citations(ext: &mut Extracted, prose: Option<&Node>, answer: usize, claim: usize) {
+    let Some((node, text)) = prose.and_then(|n| Some((n, n.as_str()?))) else {
+        return;
+    };
+    let verbatim = node.span.len() == text.len() + 2;
+    for b in bare::find_at_most(text, crate::model::MAX_CITATIONS_PER_DOC) {
+        let covered = ext.claims[claim].citations.iter().any(|&i| {
+            let c = &ext.citations[i];
+            c.repo_path() == Some(b.path.trim_start_matches("./"))
+                && matches!((c.lines, b.lines), (Some(have), Some(l)) if have.contains(&l))
+        });
+        if covered {
+            continue;
+        }
+        let span = match verbatim {
+            true => Span::new(
+                node.span.start + 1 + b.span.start,
+                node.span.start + 1 + b.span.end,
+            ),
+            false => node.span,
+        };
+        let mut c = b.citation(Syntax::Bare, span);
+        c.answer = Some(answer);
+        c.claim = Some(claim);
+        ext.claims[claim].citations.push(ext.citations.len());
+        ext.citations.push(c);
+    }
 }
 
 fn unusable(ext: &mut Extracted, span: Span, what: &'static str, why: Unusable) {
@@ -297,6 +374,10 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
             text: q.as_str().unwrap_or_default().to_string(),
             span: q.span,
         });
+    } else if what == "citation" {
+        // Seed 000's contract: a citation carries the exact text it cites (`cite_ok` refuses a
+        // missing or blank quote). The citation is still checked for what it does say.
+        unusable(ext, item.span, what, Unusable::NoQuote);
     }
     c.answer = Some(answer);
     c.claim = Some(claim);
@@ -357,7 +438,7 @@ mod tests {
         let ext = extract_json(&doc(DocKind::Json, &answer));
         assert_eq!(ext.problems[0].rule, RuleId::MalformedDoc);
         assert!(ext.problems[0].message.contains("nested deeper than 64"));
-        let lines = format!("{{\"summary\":\"s\",\"refuse\":true,\"citations\":[]}}\n{deep}\n");
+        let lines = format!("{{\"summary\":\"\",\"refuse\":{{\"reason\":\"ambiguous\"}},\"citations\":[]}}\n{deep}\n");
         let ext = extract_jsonl(&doc(DocKind::JsonLines, &lines));
         assert_eq!((ext.answers.len(), ext.problems.len()), (1, 1));
     }

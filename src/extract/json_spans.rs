@@ -128,35 +128,60 @@ pub fn too_deep(text: &str) -> Option<usize> {
 /// Parse valid JSON text starting at `offset` in the doc. Returns `None` if the text is not valid
 /// JSON (callers validate with serde_json first).
 pub fn parse(text: &str, offset: usize) -> Option<Node<'_>> {
-    let mut p = Reader {
-        text,
-        pos: 0,
-        offset,
-    };
+    parse_located(text, offset).ok()
+}
+
+/// [`parse`], saying where it stopped when it cannot read the text: serde_json validates a
+/// string it skips without decoding its escapes, so `"\ud800"` (a lone surrogate, no character)
+/// passes validation and is only found here. The offset is the doc's.
+pub fn parse_located(text: &str, offset: usize) -> Result<Node<'_>, usize> {
+    let mut p = Reader::new(text, offset);
     p.skip_ws();
-    let node = p.value()?;
+    let node = p.value().ok_or_else(|| p.failed_at())?;
     p.skip_ws();
-    (p.pos == text.len()).then_some(node)
+    match p.pos == text.len() {
+        true => Ok(node),
+        false => Err(p.failed_at()),
+    }
+}
+
+/// The first key written twice in one object anywhere under `node`, and where its second
+/// occurrence is written. JSON readers disagree on which value wins (serde_json and Python take
+/// the last, a streaming reader the first), so a doc holding one has no single meaning.
+pub fn duplicate_key<'n>(node: &'n Node<'_>) -> Option<(&'n str, Span)> {
+    match &node.value {
+        Value::Object(fields) => {
+            let mut seen = std::collections::HashSet::with_capacity(fields.len());
+            for (key, value) in fields {
+                if !seen.insert(key.as_ref()) {
+                    return Some((key.as_ref(), value.span));
+                }
+            }
+            fields.iter().find_map(|(_, v)| duplicate_key(v))
+        }
+        Value::Array(items) => items.iter().find_map(duplicate_key),
+        _ => None,
+    }
 }
 
 /// Parse valid JSON text and hand each top-level value to `f`: every element of a root array, one
 /// at a time (so a batch of answers is never held whole as a tree), or the root itself. Returns
-/// whether the text was read to its end.
-pub fn each_top<'a>(text: &'a str, offset: usize, mut f: impl FnMut(Node<'a>)) -> bool {
-    let mut p = Reader {
-        text,
-        pos: 0,
-        offset,
-    };
+/// whether the text was read to its end, or where (in the doc) reading stopped.
+pub fn each_top<'a>(
+    text: &'a str,
+    offset: usize,
+    mut f: impl FnMut(Node<'a>),
+) -> Result<(), usize> {
+    let mut p = Reader::new(text, offset);
     p.skip_ws();
     if p.peek() != Some(b'[') {
-        let Some(node) = p.value() else { return false };
+        let node = p.value().ok_or_else(|| p.failed_at())?;
         p.skip_ws();
         if p.pos != text.len() {
-            return false;
+            return Err(p.failed_at());
         }
         f(node);
-        return true;
+        return Ok(());
     }
     p.pos += 1;
     p.skip_ws();
@@ -164,7 +189,7 @@ pub fn each_top<'a>(text: &'a str, offset: usize, mut f: impl FnMut(Node<'a>)) -
         p.pos += 1;
     } else {
         loop {
-            let Some(node) = p.value() else { return false };
+            let node = p.value().ok_or_else(|| p.failed_at())?;
             f(node);
             p.skip_ws();
             match p.peek() {
@@ -173,21 +198,44 @@ pub fn each_top<'a>(text: &'a str, offset: usize, mut f: impl FnMut(Node<'a>)) -
                     p.pos += 1;
                     break;
                 }
-                _ => return false,
+                _ => return Err(p.failed_at()),
             }
         }
     }
     p.skip_ws();
-    p.pos == text.len()
+    match p.pos == text.len() {
+        true => Ok(()),
+        false => Err(p.failed_at()),
+    }
 }
 
 struct Reader<'a> {
     text: &'a str,
     pos: usize,
     offset: usize,
+    /// Where a string that could not be decoded starts, when one could not.
+    bad_string: Option<usize>,
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str, offset: usize) -> Self {
+        Reader {
+            text,
+            pos: 0,
+            offset,
+            bad_string: None,
+        }
+    }
+
+    /// Where reading stopped, as a doc offset on a character boundary.
+    fn failed_at(&self) -> usize {
+        let mut at = self.bad_string.unwrap_or(self.pos).min(self.text.len());
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at + self.offset
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.pos).copied()
     }
@@ -309,7 +357,13 @@ impl<'a> Reader<'a> {
                     let quoted = &text[start..self.pos];
                     return match escaped {
                         false => Some(Cow::Borrowed(&quoted[1..quoted.len() - 1])),
-                        true => serde_json::from_str::<String>(quoted).ok().map(Cow::Owned),
+                        true => {
+                            let decoded = serde_json::from_str::<String>(quoted).ok();
+                            if decoded.is_none() {
+                                self.bad_string = Some(start);
+                            }
+                            decoded.map(Cow::Owned)
+                        }
                     };
                 }
                 _ => self.pos += 1,
@@ -332,5 +386,19 @@ mod tests {
         assert_eq!(a[1].as_str(), Some("x\"y"));
         assert!(root.get("b").unwrap().get("c").unwrap().is_falsy());
         assert!(parse("{\"a\":}", 0).is_none());
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_located_and_a_duplicate_key_found() {
+        let text = r#"{"a": "ok", "b": "\ud800"}"#;
+        assert_eq!(
+            parse_located(text, 5).err(),
+            Some(5 + text.find("\"\\").unwrap())
+        );
+        let text = r#"[{"a": 1}, {"b": {"c": 1, "c": 2}}]"#;
+        let root = parse(text, 0).unwrap();
+        let (key, span) = duplicate_key(&root).unwrap();
+        assert_eq!((key, &text[span.start..span.end]), ("c", "2"));
+        assert!(duplicate_key(&parse(r#"{"a": {"c": 1}, "b": {"c": 1}}"#, 0).unwrap()).is_none());
     }
 }

@@ -45,6 +45,8 @@ pub enum Unusable {
     NoLines,
     /// A claim whose `citations` list is empty.
     CitesNothing,
+    /// A `{summary, citations}` citation without a non-blank `quote` (still checked otherwise).
+    NoQuote,
 }
 
 /// A JSON citation object or claim that gives no usable citation.

@@ -19,6 +19,9 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
                     format!("this {what} has no usable line range (`startLine`/`start_line`)")
                 }
                 Unusable::CitesNothing => "this claim cites nothing".to_string(),
+                Unusable::NoQuote => format!(
+                    "this {what} has no `quote`: the answer contract requires the exact text it cites"
+                ),
             };
             Finding::new(RuleId::UncitedClaim, doc, u.span, message)
         })
@@ -35,7 +38,7 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
                 RuleId::UncitedClaim,
                 doc,
                 answer.span,
-                "this answer has neither citations nor `refuse`",
+                "this answer has neither citations nor a refusal",
             )
             .help("an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)"),
         );

@@ -1,0 +1,144 @@
+//! The answer contract, one owner: what makes a JSON answer a refusal, which keys carry its pin,
+//! and the refusal reasons. Extraction reads answers as located trees ([`Node`]) and the gate and
+//! `regenerate` hold model replies as [`serde_json::Value`]; both are read through [`Json`], so
+//! the audit and the gate cannot disagree on whether an answer refused.
+//!
+//! Seed 000's contract: `{summary, citations: [{path, startLine, endLine, quote}], refuse?:
+//! {reason}}`; seed 001's: `{summary, claims: [{text, path, start_line, end_line}],
+//! open_questions}`, where no claim and an open question is the refusal.
+
+use serde_json::Value;
+
+use crate::extract::json_spans::{Node, Value as NodeValue};
+
+/// The reasons a refusal may give (seed 000).
+pub const REFUSAL_REASONS: [&str; 3] = ["no_span_in_retrieval", "ambiguous", "stale_index"];
+
+/// The keys an answer's pin may be written under, the first present counting.
+pub const PIN_KEYS: [&str; 3] = ["revision", "rev", "commit"];
+
+/// What an answer's `refuse` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refuse {
+    /// No `refuse`, or `null`/`false`.
+    Absent,
+    /// `{reason: one of REFUSAL_REASONS, …}`.
+    Valid,
+    /// Anything else (`{}`, `true`, an unknown reason): not a refusal.
+    Invalid,
+}
+
+/// A JSON value as the contract reads it: a located tree or a `serde_json::Value`.
+pub trait Json: Sized {
+    fn field(&self, key: &str) -> Option<&Self>;
+    fn text(&self) -> Option<&str>;
+    fn items(&self) -> Option<&[Self]>;
+    /// `null` or `false`: as absent as a missing key.
+    fn falsy(&self) -> bool;
+}
+
+impl<'a> Json for Node<'a> {
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.get(key)
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn items(&self) -> Option<&[Self]> {
+        self.as_array()
+    }
+    fn falsy(&self) -> bool {
+        matches!(self.value, NodeValue::Null | NodeValue::Bool(false))
+    }
+}
+
+impl Json for Value {
+    fn field(&self, key: &str) -> Option<&Self> {
+        self.get(key)
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn items(&self) -> Option<&[Self]> {
+        self.as_array().map(Vec::as_slice)
+    }
+    fn falsy(&self) -> bool {
+        matches!(self, Value::Null | Value::Bool(false))
+    }
+}
+
+/// Whether a value is an answer at all: it has `citations` or `claims`.
+pub fn is_answer<J: Json>(answer: &J) -> bool {
+    answer.field("citations").is_some() || answer.field("claims").is_some()
+}
+
+/// What the answer's `refuse` says.
+pub fn refuse_of<J: Json>(answer: &J) -> Refuse {
+    let Some(refuse) = answer.field("refuse").filter(|r| !r.falsy()) else {
+        return Refuse::Absent;
+    };
+    let reason = refuse.field("reason").and_then(Json::text);
+    match reason.is_some_and(|r| REFUSAL_REASONS.contains(&r)) {
+        true => Refuse::Valid,
+        false => Refuse::Invalid,
+    }
+}
+
+/// Whether the answer asserts something: a non-blank summary, a citation or a claim.
+pub fn asserts<J: Json>(answer: &J) -> bool {
+    let summary = answer.field("summary").and_then(Json::text);
+    let listed = |key| answer.field(key).and_then(Json::items);
+    summary.is_some_and(|s| !s.trim().is_empty())
+        || listed("citations").is_some_and(|c| !c.is_empty())
+        || listed("claims").is_some_and(|c| !c.is_empty())
+}
+
+/// A `{claims, open_questions}` answer with no claim and an open question says it does not know
+/// (seed 001's "put the gap in open_questions and omit the claim").
+fn only_questions<J: Json>(answer: &J) -> bool {
+    let listed = |key| answer.field(key).and_then(Json::items);
+    listed("claims").is_some_and(<[J]>::is_empty)
+        && listed("open_questions").is_some_and(|q| !q.is_empty())
+}
+
+/// Whether the answer refuses: a valid `refuse` next to nothing asserted, or only open
+/// questions. An answer that refuses and also asserts is checked like any other.
+pub fn refuses<J: Json>(answer: &J) -> bool {
+    (refuse_of(answer) == Refuse::Valid && !asserts(answer)) || only_questions(answer)
+}
+
+/// The answer's pin: the first of [`PIN_KEYS`] present.
+pub fn pin<J: Json>(answer: &J) -> Option<&J> {
+    PIN_KEYS.iter().find_map(|k| answer.field(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::json_spans;
+
+    fn both(text: &str) -> (bool, bool) {
+        let node = json_spans::parse(text, 0).unwrap();
+        let value: Value = serde_json::from_str(text).unwrap();
+        (refuses(&node), refuses(&value))
+    }
+
+    #[test]
+    fn a_refusal_names_a_known_reason_and_asserts_nothing() {
+        let valid = r#"{"summary": "", "citations": [], "refuse": {"reason": "ambiguous"}}"#;
+        assert_eq!(both(valid), (true, true));
+        for bogus in [
+            r#"{"summary": "", "citations": [], "refuse": {}}"#,
+            r#"{"summary": "", "citations": [], "refuse": true}"#,
+            r#"{"summary": "", "citations": [], "refuse": {"reason": "busy"}}"#,
+            r#"{"summary": "It is 30 s.", "citations": [], "refuse": {"reason": "ambiguous"}}"#,
+            r#"{"citations": [{"path": "a.rs"}], "refuse": {"reason": "stale_index"}}"#,
+        ] {
+            assert_eq!(both(bogus), (false, false), "{bogus}");
+        }
+        let questions = r#"{"summary": "s", "claims": [], "open_questions": ["where?"]}"#;
+        assert_eq!(both(questions), (true, true));
+        let bogus: Value = serde_json::from_str(r#"{"refuse": {}}"#).unwrap();
+        assert_eq!(refuse_of(&bogus), Refuse::Invalid);
+    }
+}
