@@ -216,9 +216,16 @@ struct RetrieveArgs {
 #[derive(clap::Args, Debug)]
 struct GateArgs {
     /// The retrieval payload: `[{path, start_line, end_line}]` (else each answer's own
-    /// `retrieved`)
+    /// `retrieved`; an answer without one is refused unless --no-retrieval)
     #[arg(long, value_name = "FILE")]
     retrieved: Option<PathBuf>,
+    /// Check an answer that carries no retrieval payload against the code only (its verdict
+    /// says `fidelity: code-only`); without this, such an answer is refused
+    #[arg(long, conflicts_with = "retrieved")]
+    no_retrieval: bool,
+    /// The configuration file [default: .citegate.yaml at the repository root, when present]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// The code repository [default: the Git repository holding the current folder]
     #[arg(long, value_name = "DIR")]
     repo: Option<PathBuf>,
@@ -820,7 +827,12 @@ fn gate_command(args: GateArgs) -> ExitCode {
         eprintln!("citegate: error: {e}");
         ExitCode::from(2)
     };
-    let (repo, target) = match open_at(args.repo.as_deref(), args.target.as_deref()) {
+    let opened = open_configured(
+        args.repo.as_deref(),
+        args.target.as_deref(),
+        args.config.as_ref(),
+    );
+    let (repo, target, settings) = match opened {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -828,70 +840,53 @@ fn gate_command(args: GateArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let mut stdin = std::io::stdin().lock();
-    let limit = regenerate::service::MAX_INPUT_BYTES;
+    let retrieval = match (&retrieved, args.no_retrieval) {
+        (Some(r), _) => regenerate::gate::Retrieval::Given(r),
+        (None, true) => regenerate::gate::Retrieval::Optional,
+        (None, false) => regenerate::gate::Retrieval::Required,
+    };
+    let gate = regenerate::gate::Gate::new(&repo, target, &settings);
+    let exit = |passed: bool| match passed {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
+    };
     if args.jsonl {
-        let mut all_passed = true;
         let mut stdout = std::io::stdout().lock();
-        while let Some(line) = match regenerate::service::next_line(&mut stdin, limit) {
-            Ok(line) => line,
-            Err(e) => return fail(format!("standard input: {e}")),
-        } {
-            let g = match line {
-                Ok(l) if l.trim().is_empty() => continue,
-                Ok(l) => {
-                    regenerate::service::gate_text(&repo, target, &l, retrieved.as_deref(), false)
-                }
-                Err(why) => regenerate::service::Gated {
-                    output: regenerate::service::unreadable(&why, false),
-                    passed: false,
-                },
-            };
-            all_passed &= g.passed;
-            if stdout
-                .write_all(g.output.as_bytes())
-                .and_then(|_| stdout.flush())
-                .is_err()
-            {
-                break; // the reader went away
-            }
-        }
-        return if all_passed {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
+        return match regenerate::service::stream(&gate, std::io::stdin(), &mut stdout, retrieval) {
+            Ok(passed) => exit(passed),
+            Err(e) => fail(format!("standard input: {e}")),
         };
     }
-    let mut bytes = Vec::new();
-    if let Err(e) = std::io::Read::read_to_end(
-        &mut std::io::Read::take(&mut stdin, limit as u64 + 1),
-        &mut bytes,
-    ) {
-        return fail(format!("standard input: {e}"));
-    }
-    if bytes.len() > limit {
-        return fail(format!("standard input: more than {} MiB", limit >> 20));
-    }
-    let g = match String::from_utf8(bytes) {
-        Ok(text) => {
-            regenerate::service::gate_text(&repo, target, &text, retrieved.as_deref(), true)
+    match regenerate::service::one(&gate, &mut std::io::stdin().lock(), retrieval) {
+        Ok(g) => {
+            if args.no_retrieval && g.passed {
+                eprintln!("citegate: note: cited ⊆ retrieved was not checked (--no-retrieval)");
+            }
+            print_out(&g.output, exit(g.passed))
         }
-        Err(e) => regenerate::service::Gated {
-            output: regenerate::service::unreadable(
-                &format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-                true,
-            ),
-            passed: false,
-        },
+        Err(e) => fail(e),
+    }
+}
+
+/// The repository, the target and the settings (`--config`, else `.citegate.yaml`) of a command
+/// that checks answers: `gate`, `replay`.
+fn open_configured(
+    repo: Option<&std::path::Path>,
+    rev: Option<&str>,
+    config: Option<&PathBuf>,
+) -> Result<(citegate::resolve::CodeRepo, git2::Oid, audit::Settings), String> {
+    let (repo, _) = open_at(repo, Some("HEAD"))?;
+    let opts = AuditOptions {
+        target: rev.map(str::to_string),
+        config: config.cloned(),
+        ..AuditOptions::default()
     };
-    print_out(
-        &g.output,
-        if g.passed {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    let settings = audit::Settings::resolve(&opts, &repo).map_err(|e| e.to_string())?;
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    let target = repo
+        .resolve(&git, &settings.target)
+        .map_err(|e| e.describe(&settings.target).0)?;
+    Ok((repo, target, settings))
 }
 
 fn replay_command(args: ReplayArgs) -> ExitCode {
@@ -899,7 +894,7 @@ fn replay_command(args: ReplayArgs) -> ExitCode {
         eprintln!("citegate: error: {e}");
         ExitCode::from(2)
     };
-    let (repo, _) = match open_at(args.repo.as_deref(), None) {
+    let (repo, _, settings) = match open_configured(args.repo.as_deref(), None, None) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -907,7 +902,7 @@ fn replay_command(args: ReplayArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(format!("{}: {e}", args.trace.display())),
     };
-    let t = regenerate::trace::replay(&repo, &text);
+    let t = regenerate::trace::replay(&repo, &settings, &text);
     let out = match args.json {
         true => serde_json::to_string_pretty(&t).unwrap_or_default() + "\n",
         false => regenerate::trace::render(&t),

@@ -39,6 +39,17 @@ fn gate(
     (out.status.code(), text(out.stdout), text(out.stderr))
 }
 
+/// The rules of a refusal's violations.
+fn rules(out: &str) -> Vec<String> {
+    let got: Value = serde_json::from_str(out).unwrap();
+    got["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// Each line of `--jsonl` output as JSON.
 fn verdicts(out: &str) -> Vec<Value> {
     out.lines()
@@ -67,9 +78,18 @@ fn a_citation_outside_the_retrieval_is_refused_with_what_was_retrieved() {
     assert_eq!(got["citations"], Value::Array(vec![]));
     assert_eq!(got["violations"][0]["rule"], "not-retrieved");
     assert_eq!(got["rejected"]["citations"][0]["startLine"], 4);
-    // Without a payload, the same citation holds in the code: it passes.
-    let (code, _, _) = gate(&fixture, &[], outside);
+    // Without a payload, fidelity cannot be checked: refused, unless the caller says so.
+    let (code, out, _) = gate(&fixture, &[], outside);
+    assert_eq!(code, Some(1));
+    let got: Value = serde_json::from_str(&out).unwrap();
+    assert!(got["violations"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no retrieval payload"));
+    // Told so, the same citation holds in the code: it passes, and says what was not checked.
+    let (code, _, err) = gate(&fixture, &["--no-retrieval"], outside);
     assert_eq!(code, Some(0));
+    assert!(err.contains("not checked (--no-retrieval)"), "{err}");
 }
 
 #[test]
@@ -81,9 +101,15 @@ fn jsonl_gives_one_verdict_per_line_and_survives_broken_lines() {
     assert_eq!(code, Some(1));
     let lines = verdicts(&out);
     assert_eq!(lines.len(), 3);
-    assert_eq!(lines[0]["summary"], "30 s");
-    assert_eq!(lines[1]["violations"][0]["rule"], "malformed-doc");
-    assert_eq!(lines[2]["violations"][0]["rule"], "invented-path");
+    assert_eq!(lines[0]["answer"]["summary"], "30 s");
+    assert_eq!(lines[1]["answer"]["violations"][0]["rule"], "malformed-doc");
+    assert_eq!(lines[2]["answer"]["violations"][0]["rule"], "invented-path");
+    // Each verdict names its input line (blank lines count) and says whether it passed.
+    let at: Vec<(i64, bool)> = lines
+        .iter()
+        .map(|l| (l["line"].as_i64().unwrap(), l["passed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(at, [(1, true), (2, false), (4, false)]);
 }
 
 #[test]
@@ -115,11 +141,11 @@ fn a_line_that_is_not_utf8_is_refused_and_the_stream_goes_on() {
     let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
     assert_eq!(code, Some(1));
     let lines = verdicts(&out);
-    assert!(lines[0]["violations"][0]["message"]
+    assert!(lines[0]["answer"]["violations"][0]["message"]
         .as_str()
         .unwrap()
         .contains("not UTF-8"));
-    assert_eq!(lines[1]["summary"], "30 s");
+    assert_eq!(lines[1]["answer"]["summary"], "30 s");
 }
 
 #[test]
@@ -129,19 +155,20 @@ fn paths_that_cannot_be_checked_here_are_refused() {
     // path with control characters likewise.
     let fixture = Fixture::build(SPEC).unwrap();
     let cites = [
-        r#"{"path": "../../etc/passwd", "startLine": 1, "endLine": 1}"#,
-        r#"{"path": "src/a\u007fb\b.rs", "startLine": 1, "endLine": 1}"#,
+        r#"{"path": "../../etc/passwd", "startLine": 1, "endLine": 1, "quote": "root"}"#,
+        r#"{"path": "src/a\u007fb\b.rs", "startLine": 1, "endLine": 1, "quote": "x"}"#,
     ];
     for cite in cites {
         let answer = format!(r#"{{"summary": "s", "citations": [{cite}]}}"#);
-        let (code, out, _) = gate(&fixture, &[], answer);
+        let (code, out, _) = gate(&fixture, &["--no-retrieval"], answer);
         assert_eq!(code, Some(1), "{out}");
+        assert_eq!(rules(&out), ["unsafe-path"], "{out}");
     }
     let foreign = "The TTL is set [here](https://github.com/other/repo/blob/0123456789abcdef0123456789abcdef01234567/src/cache.rs#L2).";
     let answer = serde_json::json!({"summary": foreign, "citations": [
         {"path": "https://github.com/other/repo/blob/0123456789abcdef0123456789abcdef01234567/src/cache.rs", "startLine": 2, "endLine": 2}
     ]});
-    let (code, out, _) = gate(&fixture, &[], answer.to_string());
+    let (code, out, _) = gate(&fixture, &["--no-retrieval"], answer.to_string());
     assert_eq!(code, Some(1), "{out}");
 }
 
@@ -149,7 +176,126 @@ fn paths_that_cannot_be_checked_here_are_refused() {
 fn a_passing_answer_is_printed_byte_for_byte() {
     let fixture = Fixture::build(SPEC).unwrap();
     let answer = r#"{"summary":  "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "TTL_SECONDS", "score": 0.1000000000000000055511151231257827}]}"#;
-    let (code, out, _) = gate(&fixture, &[], answer);
+    let (code, out, _) = gate(&fixture, &["--no-retrieval"], answer);
     assert_eq!(code, Some(0));
     assert_eq!(out, format!("{answer}\n"));
+}
+
+/// Issue 20: each answer the seeds' own gate refuses, refused here with the reason named (each
+/// exited 0 before), and the audit of the same answer reports the same rule.
+#[test]
+fn what_the_seed_gate_refuses_is_refused() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let quote = "pub const TTL_SECONDS: u64 = 30;";
+    let valid =
+        format!(r#"{{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "{quote}"}}"#);
+    let invented = r#"{"path": "src/nope.rs", "startLine": 1, "endLine": 1, "quote": "x"}"#;
+    let cases = [
+        // Printed byte for byte, the invented array first; checked on the last by serde.
+        (
+            format!(r#"{{"summary": "30 s", "citations": [{invented}], "citations": [{valid}]}}"#),
+            "malformed-doc",
+        ),
+        (
+            format!(r#"{{"summary": "It is cached.", "citations": [{invented}], "refuse": {{}}}}"#),
+            "invented-path",
+        ),
+        (
+            r#"{"summary": "", "citations": [], "refuse": {"reason": "because"}}"#.to_string(),
+            "malformed-doc",
+        ),
+        (
+            format!(r#"{{"summary": "It is 30 s.", "citations": [{invented}], "refuse": {{"reason": "ambiguous"}}}}"#),
+            "invented-path",
+        ),
+        (
+            r#"{"summary": "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2}]}"#.to_string(),
+            "uncited-claim",
+        ),
+        (
+            r#"{"summary": "30 s", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": " \t"}]}"#.to_string(),
+            "uncited-claim",
+        ),
+        (
+            format!(r#"{{"summary": "30 s, see src/cache.rs:40", "citations": [{valid}]}}"#),
+            "invented-lines",
+        ),
+        (
+            format!(r#"{{"summary": "30 s, see src/cache.rs:5", "citations": [{valid}]}}"#),
+            "not-retrieved",
+        ),
+        (
+            format!(r#"{{"summary": "\ud800", "citations": [{valid}]}}"#),
+            "malformed-doc",
+        ),
+    ];
+    for (answer, rule) in cases {
+        let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], answer.as_str());
+        assert_eq!(code, Some(1), "{answer}: {out}");
+        assert!(rules(&out).contains(&rule.to_string()), "{answer}: {out}");
+        // The audit of the same answer, in a file, reports the same rule.
+        let with_payload: String = match answer.rfind('}') {
+            Some(end) => format!(
+                r#"{}, "retrieved": [{{"path": "src/cache.rs", "start_line": 1, "end_line": 2}}]}}"#,
+                &answer[..end]
+            ),
+            None => unreachable!(),
+        };
+        std::fs::write(fixture.path().join("a.json"), &with_payload).unwrap();
+        let report = fixture.audit(&["a.json"], Default::default()).unwrap();
+        let found: Vec<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+        assert!(found.contains(&rule), "audit of {with_payload}: {found:?}");
+    }
+    // The valid forms still pass.
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], OK);
+    assert_eq!(code, Some(0), "{out}");
+    let prose = format!(r#"{{"summary": "30 s (src/cache.rs:2)", "citations": [{valid}]}}"#);
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], prose);
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// The gate reads `.citegate.yaml` as the audit does: a rule turned off there is off here.
+#[test]
+fn the_gate_uses_the_configuration() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let literal = r#"{"summary": "The TTL is `45`.", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "TTL_SECONDS"}]}"#;
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], literal);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(rules(&out), ["unsupported-literal"]);
+    std::fs::write(
+        fixture.path().join(".citegate.yaml"),
+        "rules:\n  unsupported-literal: off\n",
+    )
+    .unwrap();
+    let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], literal);
+    assert_eq!(code, Some(0), "{out}");
+}
+
+/// `--jsonl` carries each answer's `id` and checks a large stream in batches, in order.
+#[test]
+fn jsonl_verdicts_carry_ids_and_keep_their_order() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut input = String::new();
+    for i in 0..3000 {
+        let answer = match i % 3 {
+            0 => OK.replacen('{', &format!(r#"{{"id": "q{i}", "#), 1),
+            1 => OK.replacen('{', &format!(r#"{{"id": {i}, "#), 1),
+            _ => OK.replace("src/cache.rs", "src/nope.rs"),
+        };
+        input.push_str(&answer);
+        input.push('\n');
+    }
+    let (code, out, _) = gate(&fixture, &["--jsonl", "--retrieved", "r.json"], input);
+    assert_eq!(code, Some(1));
+    let lines = verdicts(&out);
+    assert_eq!(lines.len(), 3000);
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["line"], i + 1);
+        assert_eq!(l["passed"], i % 3 != 2, "{l}");
+        match i % 3 {
+            0 => assert_eq!(l["id"], format!("q{i}")),
+            1 => assert_eq!(l["id"], i),
+            _ => assert!(l.get("id").is_none()),
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use citegate::audit::AuditOptions;
 use citegate::fix;
+use citegate::regenerate::gate::{Gate, Retrieval};
 use citegate::testing::{self, Fixture};
 use proptest::prelude::*;
 
@@ -229,6 +230,46 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(cases(512))]
+
+    /// The audit's extraction (a located tree) and the gate (a value) read the answer contract
+    /// alike: the same answers refuse, and the same `retrieved` payloads are read.
+    #[test]
+    fn extraction_and_the_gate_agree_on_refusal_and_retrieval(answer in answer_value()) {
+        let text = answer.to_string();
+        let doc = citegate::model::Doc::new(
+            "a.json".into(), "a.json".into(), None, citegate::model::DocKind::Json, text.clone(),
+        );
+        let ext = citegate::extract::extract(&doc, &Default::default());
+        let is_answer = citegate::answer::is_answer(&answer);
+        prop_assert_eq!(ext.answers.len(), usize::from(is_answer));
+        if let Some(a) = ext.answers.first() {
+            prop_assert_eq!(a.refused, citegate::answer::refuses(&answer));
+            // One parser: a payload read whole, or (unreadable) reported and empty.
+            if let Some(r) = answer.get("retrieved").filter(|r| r.is_array()) {
+                match citegate::regenerate::gate::retrieved_of(r) {
+                    Ok(payload) => prop_assert_eq!(a.retrieved.clone(), Some(payload)),
+                    Err(_) => {
+                        prop_assert_eq!(a.retrieved.clone(), Some(Vec::new()));
+                        prop_assert!(!ext.problems.is_empty());
+                    }
+                }
+            }
+            // The gate passes a well-formed refusal, and refuses what the audit finds malformed.
+            let (repo, head) = gate_repo();
+            let gate = Gate::new(repo, head, &citegate::audit::Settings::default());
+            let passed = gate.check_text("a.json", &text, Retrieval::Optional).is_empty();
+            if a.refused && ext.problems.is_empty() {
+                prop_assert!(passed);
+            }
+            if !ext.problems.is_empty() {
+                prop_assert!(!passed);
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(cases(128))]
 
     /// `citegate gate` on any input, JSON or not, answer or not: it never panics, always prints
@@ -246,7 +287,8 @@ proptest! {
         ]
     ) {
         let (repo, head) = gate_repo();
-        let g = citegate::regenerate::service::gate_text(repo, head, &text, None, false);
+        let gate = Gate::new(repo, head, &citegate::audit::Settings::default());
+        let g = citegate::regenerate::service::gate_text(&gate, &text, Retrieval::Optional, false);
         let out: serde_json::Value = serde_json::from_str(&g.output).unwrap();
         if g.passed {
             let given = text.trim_start_matches('\u{feff}');
@@ -259,6 +301,59 @@ proptest! {
 }
 
 /// One small repository for every case of the gate property (built once).
+/// An answer-shaped value: the contract's keys with arbitrary values, or valid ones.
+fn answer_value() -> impl Strategy<Value = serde_json::Value> {
+    let refuse = prop_oneof![
+        json_value(),
+        prop::sample::select(vec![
+            "no_span_in_retrieval",
+            "ambiguous",
+            "stale_index",
+            "busy"
+        ])
+        .prop_map(|r| serde_json::json!({"reason": r})),
+    ];
+    let retrieved = prop_oneof![
+        json_value(),
+        (0i64..9, 0i64..9).prop_map(|(a, b)| serde_json::json!([
+            {"path": "src/a.rs", "start_line": a, "end_line": b}
+        ])),
+    ];
+    let list = prop_oneof![
+        json_value(),
+        Just(serde_json::json!([])),
+        Just(serde_json::json!([{"path": "src/a.rs", "startLine": 1, "quote": "pub fn a"}]))
+    ];
+    (
+        prop::option::of(json_value()),
+        prop::option::of(list.clone()),
+        prop::option::of(list),
+        prop::option::of(refuse),
+        prop::option::of(retrieved),
+        prop::option::of(json_value()),
+    )
+        .prop_map(|(summary, citations, claims, refuse, retrieved, open)| {
+            let mut o = serde_json::Map::new();
+            let keys = [
+                "summary",
+                "citations",
+                "claims",
+                "refuse",
+                "retrieved",
+                "open_questions",
+            ];
+            for (k, v) in keys
+                .into_iter()
+                .zip([summary, citations, claims, refuse, retrieved, open])
+            {
+                if let Some(v) = v {
+                    o.insert(k.into(), v);
+                }
+            }
+            serde_json::Value::Object(o)
+        })
+}
+
 fn gate_repo() -> (&'static citegate::resolve::CodeRepo, git2::Oid) {
     type Built = (Fixture, citegate::resolve::CodeRepo, git2::Oid);
     static REPO: std::sync::OnceLock<Built> = std::sync::OnceLock::new();

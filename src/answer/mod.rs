@@ -10,6 +10,8 @@
 use serde_json::Value;
 
 use crate::extract::json_spans::{Node, Value as NodeValue};
+use crate::extract::path::resolve_path;
+use crate::model::{CitedPath, LineRange, Retrieved};
 
 /// The reasons a refusal may give (seed 000).
 pub const REFUSAL_REASONS: [&str; 3] = ["no_span_in_retrieval", "ambiguous", "stale_index"];
@@ -35,6 +37,8 @@ pub trait Json: Sized {
     fn items(&self) -> Option<&[Self]>;
     /// `null` or `false`: as absent as a missing key.
     fn falsy(&self) -> bool;
+    /// An integer, also written as a string (`"12"`); never a rounded or clamped one.
+    fn integer(&self) -> Option<i64>;
 }
 
 impl<'a> Json for Node<'a> {
@@ -49,6 +53,9 @@ impl<'a> Json for Node<'a> {
     }
     fn falsy(&self) -> bool {
         matches!(self.value, NodeValue::Null | NodeValue::Bool(false))
+    }
+    fn integer(&self) -> Option<i64> {
+        self.as_i64()
     }
 }
 
@@ -65,6 +72,44 @@ impl Json for Value {
     fn falsy(&self) -> bool {
         matches!(self, Value::Null | Value::Bool(false))
     }
+    fn integer(&self) -> Option<i64> {
+        match self {
+            // The number as written: the located reader's rules apply to both.
+            Value::Number(n) => Node {
+                span: Default::default(),
+                value: NodeValue::Number(&n.to_string()),
+            }
+            .as_i64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,
+/// `start`/`end`; an entry without an end is one line; other fields such as `text` ignored).
+/// `Err` names the first entry that cannot be read: a payload is read whole or not at all.
+pub fn payload<J: Json>(items: &[J]) -> Result<Vec<Retrieved>, String> {
+    let line = |item: &J, keys: [&str; 3]| keys.iter().find_map(|k| item.field(k)?.integer());
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = item.field("path").and_then(Json::text);
+            let start = line(item, ["start_line", "startLine", "start"]);
+            let end = line(item, ["end_line", "endLine", "end"]).or(start);
+            let (Some(path), Some(start), Some(end)) = (path, start, end) else {
+                return Err(format!("chunk {i}: needs `path` and `start_line`"));
+            };
+            match resolve_path(path, None, false) {
+                CitedPath::Repo(path) => Ok(Retrieved {
+                    path,
+                    lines: LineRange::new(start, end),
+                }),
+                _ => Err(format!("chunk {i}: `{path}` is no path in the repository")),
+            }
+        })
+        .collect()
 }
 
 /// Whether a value is an answer at all: it has `citations` or `claims`.

@@ -184,28 +184,23 @@ fn literals_in(node: Option<&Node>) -> Vec<Literal> {
         .collect()
 }
 
-fn retrieved(node: &Node) -> Option<Vec<Retrieved>> {
-    let items = node.get("retrieved")?.as_array()?;
-    Some(
-        items
-            .iter()
-            .filter_map(|r| {
-                let path = r.get("path")?.as_str()?;
-                let start = r.get_any(&["start_line", "startLine", "start"])?.as_i64()?;
-                let end = r
-                    .get_any(&["end_line", "endLine", "end"])
-                    .and_then(Node::as_i64)
-                    .unwrap_or(start);
-                match resolve_path(path, None, false) {
-                    crate::model::CitedPath::Repo(p) => Some(Retrieved {
-                        path: p,
-                        lines: LineRange::new(start, end),
-                    }),
-                    _ => None,
-                }
-            })
-            .collect(),
-    )
+/// The answer's `retrieved` payload, read by the contract's one parser. One that cannot be read
+/// is reported and counts as empty: nothing the answer cites was retrieved (fail closed).
+fn retrieved(ext: &mut Extracted, node: &Node) -> Option<Vec<Retrieved>> {
+    let payload = node.get("retrieved").filter(|p| !p.is_falsy())?;
+    let Some(items) = payload.as_array() else {
+        let message = "`retrieved` is not a list of chunks: nothing counts as retrieved";
+        ext.problem(RuleId::MalformedDoc, payload.span, message.to_string());
+        return Some(Vec::new());
+    };
+    match contract::payload(items) {
+        Ok(chunks) => Some(chunks),
+        Err(why) => {
+            let message = format!("`retrieved` {why}: nothing counts as retrieved");
+            ext.problem(RuleId::MalformedDoc, payload.span, message);
+            Some(Vec::new())
+        }
+    }
 }
 
 /// Whether the answer can be read as one: a key written twice anywhere in it gives it no single
@@ -241,13 +236,14 @@ fn answer(ext: &mut Extracted, node: &Node) {
     }
     let index = ext.answers.len();
     let pin = contract::pin(node);
+    let retrieved = retrieved(ext, node);
     ext.answers.push(Answer {
         span: node.span,
         pin: pin.and_then(Node::as_str).map(str::to_string),
         pin_span: pin
             .filter(|n| n.as_str().is_some())
             .map(|n| Span::new(n.span.start + 1, n.span.end.saturating_sub(1))),
-        retrieved: retrieved(node),
+        retrieved,
         refused: contract::refuses(node),
         cited: false,
     });

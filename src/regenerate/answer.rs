@@ -7,7 +7,7 @@
 use git2::Oid;
 use serde_json::Value;
 
-use super::gate::{self, Violation};
+use super::gate::{self, Retrieval, Violation};
 use super::ground::{self, Located, Unit};
 use super::outcome::{Kind, Moved, Outcome};
 use crate::model::{Finding, Fix, Retrieved, Span};
@@ -17,6 +17,8 @@ use crate::resolve::CodeRepo;
 pub struct Ctx<'a> {
     pub repo: &'a CodeRepo,
     pub target: Oid,
+    /// The run's gate (its settings): every candidate passes it or is refused.
+    pub gate: &'a gate::Gate<'a>,
     pub located: &'a Located,
 }
 
@@ -171,7 +173,9 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
         Ok(moved) => moved,
         Err(why) => return refused(why, Vec::new()),
     };
-    let violations = gate::check(ctx.repo, ctx.target, &p.name, &candidate, p.payload());
+    let violations = ctx
+        .gate
+        .check(&p.name, &candidate, Retrieval::of(p.payload()));
     if !violations.is_empty() {
         return refused("the re-grounded answer fails the gate".into(), violations);
     }
@@ -203,12 +207,10 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
         let base = unit.pointer.as_deref().unwrap_or_default();
         let moved = move_cites(ctx, p, unit, base, &mut claim);
         let violations = match &moved {
-            Ok(_) => gate::check(
-                ctx.repo,
-                ctx.target,
+            Ok(_) => ctx.gate.check(
                 &p.name,
                 &one_claim(&answer, &claim),
-                p.payload(),
+                Retrieval::of(p.payload()),
             ),
             Err(_) => Vec::new(),
         };

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::audit::{check_docs, Settings};
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, Doc, DocKind, Finding, LineRange, Retrieved};
+use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved};
 use crate::registry::{Family, RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -57,81 +57,221 @@ pub fn payload(retrieved: &[Retrieved]) -> Value {
         .collect()
 }
 
-/// Check `answer` (one answer object, either seed schema) as if it were the doc `name` pinned at
-/// `target`, against `retrieved` when given. Nothing is written anywhere.
-pub fn check(
-    repo: &CodeRepo,
-    target: Oid,
-    name: &str,
-    answer: &Value,
-    retrieved: Option<&[Retrieved]>,
-) -> Vec<Violation> {
-    let refused = answer
-        .get("refuse")
-        .is_some_and(|r| !(r.is_null() || r == &Value::Bool(false) || r.as_str() == Some("")));
-    if refused {
-        return Vec::new();
-    }
-    let mut answer = answer.clone();
-    let Some(object) = answer.as_object_mut() else {
-        return vec![not_an_answer("the answer is not a JSON object")];
-    };
-    // Its citations resolve at the target, whatever revision it names.
-    for key in ["rev", "commit"] {
-        object.shift_remove(key);
-    }
-    object.insert("revision".into(), Value::String(target.to_string()));
-    if let Some(r) = retrieved {
-        object.insert("retrieved".into(), payload(r));
-    }
-    let text = serde_json::to_string(&answer).unwrap_or_default();
-    let doc = in_memory(name, DocKind::Json, text);
-    if doc.extracted.answers.is_empty() {
-        return vec![not_an_answer(
-            "not an answer: it has neither `citations` nor `claims`",
-        )];
-    }
-    at_target(repo, target, doc)
+/// Where the cited spans of an answer must lie (seed 000: cited ⊆ retrieved).
+#[derive(Debug, Clone, Copy)]
+pub enum Retrieval<'a> {
+    /// In these chunks, whatever the answer carries.
+    Given(&'a [Retrieved]),
+    /// In the answer's own `retrieved` payload; an answer without one fails: fidelity cannot be
+    /// checked, and the gate fails closed.
+    Required,
+    /// In the answer's own payload when it has one; without one, the code alone is checked
+    /// (`--no-retrieval`, and offline re-grounding, which has no retrieval of its own).
+    Optional,
 }
 
-/// A doc held in memory as if it were `name` in the repository, extracted.
-pub fn in_memory(name: &str, kind: DocKind, text: String) -> AuditedDoc {
-    let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
-    let doc = Doc::new(
-        PathBuf::from(name),
-        name.to_string(),
-        Some(repo_dir.unwrap_or_default()),
-        kind,
-        text,
-    );
-    let extracted = extract::extract(&doc, &ExtractContext::default());
-    AuditedDoc::new(doc, extracted)
+impl<'a> Retrieval<'a> {
+    /// The chunks when there are some, else the answer's own payload if it has one.
+    pub fn of(payload: Option<&'a [Retrieved]>) -> Self {
+        payload.map_or(Retrieval::Optional, Retrieval::Given)
+    }
 }
 
-/// The audit of one in-memory doc at `target` (no implied pins), as gate violations.
-fn at_target(repo: &CodeRepo, target: Oid, doc: AuditedDoc) -> Vec<Violation> {
-    failing_at_target(repo, target, doc)
-        .0
-        .iter()
-        .map(violation)
-        .collect()
+/// The gate of one run: its repository, target and settings (the run's configuration: a rule it
+/// turns off is off here too, so `audit`, `fix`, `regenerate` and `gate` give one verdict), built
+/// once and asked for every answer.
+pub struct Gate<'r> {
+    pub repo: &'r CodeRepo,
+    pub target: Oid,
+    settings: Settings,
+    ctx: ExtractContext,
 }
 
-/// The findings of one in-memory doc at `target` (no implied pins: its unpinned citations
-/// resolve at the target) that fail the gate, with their spans, and the doc as checked.
-pub fn failing_at_target(
-    repo: &CodeRepo,
-    target: Oid,
-    doc: AuditedDoc,
-) -> (Vec<Finding>, AuditedDoc) {
-    let settings = Settings {
-        history: false,
-        ..Settings::default()
-    };
-    let mut report = check_docs(repo, target, vec![doc], &settings);
-    report.findings.retain(|f| fails(f.rule, f.severity));
-    let doc = report.docs.pop().expect("the doc checked");
-    (report.findings, doc)
+impl<'r> Gate<'r> {
+    /// The gate at `target` with `settings` (history is never used: an answer is checked as if
+    /// written at the target).
+    pub fn new(repo: &'r CodeRepo, target: Oid, settings: &Settings) -> Gate<'r> {
+        let settings = Settings {
+            history: false,
+            progress: Default::default(),
+            ..settings.clone()
+        };
+        let ctx = ExtractContext {
+            repo_ids: repo.ids.clone(),
+            workdir: repo.workdir.clone(),
+            patterns: settings.config.patterns.clone(),
+        };
+        Gate {
+            repo,
+            target,
+            settings,
+            ctx,
+        }
+    }
+
+    /// Check `answer` (one answer object, either seed schema) as if it were the doc `name` at the
+    /// target. The value is written out and read back: prefer [`Gate::check_text`] on the text
+    /// as received (a key written twice only shows there).
+    pub fn check(&self, name: &str, answer: &Value, retrieval: Retrieval) -> Vec<Violation> {
+        let text = serde_json::to_string(answer).unwrap_or_default();
+        self.check_text(name, &text, retrieval)
+    }
+
+    /// Check one answer's JSON text as if it were the doc `name` at the target: its citations
+    /// resolve at the target whatever revision it names. Nothing is written anywhere.
+    pub fn check_text(&self, name: &str, text: &str, retrieval: Retrieval) -> Vec<Violation> {
+        self.check_texts(vec![(name, text)], retrieval)
+            .pop()
+            .unwrap_or_default()
+    }
+
+    /// [`Gate::check_text`] for many answers at once: one audit over all of them (a stream is
+    /// checked in batches, as fast as the audit). One list of violations per answer, in order.
+    pub fn check_texts(
+        &self,
+        answers: Vec<(&str, &str)>,
+        retrieval: Retrieval,
+    ) -> Vec<Vec<Violation>> {
+        let mut verdicts: Vec<Vec<Violation>> = vec![Vec::new(); answers.len()];
+        let mut docs = Vec::new();
+        let mut owner = Vec::new();
+        for (i, (name, text)) in answers.into_iter().enumerate() {
+            match self.answer_doc(name, text, retrieval) {
+                Ok(doc) => {
+                    docs.push(doc);
+                    owner.push(i);
+                }
+                Err(v) => verdicts[i] = v,
+            }
+        }
+        if docs.is_empty() {
+            return verdicts;
+        }
+        let report = check_docs(self.repo, self.target, docs, &self.settings);
+        for f in report.findings.iter().filter(|f| fails(f.rule, f.severity)) {
+            verdicts[owner[f.doc]].push(violation(f));
+        }
+        verdicts
+    }
+
+    /// One answer's text as a doc ready to check: pinned at the target, its retrieval set; or
+    /// why it cannot be checked at all.
+    fn answer_doc(
+        &self,
+        name: &str,
+        text: &str,
+        retrieval: Retrieval,
+    ) -> Result<AuditedDoc, Vec<Violation>> {
+        let text = text.trim_start_matches('\u{feff}');
+        if !text.trim_start().starts_with('{') {
+            return Err(vec![not_an_answer("the answer is not a JSON object")]);
+        }
+        let mut doc = self.in_memory(name, DocKind::Json, text.to_string());
+        let problems: Vec<Violation> = (doc.extracted.problems.iter())
+            .map(|p| Violation {
+                rule: p.rule.as_str().to_string(),
+                citation: None,
+                message: p.message.clone(),
+            })
+            .collect();
+        let [answer] = doc.extracted.answers.as_mut_slice() else {
+            return Err(match problems.is_empty() {
+                true => vec![not_an_answer(
+                    "not an answer: it has neither `citations` nor `claims`",
+                )],
+                false => problems,
+            });
+        };
+        if answer.refused && problems.is_empty() {
+            return Err(Vec::new()); // a refusal claims nothing: it passes
+        }
+        answer.pin = Some(self.target.to_string());
+        answer.pin_span = None;
+        match retrieval {
+            Retrieval::Given(r) => answer.retrieved = Some(r.to_vec()),
+            Retrieval::Required if answer.retrieved.is_none() => {
+                return Err(vec![no_retrieval()]);
+            }
+            Retrieval::Required | Retrieval::Optional => {}
+        }
+        Ok(doc)
+    }
+
+    /// A doc held in memory as if it were `name` in the repository, extracted and configured as
+    /// the run's docs are.
+    pub fn in_memory(&self, name: &str, kind: DocKind, text: String) -> AuditedDoc {
+        let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
+        let doc = Doc::new(
+            PathBuf::from(name),
+            name.to_string(),
+            Some(repo_dir.unwrap_or_default()),
+            kind,
+            text,
+        );
+        let extracted = extract::extract(&doc, &self.ctx);
+        let mut doc = AuditedDoc::new(doc, extracted);
+        crate::audit::load::configure(&mut doc, &self.settings.config);
+        doc
+    }
+
+    /// The findings of one in-memory doc at the target (no implied pins: its unpinned
+    /// citations resolve at the target) that fail the gate, and the doc as checked.
+    pub fn failing(&self, doc: AuditedDoc) -> (Vec<Finding>, AuditedDoc) {
+        let mut report = check_docs(self.repo, self.target, vec![doc], &self.settings);
+        report.findings.retain(|f| fails(f.rule, f.severity));
+        let doc = report.docs.pop().expect("the doc checked");
+        (report.findings, doc)
+    }
+
+    /// Check a rewritten Markdown paragraph as if it stood in the doc `name`, at the target: no
+    /// citation in it fails, it cites something, and every citation lies inside a `retrieved`
+    /// chunk.
+    pub fn check_paragraph(
+        &self,
+        name: &str,
+        text: &str,
+        retrieved: &[Retrieved],
+    ) -> Vec<Violation> {
+        let doc = self.in_memory(name, DocKind::Markdown, format!("{text}\n"));
+        let mut out: Vec<Violation> = Vec::new();
+        if doc.extracted.citations.is_empty() {
+            out.push(Violation {
+                rule: RuleId::UncitedClaim.as_str().to_string(),
+                citation: None,
+                message: "the paragraph cites nothing".into(),
+            });
+        }
+        for c in &doc.extracted.citations {
+            let (Some(path), Some(lines)) = (c.repo_path(), c.lines) else {
+                continue;
+            };
+            let inside = retrieved
+                .iter()
+                .any(|r| r.path == path && r.lines.contains(&lines));
+            if !inside {
+                out.push(Violation {
+                    rule: RuleId::NotRetrieved.as_str().to_string(),
+                    citation: Some(format!("{path}:{lines}")),
+                    message: format!("`{path}:{lines}` is not inside any retrieved chunk"),
+                });
+            }
+        }
+        out.extend(self.failing(doc).0.iter().map(violation));
+        out
+    }
+}
+
+/// The violation of an answer that carries no retrieval payload where one is required.
+fn no_retrieval() -> Violation {
+    Violation {
+        rule: RuleId::NotRetrieved.as_str().to_string(),
+        citation: None,
+        message:
+            "the answer carries no retrieval payload, so cited ⊆ retrieved cannot be checked: \
+                  give one (`retrieved`, or `--retrieved FILE`), or pass `--no-retrieval` to check \
+                  the code only"
+                .into(),
+    }
 }
 
 fn not_an_answer(message: &str) -> Violation {
@@ -140,43 +280,6 @@ fn not_an_answer(message: &str) -> Violation {
         citation: None,
         message: message.to_string(),
     }
-}
-
-/// Check a rewritten Markdown paragraph as if it stood in the doc `name`, at `target`: no
-/// citation in it fails, it cites something, and every citation lies inside a `retrieved` chunk.
-pub fn check_paragraph(
-    repo: &CodeRepo,
-    target: Oid,
-    name: &str,
-    text: &str,
-    retrieved: &[Retrieved],
-) -> Vec<Violation> {
-    let doc = in_memory(name, DocKind::Markdown, format!("{text}\n"));
-    let mut out: Vec<Violation> = Vec::new();
-    if doc.extracted.citations.is_empty() {
-        out.push(Violation {
-            rule: RuleId::UncitedClaim.as_str().to_string(),
-            citation: None,
-            message: "the paragraph cites nothing".into(),
-        });
-    }
-    for c in &doc.extracted.citations {
-        let (Some(path), Some(lines)) = (c.repo_path(), c.lines) else {
-            continue;
-        };
-        let inside = retrieved
-            .iter()
-            .any(|r| r.path == path && r.lines.start <= lines.start && lines.end <= r.lines.end);
-        if !inside {
-            out.push(Violation {
-                rule: RuleId::NotRetrieved.as_str().to_string(),
-                citation: Some(format!("{path}:{lines}")),
-                message: format!("`{path}:{lines}` is not inside any retrieved chunk"),
-            });
-        }
-    }
-    out.extend(at_target(repo, target, doc));
-    out
 }
 
 fn violation(f: &Finding) -> Violation {
@@ -202,23 +305,7 @@ pub fn retrieved_of(value: &Value) -> Result<Vec<Retrieved>, String> {
         },
         _ => return Err("expected a list of chunks".into()),
     };
-    let line = |item: &Value, keys: [&str; 3]| keys.iter().find_map(|k| item.get(*k)?.as_i64());
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let path = item.get("path").and_then(Value::as_str);
-            let start = line(item, ["start_line", "startLine", "start"]);
-            let end = line(item, ["end_line", "endLine", "end"]).or(start);
-            match (path, start, end) {
-                (Some(path), Some(start), Some(end)) => Ok(Retrieved {
-                    path: path.trim_start_matches("./").to_string(),
-                    lines: LineRange::new(start, end),
-                }),
-                _ => Err(format!("chunk {i}: needs `path` and `start_line`")),
-            }
-        })
-        .collect()
+    crate::answer::payload(items)
 }
 
 /// The refusal of an answer: no summary and no citations (`{summary, citations}`), or no claims,
@@ -269,26 +356,18 @@ pub fn refusal(
     Value::Object(out)
 }
 
-/// The gate as a service: `answer` as it is when it passes, else its refusal
-/// (`no_span_in_retrieval`, searched: the retrieved chunks) with the violations.
-pub fn pass_or_refuse(
-    repo: &CodeRepo,
-    target: Oid,
-    answer: &Value,
-    retrieved: Option<&[Retrieved]>,
-) -> Result<(), (Value, Vec<Violation>)> {
-    // Without a payload here, the answer's own `retrieved` (if any) is checked as audit reads it.
-    let violations = check(repo, target, "answer.json", answer, retrieved);
-    if violations.is_empty() {
-        return Ok(());
-    }
+/// The refusal the gate gives an answer it turned down (`no_span_in_retrieval`, searched: the
+/// chunks it was checked against), with the violations. `answer` is what was received, read as
+/// a value (`null` when it could not be).
+pub fn refused(answer: &Value, retrieval: Retrieval, violations: &[Violation]) -> Value {
     let own = answer.get("retrieved").and_then(|r| retrieved_of(r).ok());
-    let searched: Vec<String> = retrieved
-        .or(own.as_deref())
-        .unwrap_or_default()
-        .iter()
-        .map(|r| format!("{}:{}", r.path, r.lines))
-        .collect();
+    let searched: Vec<String> = match retrieval {
+        Retrieval::Given(r) => r,
+        Retrieval::Required | Retrieval::Optional => own.as_deref().unwrap_or_default(),
+    }
+    .iter()
+    .map(|r| format!("{}:{}", r.path, r.lines))
+    .collect();
     let mut refused = refusal(
         answer,
         answer,
@@ -299,5 +378,5 @@ pub fn pass_or_refuse(
     if let Some(o) = refused.as_object_mut() {
         o.insert("violations".into(), json!(violations));
     }
-    Err((refused, violations))
+    refused
 }

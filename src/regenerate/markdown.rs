@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use git2::Oid;
 
-use super::gate;
+use super::gate::{self, Gate};
 use super::ground::{self, Located};
 use super::outcome::{Kind, Moved, Outcome, Rewritten};
 use super::paragraph::{self, Rewrite};
@@ -65,7 +65,7 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
 /// The edit of each failing citation whose content occurs exactly once at the target, by doc,
 /// kept only when the moved citation passes the gate at the target.
 pub fn relocations(
-    repo: &CodeRepo,
+    gate: &Gate,
     report: &Report,
     failing: &[Failing],
     located: &Located,
@@ -91,7 +91,7 @@ pub fn relocations(
         }
     }
     out.into_iter()
-        .map(|(doc, moves)| (doc, gated(repo, target, report, doc, moves)))
+        .map(|(doc, moves)| (doc, gated(gate, report, doc, moves)))
         .filter(|(_, fixes)| !fixes.is_empty())
         .collect()
 }
@@ -99,13 +99,7 @@ pub fn relocations(
 /// The moves of one doc whose citation, moved, passes the gate: the doc with every move applied
 /// is checked in memory at the target, and a move is kept when no failing finding lies in its
 /// citation's new span.
-fn gated(
-    repo: &CodeRepo,
-    target: Oid,
-    report: &Report,
-    doc: usize,
-    mut moves: Vec<(Span, Fix)>,
-) -> Vec<Fix> {
+fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
     moves.sort_by_key(|(_, f)| f.byte_start);
     let d = &report.docs[doc].doc;
     let mut text = String::with_capacity(d.text.len());
@@ -122,8 +116,8 @@ fn gated(
         spans.push(Span::new(start, (cite.end as isize + shift) as usize));
     }
     text.push_str(&d.text[at..]);
-    let moved = gate::in_memory(&d.name, DocKind::Markdown, text);
-    let (failing, moved) = gate::failing_at_target(repo, target, moved);
+    let moved = gate.in_memory(&d.name, DocKind::Markdown, text);
+    let (failing, moved) = gate.failing(moved);
     // A move fails when a finding lies on its citation, or in the claim (sentence) it supports:
     // a literal of the sentence not in the new span.
     let claim_of = |span: Span| {

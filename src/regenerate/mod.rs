@@ -89,7 +89,9 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let failing_md = markdown::failing(&repo, &report);
     let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
     let located = locate(&repo, target, &docs, &pending, &failing_md);
-    let relocated = markdown::relocations(&repo, &report, &failing_md, &located, target);
+    let settings = audit::Settings::resolve(&opts.audit, &repo)?;
+    let gate = gate::Gate::new(&repo, target, &settings);
+    let relocated = markdown::relocations(&gate, &report, &failing_md, &located, target);
     let paragraphs = match opts.llm {
         Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
@@ -106,6 +108,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let ctx = answer::Ctx {
         repo: &repo,
         target,
+        gate: &gate,
         located: &located,
     };
     let mut results: Vec<(Value, Vec<Outcome>)> = pending

@@ -7,8 +7,7 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::answer::{Ctx, Pending};
-use super::gate;
-use super::gate::Violation;
+use super::gate::{self, Violation};
 use super::ground;
 use super::llm::{CallError, Client};
 use super::outcome::{Kind, Outcome};
@@ -63,7 +62,8 @@ impl Question {
 }
 
 /// Ask once, gate the reply, repair once, gate again.
-pub fn ask(client: &Client, repo: &CodeRepo, target: git2::Oid, q: &Question) -> Asked {
+pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
+    let target = gate.target;
     let system = prompt::system(q.contract, &target.to_string());
     let user = prompt::user(q.contract, &q.text, &q.chunks);
     let format = prompt::response_format(q.contract);
@@ -105,14 +105,7 @@ pub fn ask(client: &Client, repo: &CodeRepo, target: git2::Oid, q: &Question) ->
         asked.calls += reply.requests;
         asked.prompt_tokens += reply.prompt_tokens;
         asked.completion_tokens += reply.completion_tokens;
-        let violations = trace::verdict(
-            repo,
-            target,
-            q.subject,
-            &q.doc,
-            &reply.content,
-            &q.retrieved,
-        );
+        let violations = trace::verdict(gate, q.subject, &q.doc, &reply.content, &q.retrieved);
         let passed = violations.is_empty();
         record.attempts.push(Attempt {
             repair,
@@ -215,7 +208,7 @@ pub fn stage(
             retrieved: p.retrieved.clone(),
         };
         q.context(ctx.repo, index, &p.chunks);
-        (i, ask(client, ctx.repo, ctx.target, &q))
+        (i, ask(client, ctx.gate, &q))
     };
     let asked = limited(concurrency, &asks, ask_one);
     let mut spent = Spent::default();
@@ -296,7 +289,11 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
             (v, new)
         }
     };
-    if !gate::check(ctx.repo, ctx.target, &p.name, &merged, p.payload()).is_empty() {
+    if !ctx
+        .gate
+        .check(&p.name, &merged, gate::Retrieval::of(p.payload()))
+        .is_empty()
+    {
         return;
     }
     let mut o = Outcome::new(&p.name, Kind::Regrounded);

@@ -141,7 +141,7 @@ pub fn stage(
             retrieved: chunks.iter().map(|&c| index.retrieved(c)).collect(),
         };
         q.context(ctx.repo, index, &chunks);
-        model::ask(client, ctx.repo, ctx.target, &q)
+        model::ask(client, ctx.gate, &q)
     };
     let asked = model::limited(concurrency, paragraphs, ask_one);
     let mut spent = Spent::default();
@@ -157,7 +157,7 @@ pub fn stage(
             span: p.span,
             citations: text
                 .as_deref()
-                .map(|t| citations(&p.name, t))
+                .map(|t| citations(ctx.gate, &p.name, t))
                 .unwrap_or_default(),
             text,
             violations: model::last_violations(&a.record),
@@ -169,8 +169,8 @@ pub fn stage(
 }
 
 /// The citations of a paragraph, as `path:start-end`.
-fn citations(name: &str, text: &str) -> Vec<String> {
-    gate::in_memory(name, DocKind::Markdown, text.to_string())
+fn citations(gate: &gate::Gate, name: &str, text: &str) -> Vec<String> {
+    gate.in_memory(name, DocKind::Markdown, text.to_string())
         .extracted
         .citations
         .iter()

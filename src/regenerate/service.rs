@@ -2,14 +2,12 @@
 //! your API"). One answer on standard input, or one per line with `--jsonl` for a sidecar; each
 //! is printed as it is when it passes, or as its refusal with the violations.
 
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read, Write};
 
-use git2::Oid;
 use serde_json::{json, Value};
 
-use super::gate;
-use crate::model::Retrieved;
-use crate::resolve::CodeRepo;
+use super::gate::{self, Gate, Retrieval, Violation};
+use crate::extract::json_spans::{self, Value as NodeValue};
 
 /// What the gate made of one input: the text to print and whether the answer passed.
 pub struct Gated {
@@ -17,35 +15,188 @@ pub struct Gated {
     pub passed: bool,
 }
 
-/// Gate one answer's JSON text. Text that is not JSON is refused (the reason says where it
-/// broke); nothing a model wrote is ever passed through unchecked.
-pub fn gate_text(
-    repo: &CodeRepo,
-    target: Oid,
-    text: &str,
-    retrieved: Option<&[Retrieved]>,
-    pretty: bool,
-) -> Gated {
-    let answer: Value = match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
-        Ok(v) => v,
-        Err(e) => {
-            return Gated {
-                output: unreadable(&format!("invalid JSON: {e}"), pretty),
-                passed: false,
-            };
-        }
+/// One input of a stream: its line number (from 1), and its text or why it could not be read.
+pub type Input = (usize, Result<String, String>);
+
+/// Gate one answer's JSON text: printed as it was given, byte for byte, when it passes (a
+/// number is not rounded through a float), else its refusal with the violations. Text that is
+/// not JSON is refused (the reason says where it broke); nothing a model wrote is ever passed
+/// through unchecked.
+pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) -> Gated {
+    let text = text.trim_start_matches('\u{feff}');
+    let violations = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => gate.check_text("answer.json", text, retrieval),
+        Err(e) => return unreadable_gated(&format!("invalid JSON: {e}"), pretty),
     };
-    match gate::pass_or_refuse(repo, target, &answer, retrieved) {
-        // Passed as it was given, byte for byte (a number is not rounded through a float).
-        Ok(()) => Gated {
-            output: format!("{}\n", text.trim_start_matches('\u{feff}').trim_end()),
+    match violations.is_empty() {
+        true => Gated {
+            output: format!("{}\n", text.trim_end()),
             passed: true,
         },
-        Err((refused, _)) => Gated {
-            output: render(&refused, pretty),
+        false => Gated {
+            output: render(&refusal_of(text, retrieval, &violations), pretty),
             passed: false,
         },
     }
+}
+
+/// Gate a batch of stream lines at once (one audit over all of them): one verdict line per
+/// input, in order, each `{"line", "id"?, "passed", "fidelity", "answer"}` where `answer` is the
+/// input byte for byte when it passed, else its refusal.
+pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Gated> {
+    let readable: Vec<(&str, &str)> = inputs
+        .iter()
+        .filter_map(|(_, t)| t.as_ref().ok())
+        .map(|t| ("answer.json", t.trim_start_matches('\u{feff}')))
+        .filter(|(_, t)| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok())
+        .collect();
+    let mut verdicts = gate.check_texts(readable, retrieval).into_iter();
+    inputs
+        .iter()
+        .map(|(line, text)| {
+            let text = text.as_ref().map(|t| t.trim_start_matches('\u{feff}'));
+            let (answer, passed) = match text {
+                Err(why) => (unreadable(why), false),
+                Ok(t) => match serde_json::from_str::<serde::de::IgnoredAny>(t) {
+                    Err(e) => (unreadable(&format!("invalid JSON: {e}")), false),
+                    Ok(_) => {
+                        let violations = verdicts.next().unwrap_or_default();
+                        match violations.is_empty() {
+                            true => (t.trim().to_string(), true),
+                            false => (refusal_of(t, retrieval, &violations).to_string(), false),
+                        }
+                    }
+                },
+            };
+            let id = text.ok().and_then(id_of);
+            Gated {
+                output: verdict_line(*line, id.as_deref(), passed, retrieval, &answer),
+                passed,
+            }
+        })
+        .collect()
+}
+
+/// The answer's `id`, as written, when it has one that is a string or a number.
+fn id_of(text: &str) -> Option<String> {
+    if !text.contains("\"id\"") {
+        return None;
+    }
+    let root = json_spans::parse(text, 0)?;
+    let id = root.get("id")?;
+    matches!(id.value, NodeValue::String(_) | NodeValue::Number(_))
+        .then(|| text[id.span.start..id.span.end].to_string())
+}
+
+/// Whether cited ⊆ retrieved was checked: `retrieval` (against a payload) or `code-only`
+/// (`--no-retrieval`: an answer without a payload was checked against the code alone).
+fn fidelity(retrieval: Retrieval) -> &'static str {
+    match retrieval {
+        Retrieval::Optional => "code-only",
+        Retrieval::Given(_) | Retrieval::Required => "retrieval",
+    }
+}
+
+fn verdict_line(
+    line: usize,
+    id: Option<&str>,
+    passed: bool,
+    retrieval: Retrieval,
+    answer: &str,
+) -> String {
+    let id = id.map(|id| format!(",\"id\":{id}")).unwrap_or_default();
+    let fidelity = fidelity(retrieval);
+    format!("{{\"line\":{line}{id},\"passed\":{passed},\"fidelity\":\"{fidelity}\",\"answer\":{answer}}}\n")
+}
+
+/// The refusal of an answer's text that failed the gate.
+fn refusal_of(text: &str, retrieval: Retrieval, violations: &[Violation]) -> Value {
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    gate::refused(&value, retrieval, violations)
+}
+
+fn unreadable_gated(why: &str, pretty: bool) -> Gated {
+    Gated {
+        output: unreadable_rendered(why, pretty),
+        passed: false,
+    }
+}
+
+/// How many stream lines are checked together at most: a batch is what has arrived while the
+/// previous one was checked, so a sidecar sending one answer at a time gets each verdict at once
+/// and a piped file is checked at the audit's speed.
+const BATCH: usize = 4096;
+
+/// `gate --jsonl`: one verdict line per input line, flushed after each batch. Lines are read on
+/// their own thread, so whatever arrived while a batch was checked forms the next one. Returns
+/// whether every answer passed; stops quietly when the reader of `out` goes away.
+pub fn stream(
+    gate: &Gate,
+    input: impl Read + Send + 'static,
+    out: &mut impl Write,
+    retrieval: Retrieval,
+) -> std::io::Result<bool> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Input>>(BATCH);
+    // Not joined: a sidecar's input may never end, and nothing it reads outlives the process.
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(input);
+        let mut n = 0;
+        loop {
+            n += 1;
+            let next = match next_line(&mut reader, MAX_INPUT_BYTES) {
+                Ok(Some(line)) => Ok((n, line)),
+                Ok(None) => break,
+                Err(e) => Err(e),
+            };
+            let stop = next.is_err();
+            if tx.send(next).is_err() || stop {
+                break;
+            }
+        }
+    });
+    let mut all_passed = true;
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first?];
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(next) => batch.push(next?),
+                Err(_) => break,
+            }
+        }
+        batch.retain(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()));
+        for g in gate_lines(gate, &batch, retrieval) {
+            all_passed &= g.passed;
+            if out.write_all(g.output.as_bytes()).is_err() {
+                return Ok(all_passed); // the reader went away
+            }
+        }
+        if out.flush().is_err() {
+            return Ok(all_passed);
+        }
+    }
+    Ok(all_passed)
+}
+
+/// `gate` on one answer: all of `input`, at most [`MAX_INPUT_BYTES`].
+pub fn one(gate: &Gate, input: &mut impl Read, retrieval: Retrieval) -> Result<Gated, String> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("standard input: {e}"))?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(format!(
+            "standard input: more than {} MiB",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => gate_text(gate, &text, retrieval, true),
+        Err(e) => unreadable_gated(
+            &format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            true,
+        ),
+    })
 }
 
 /// The most bytes of one answer read from standard input (the audit's limit for a doc).
@@ -85,15 +236,21 @@ pub fn next_line(
     })))
 }
 
-/// The refusal printed for input that cannot be read as an answer.
-pub fn unreadable(why: &str, pretty: bool) -> String {
-    let refused = json!({
+/// The refusal of input that cannot be read as an answer.
+fn unreadable(why: &str) -> String {
+    json!({
         "summary": "",
         "citations": [],
         "refuse": {"reason": "no_span_in_retrieval", "searched": []},
         "violations": [{"rule": "malformed-doc", "message": why}],
-    });
-    render(&refused, pretty)
+    })
+    .to_string()
+}
+
+/// The refusal printed for input that cannot be read as an answer.
+pub fn unreadable_rendered(why: &str, pretty: bool) -> String {
+    let value: Value = serde_json::from_str(&unreadable(why)).unwrap_or(Value::Null);
+    render(&value, pretty)
 }
 
 fn render(value: &Value, pretty: bool) -> String {

@@ -8,7 +8,8 @@ use git2::Oid;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::gate::{self, Violation};
+use super::gate::{Gate, Retrieval, Violation};
+use crate::audit::Settings;
 use crate::model::{LineRange, Retrieved};
 use crate::resolve::CodeRepo;
 
@@ -93,7 +94,7 @@ pub struct Taxonomy {
 }
 
 /// Re-run the gate on every recorded reply, at its record's revision and retrieval.
-pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
+pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
     let mut t = Taxonomy::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -116,17 +117,11 @@ pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
             .filter_map(|i| parse_id(i))
             .collect();
         t.records += 1;
+        let gate = Gate::new(repo, revision, settings);
         let mut passed_at = None;
         for (i, attempt) in record.attempts.iter().enumerate() {
             t.replies += 1;
-            let violations = verdict(
-                repo,
-                revision,
-                record.subject,
-                &record.doc,
-                &attempt.raw,
-                &retrieved,
-            );
+            let violations = verdict(&gate, record.subject, &record.doc, &attempt.raw, &retrieved);
             for v in &violations {
                 *t.violations.entry(v.rule.clone()).or_default() += 1;
             }
@@ -150,8 +145,7 @@ pub fn replay(repo: &CodeRepo, text: &str) -> Taxonomy {
 /// The gate's verdict on one raw reply (text that is not JSON, or a paragraph reply without its
 /// `paragraph` string, is a violation too).
 pub fn verdict(
-    repo: &CodeRepo,
-    revision: Oid,
+    gate: &Gate,
     subject: Subject,
     doc: &str,
     raw: &str,
@@ -169,11 +163,12 @@ pub fn verdict(
         Err(e) => return malformed(format!("the reply is not JSON: {e}")),
     };
     match subject {
-        Subject::Answer => gate::check(repo, revision, doc, &value, Some(retrieved)),
+        // The text as the model wrote it: a key written twice only shows there.
+        Subject::Answer => gate.check_text(doc, raw, Retrieval::Given(retrieved)),
         Subject::Paragraph => match value.get("paragraph").and_then(Value::as_str) {
             // An empty paragraph is the model declining: nothing to check, nothing written.
             Some("") => Vec::new(),
-            Some(text) => gate::check_paragraph(repo, revision, doc, text, retrieved),
+            Some(text) => gate.check_paragraph(doc, text, retrieved),
             None => malformed("the reply has no `paragraph` string".into()),
         },
     }
