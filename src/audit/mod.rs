@@ -265,9 +265,11 @@ pub fn check_docs(
     let mut facts = check::gather(repo, &plan.groups, &docs, target, &needs, &tick);
     drop(plan.groups);
     history::recheck_at_target(repo, target, &docs, &mut facts, &needs);
-    quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
-        levels.on(RuleId::UnsupportedQuote, f.cite.doc)
-    });
+    if settings.quote_hints {
+        quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
+            levels.on(RuleId::UnsupportedQuote, f.cite.doc)
+        });
+    }
     // The rules at the blob, in parallel; findings keep the facts' order (they are sorted later).
     let at_blob: Vec<Finding> = facts
         .par_iter()

@@ -22,6 +22,9 @@ pub struct Settings {
     pub max_span_lines: usize,
     /// Compare citations that held at an older revision with the target; find implied pins.
     pub history: bool,
+    /// Search the other files of the tree for a quote found nowhere in its own file, to name
+    /// where it is in the help. Help only: no verdict depends on it (the gate turns it off).
+    pub quote_hints: bool,
     pub progress: ProgressSink,
 }
 
@@ -32,6 +35,7 @@ impl Default for Settings {
             target: "HEAD".to_string(),
             max_span_lines: DEFAULT_MAX_SPAN_LINES,
             history: true,
+            quote_hints: true,
             progress: ProgressSink::default(),
         }
     }
@@ -53,6 +57,7 @@ impl Settings {
                 .or(config.max_span_lines)
                 .unwrap_or(DEFAULT_MAX_SPAN_LINES),
             history: opts.history,
+            quote_hints: true,
             progress: opts.progress.clone(),
             config,
         })

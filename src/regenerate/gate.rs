@@ -91,8 +91,10 @@ impl<'r> Gate<'r> {
     /// The gate at `target` with `settings` (history is never used: an answer is checked as if
     /// written at the target).
     pub fn new(repo: &'r CodeRepo, target: Oid, settings: &Settings) -> Gate<'r> {
+        // Where else a lost quote occurs is help text, which no verdict prints: not searched.
         let settings = Settings {
             history: false,
+            quote_hints: false,
             progress: Default::default(),
             ..settings.clone()
         };

@@ -44,31 +44,35 @@ pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) ->
 /// input, in order, each `{"line", "id"?, "passed", "fidelity", "answer"}` where `answer` is the
 /// input byte for byte when it passed, else its refusal.
 pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Gated> {
-    let readable: Vec<(&str, &str)> = inputs
+    // Each line validated once: the JSON text, or why it is refused unread.
+    let read: Vec<Result<&str, String>> = inputs
         .iter()
-        .filter_map(|(_, t)| t.as_ref().ok())
-        .map(|t| ("answer.json", t.trim_start_matches('\u{feff}')))
-        .filter(|(_, t)| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok())
+        .map(|(_, text)| {
+            let text = text.as_deref().map_err(Clone::clone)?;
+            let text = text.trim_start_matches('\u{feff}');
+            match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Ok(_) => Ok(text),
+                Err(e) => Err(format!("invalid JSON: {e}")),
+            }
+        })
         .collect();
+    let readable = read.iter().flatten().map(|t| ("answer.json", *t)).collect();
     let mut verdicts = gate.check_texts(readable, retrieval).into_iter();
     inputs
         .iter()
-        .map(|(line, text)| {
-            let text = text.as_ref().map(|t| t.trim_start_matches('\u{feff}'));
+        .zip(&read)
+        .map(|((line, _), text)| {
             let (answer, passed) = match text {
                 Err(why) => (unreadable(why), false),
-                Ok(t) => match serde_json::from_str::<serde::de::IgnoredAny>(t) {
-                    Err(e) => (unreadable(&format!("invalid JSON: {e}")), false),
-                    Ok(_) => {
-                        let violations = verdicts.next().unwrap_or_default();
-                        match violations.is_empty() {
-                            true => (t.trim().to_string(), true),
-                            false => (refusal_of(t, retrieval, &violations).to_string(), false),
-                        }
+                Ok(t) => {
+                    let violations = verdicts.next().unwrap_or_default();
+                    match violations.is_empty() {
+                        true => (t.trim().to_string(), true),
+                        false => (refusal_of(t, retrieval, &violations).to_string(), false),
                     }
-                },
+                }
             };
-            let id = text.ok().and_then(id_of);
+            let id = text.as_ref().ok().and_then(|t| id_of(t));
             Gated {
                 output: verdict_line(*line, id.as_deref(), passed, retrieval, &answer),
                 passed,
