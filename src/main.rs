@@ -152,7 +152,7 @@ struct RegenerateArgs {
     top_k: usize,
     /// An OpenAI-compatible API base (`http://127.0.0.1:11434/v1`): ask it for what offline
     /// re-grounding cannot do; the key, if any, is read from CITEGATE_API_KEY
-    #[arg(long, value_name = "URL", requires = "model")]
+    #[arg(long, value_name = "URL", requires = "model", value_parser = llm_url)]
     llm: Option<String>,
     /// The model name sent to --llm
     #[arg(long, value_name = "NAME", requires = "llm")]
@@ -169,6 +169,10 @@ struct RegenerateArgs {
     /// Write one JSONL record per model exchange here (`citegate replay` reads it)
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// `refused`: exit 1 when any answer or citation was refused; `never` (default): exit 0 for
+    /// a completed run (2 still means it could not complete: the model endpoint failed)
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = RegenerateFailOn::Never)]
+    fail_on: RegenerateFailOn,
 }
 
 #[derive(clap::Args, Debug)]
@@ -235,6 +239,12 @@ struct GateArgs {
     /// One answer per line in, one line out per answer, flushed as it goes (a sidecar)
     #[arg(long)]
     jsonl: bool,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum RegenerateFailOn {
+    Refused,
+    Never,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
@@ -758,6 +768,9 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
             c.completion_tokens
         ),
     };
+    if args.format == RegenerateFormat::Diff {
+        eprint!("{}", printable(&regenerate::render::refusals(&run), true));
+    }
     eprintln!(
         "{} kept, {} re-grounded, {} refused at {}{model}",
         c.kept,
@@ -765,14 +778,17 @@ fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         c.refused,
         &run.revision[..12.min(run.revision.len())]
     );
-    print_out(
-        &out,
-        if failed {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+    if let Some(why) = &run.endpoint_failure {
+        failed = true;
+        let why = printable(why, false);
+        eprintln!("citegate: error: --llm: the model endpoint failed: {why}");
+    }
+    let exit = match (failed, args.fail_on, c.refused) {
+        (true, _, _) => ExitCode::from(2),
+        (false, RegenerateFailOn::Refused, 1..) => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    };
+    print_out(&out, exit)
 }
 
 fn retrieve_command(args: RetrieveArgs) -> ExitCode {
@@ -927,6 +943,11 @@ fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
         return Err(format!("{n} is out of range: from {LO} to {HI}"));
     }
     Ok(n)
+}
+
+/// `--llm`: an http(s) URL, checked before any work.
+fn llm_url(s: &str) -> Result<String, String> {
+    regenerate::llm::check_url(s).map(|()| s.to_string())
 }
 
 fn plural(n: usize) -> &'static str {

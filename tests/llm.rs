@@ -41,6 +41,8 @@ struct Reply {
     headers: Vec<(&'static str, &'static str)>,
     body: String,
     delay: Duration,
+    /// Send the body one byte at a time, this far apart.
+    drip: Option<Duration>,
 }
 
 fn content(text: &str) -> Reply {
@@ -53,6 +55,7 @@ fn content(text: &str) -> Reply {
         headers: Vec::new(),
         body: body.to_string(),
         delay: Duration::ZERO,
+        drip: None,
     }
 }
 
@@ -62,6 +65,7 @@ fn status(code: u16, headers: Vec<(&'static str, &'static str)>) -> Reply {
         headers,
         body: "{\"error\": \"slow down\"}".into(),
         delay: Duration::ZERO,
+        drip: None,
     }
 }
 
@@ -126,9 +130,22 @@ fn answer(stream: TcpStream, reply: &Reply) -> Option<Seen> {
         out.push_str(&format!("{k}: {v}\r\n"));
     }
     out.push_str("\r\n");
-    out.push_str(&reply.body);
     let mut stream = stream;
-    let _ = stream.write_all(out.as_bytes());
+    match reply.drip {
+        None => {
+            out.push_str(&reply.body);
+            let _ = stream.write_all(out.as_bytes());
+        }
+        Some(every) => {
+            let _ = stream.write_all(out.as_bytes());
+            for b in reply.body.bytes() {
+                if stream.write_all(&[b]).and_then(|_| stream.flush()).is_err() {
+                    break; // the client gave up
+                }
+                std::thread::sleep(every);
+            }
+        }
+    }
     Some(Seen {
         head,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
@@ -148,6 +165,13 @@ fn regenerate(fixture: &Fixture, server: &Server, extra: &[&str]) -> Run {
 }
 
 fn regenerate_doc(fixture: &Fixture, server: &Server, doc: &str, extra: &[&str]) -> Run {
+    let (code, run) = regenerate_at(fixture, &server.url, doc, extra);
+    assert_eq!(code, Some(0), "{}", run.stderr);
+    run
+}
+
+/// `regenerate --llm URL` on `doc`, whatever it exits with; the key checked absent everywhere.
+fn regenerate_at(fixture: &Fixture, url: &str, doc: &str, extra: &[&str]) -> (Option<i32>, Run) {
     let trace = fixture.path().join("trace.jsonl");
     let started = Instant::now();
     let out = Command::cargo_bin("citegate")
@@ -155,32 +179,27 @@ fn regenerate_doc(fixture: &Fixture, server: &Server, doc: &str, extra: &[&str])
         .current_dir(fixture.path())
         .env("CITEGATE_API_KEY", KEY)
         .args(["regenerate", doc, "--write", "--format", "json", "--llm"])
-        .arg(&server.url)
+        .arg(url)
         .args(["--model", "qwen2.5-coder", "--trace"])
         .arg(&trace)
         .args(extra)
         .output()
         .unwrap();
     let elapsed = started.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     let trace = std::fs::read_to_string(&trace).unwrap_or_default();
     for text in [&stdout, &stderr, &trace] {
         assert!(!text.contains(KEY), "the API key leaked");
     }
-    Run {
-        out: serde_json::from_str(&stdout).unwrap(),
+    let run = Run {
+        out: serde_json::from_str(&stdout).unwrap_or(Value::Null),
         stderr,
         doc: read(fixture.path(), doc),
         trace,
         elapsed,
-    }
+    };
+    (out.status.code(), run)
 }
 
 fn read(dir: &Path, name: &str) -> String {
@@ -481,4 +500,166 @@ fn model_concurrency_and_retries_are_bounded_before_anything_runs() {
         assert_eq!(out.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&out.stderr).contains("is not in"));
     }
+}
+
+/// Issue 20: `--timeout` is a deadline for the whole request: a server that sends one byte per
+/// second is cut at the timeout, not when it stops.
+#[test]
+fn a_dripping_server_is_cut_at_the_timeout() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut drip = content(GROUNDED);
+    drip.drip = Some(Duration::from_millis(500));
+    let server = serve(vec![drip]);
+    let run = regenerate(&fixture, &server, &["--timeout", "2", "--retries", "0"]);
+    assert!(run.elapsed < Duration::from_secs(6), "{:?}", run.elapsed);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert!(run.trace.contains("timed out after 2 s"), "{}", run.trace);
+}
+
+/// Errors say what happened: the status with the start of the body, connection refused.
+#[test]
+fn errors_say_what_happened() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let explained = Reply {
+        status: 400,
+        headers: Vec::new(),
+        body: r#"{"error": {"message": "Invalid schema for response_format: extra required key"}}"#
+            .into(),
+        delay: Duration::ZERO,
+        drip: None,
+    };
+    let server = serve(vec![explained]);
+    let run = regenerate(&fixture, &server, &["--retries", "0"]);
+    assert!(run.trace.contains("400"), "{}", run.trace);
+    assert!(
+        run.trace.contains("Invalid schema for response_format"),
+        "{}",
+        run.trace
+    );
+    // Nothing listening: connection refused, and the run could not complete (exit 2).
+    let fixture = Fixture::build(SPEC).unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", closed.local_addr().unwrap());
+    drop(closed);
+    let (code, run) = regenerate_at(&fixture, &url, "answers/ttl.json", &["--retries", "0"]);
+    assert_eq!(code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("model endpoint failed: connection refused"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Credentials refused is the endpoint failing: exit 2, nothing more asked.
+#[test]
+fn an_auth_failure_exits_2() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![status(401, Vec::new())]);
+    let (code, run) = regenerate_at(&fixture, &server.url, "answers/ttl.json", &[]);
+    assert_eq!(code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("401"), "{}", run.stderr);
+    assert_eq!(server.seen.lock().unwrap().len(), 1, "a 401 is not retried");
+}
+
+/// `--llm` must be an http(s) URL, checked before any work.
+#[test]
+fn the_llm_url_is_checked_first() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    for url in ["ftp://127.0.0.1/v1", "127.0.0.1:11434/v1", "http://"] {
+        let out = Command::cargo_bin("citegate")
+            .unwrap()
+            .current_dir(fixture.path())
+            .args(["regenerate", "answers", "--llm", url, "--model", "m"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--llm"), "{url}: {err}");
+    }
+}
+
+/// A reply in one ```json fence, or led by a <think> block, is unwrapped; a reply holding the
+/// key is refused, and the key is written nowhere (checked by `regenerate_at`).
+#[test]
+fn fenced_and_thinking_replies_are_read_and_a_reply_with_the_key_is_refused() {
+    for wrapped in [
+        format!("```json\n{GROUNDED}\n```"),
+        format!("<think>The TTL lives in src/cache.rs.</think>\n{GROUNDED}"),
+    ] {
+        let fixture = Fixture::build(SPEC).unwrap();
+        let server = serve(vec![content(&wrapped)]);
+        let run = regenerate(&fixture, &server, &[]);
+        assert_eq!(outcome(&run)["outcome"], "regrounded", "{wrapped}");
+    }
+    let fixture = Fixture::build(SPEC).unwrap();
+    let leaky = GROUNDED.replace("The TTL is 30 seconds.", &format!("Key: {KEY}"));
+    let server = serve(vec![content(&leaky)]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert!(run.trace.contains("contains the API key"), "{}", run.trace);
+}
+
+/// A reply is held to the schema it was sent: a citation without its quote, or with a key the
+/// schema does not have, is a violation (repaired once, then refused), never written.
+#[test]
+fn a_reply_outside_the_schema_is_never_written() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let no_quote = r#"{"summary": "The TTL is 30 seconds.", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2}]}"#;
+    let extra = GROUNDED.replace("\"quote\"", "\"score\": 1, \"quote\"");
+    let server = serve(vec![content(no_quote), content(&extra)]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    let t: Value = serde_json::from_str(run.trace.lines().next().unwrap()).unwrap();
+    let first = t["attempts"][0]["violations"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(first.contains("`quote` is missing"), "{first}");
+    let second = t["attempts"][1]["violations"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(second.contains("`score` is not in the schema"), "{second}");
+    assert!(!run.doc.contains("\"score\""));
+    // The schema sent is valid for strict structured outputs: no anyOf at the root, every
+    // property required, `refuse` nullable.
+    let seen = server.seen.lock().unwrap();
+    let schema = &seen[0].body["response_format"]["json_schema"]["schema"];
+    assert!(schema.get("anyOf").is_none());
+    assert_eq!(
+        schema["required"],
+        json!(["summary", "citations", "refuse"])
+    );
+    assert_eq!(
+        schema["properties"]["refuse"]["type"],
+        json!(["object", "null"])
+    );
+}
+
+/// `--fail-on refused` exits 1 when anything was refused; the diff lists each refusal's reason.
+#[test]
+fn fail_on_refused_exits_1_and_refusals_are_listed() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let invented = GROUNDED.replace("src/cache.rs", "src/ttl_config.rs");
+    let server = serve(vec![content(&invented), content(&invented)]);
+    let (code, run) = regenerate_at(
+        &fixture,
+        &server.url,
+        "answers/ttl.json",
+        &["--fail-on", "refused"],
+    );
+    assert_eq!(code, Some(1), "{}", run.stderr);
+    // Offline, in diff mode (nothing written): the refusal is listed with its reason.
+    let fixture = Fixture::build(SPEC).unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["regenerate", "answers/ttl.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refused: answers/ttl.json answer 0: "),
+        "{err}"
+    );
 }

@@ -4,7 +4,7 @@
 //! key comes from `CITEGATE_API_KEY` and is only ever sent as a Bearer token: it is not in any
 //! error, trace, output or `Debug` text.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -42,6 +42,21 @@ pub struct Reply {
 pub struct CallError {
     pub message: String,
     pub requests: usize,
+    /// The endpoint itself failed (unreachable, TLS, refused the credentials, no such route):
+    /// no other answer would fare better, and the run exits 2.
+    pub endpoint: bool,
+}
+
+/// Check an `--llm` URL before any work: an absolute `http` or `https` URL.
+pub fn check_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    match parsed.scheme() {
+        "http" | "https" if parsed.host().is_some() => Ok(()),
+        "http" | "https" => Err(format!("`{url}` names no host")),
+        other => Err(format!(
+            "`{url}`: the scheme must be http or https, not {other}"
+        )),
+    }
 }
 
 pub struct Client {
@@ -50,6 +65,10 @@ pub struct Client {
     model: String,
     key: Option<String>,
     retries: u32,
+    /// The deadline of one request, from sending it to the last byte of the reply.
+    timeout: Duration,
+    /// Why the endpoint itself failed, once it has: later questions are not sent.
+    failed: std::sync::Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -64,6 +83,7 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     pub fn new(opts: &LlmOptions) -> Result<Client, String> {
+        check_url(&opts.url)?;
         let http = reqwest::blocking::Client::builder()
             .timeout(opts.timeout)
             .connect_timeout(opts.timeout)
@@ -76,6 +96,8 @@ impl Client {
             model: opts.model.clone(),
             key,
             retries: opts.retries,
+            timeout: opts.timeout,
+            failed: Default::default(),
         })
     }
 
@@ -83,8 +105,32 @@ impl Client {
         &self.model
     }
 
-    /// One chat completion, retried when the server says so or the connection fails.
+    /// Why the endpoint failed (unreachable, TLS, credentials refused, no such route), if it did.
+    pub fn endpoint_failure(&self) -> Option<String> {
+        self.failed.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    /// One chat completion, retried when the server says so or the connection fails. Once the
+    /// endpoint has failed, nothing more is sent.
     pub fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
+        if let Some(why) = self.endpoint_failure() {
+            let message = format!("not sent: the endpoint failed earlier ({why})");
+            return Err(CallError {
+                message,
+                requests: 0,
+                endpoint: true,
+            });
+        }
+        let result = self.send(messages, response_format);
+        if let Err(e) = &result {
+            if let (true, Ok(mut failed)) = (e.endpoint, self.failed.lock()) {
+                failed.get_or_insert_with(|| e.message.clone());
+            }
+        }
+        result
+    }
+
+    fn send(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
         let body = json!({
             "model": self.model,
             "messages": messages,
@@ -95,27 +141,38 @@ impl Client {
         let mut attempt = 0;
         loop {
             requests += 1;
-            let fail = |message: String| CallError { message, requests };
+            let fail = |message: String, endpoint: bool| CallError {
+                message: self.redact(&message),
+                requests,
+                endpoint,
+            };
+            let deadline = Instant::now() + self.timeout;
             let mut request = self.http.post(&self.endpoint).json(&body);
             if let Some(key) = &self.key {
                 request = request.bearer_auth(key);
             }
             let wait = match request.send() {
                 Ok(resp) if resp.status().is_success() => {
-                    let value = read_reply(resp).map_err(fail)?;
-                    return reply(&value, requests).map_err(fail);
+                    let body =
+                        read_body(resp, deadline, self.timeout).map_err(|e| fail(e, false))?;
+                    let value = serde_json::from_slice(&body)
+                        .map_err(|e| fail(format!("the reply is not JSON: {e}"), false))?;
+                    let reply = reply(&value, requests).map_err(|e| fail(e, false))?;
+                    return self.refuse_key(reply).map_err(|e| fail(e, false));
                 }
                 Ok(resp) => {
                     let status = resp.status();
                     let retryable = status.as_u16() == 429 || status.is_server_error();
                     if !retryable || attempt >= self.retries {
-                        return Err(fail(format!("the server answered {status}")));
+                        let endpoint = matches!(status.as_u16(), 401 | 403 | 404 | 405);
+                        return Err(fail(status_error(resp, deadline, self.timeout), endpoint));
                     }
                     retry_after(&resp).unwrap_or_else(|| backoff(attempt))
                 }
                 Err(e) => {
                     if attempt >= self.retries {
-                        return Err(fail(format!("request failed: {}", e.without_url())));
+                        let endpoint = e.is_connect() && !e.is_timeout();
+                        return Err(fail(describe(&e, self.timeout), endpoint));
                     }
                     backoff(attempt)
                 }
@@ -129,20 +186,111 @@ impl Client {
 /// The most bytes of one reply read (a server that streams without end is cut off).
 pub const MAX_REPLY_BYTES: u64 = 16 << 20;
 
-/// A reply's body as JSON, read up to [`MAX_REPLY_BYTES`].
-fn read_reply(resp: reqwest::blocking::Response) -> Result<Value, String> {
+impl Client {
+    /// The key, wherever a message might hold it (a server echoing the request), replaced.
+    fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(key) => text.replace(key.as_str(), "<redacted>"),
+            None => text.to_string(),
+        }
+    }
+
+    /// A reply holding the API key is refused: it is never recorded, gated or written.
+    fn refuse_key(&self, reply: Reply) -> Result<Reply, String> {
+        match &self.key {
+            Some(key) if reply.content.contains(key.as_str()) => {
+                Err("the reply contains the API key: refused, and not recorded".into())
+            }
+            _ => Ok(reply),
+        }
+    }
+}
+
+/// A reply's body, read up to [`MAX_REPLY_BYTES`] and by `deadline`: a server that sends one
+/// byte at a time is cut when the request's time is up, not when it stops.
+fn read_body(
+    mut resp: reqwest::blocking::Response,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let mut body = Vec::new();
-    resp.take(MAX_REPLY_BYTES + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| format!("the reply could not be read: {e}"))?;
-    if body.len() as u64 > MAX_REPLY_BYTES {
-        return Err(format!(
-            "the reply is larger than {} MiB",
-            MAX_REPLY_BYTES >> 20
-        ));
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "timed out after {} s (--timeout)",
+                timeout.as_secs()
+            ));
+        }
+        let n = match resp.read(&mut buf) {
+            Ok(0) => return Ok(body),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                return Err(format!(
+                    "timed out after {} s (--timeout)",
+                    timeout.as_secs()
+                ))
+            }
+            Err(e) => return Err(format!("the reply could not be read: {e}")),
+        };
+        body.extend_from_slice(&buf[..n]);
+        if body.len() as u64 > MAX_REPLY_BYTES {
+            return Err(format!(
+                "the reply is larger than {} MiB",
+                MAX_REPLY_BYTES >> 20
+            ));
+        }
     }
-    serde_json::from_slice(&body).map_err(|e| format!("the reply is not JSON: {e}"))
+}
+
+/// The most bytes of an error reply quoted: an OpenAI 400 explains itself in its first lines.
+const QUOTED_ERROR_BYTES: usize = 300;
+
+/// An HTTP error status with the first bytes of its body (control characters escaped).
+fn status_error(resp: reqwest::blocking::Response, deadline: Instant, timeout: Duration) -> String {
+    let status = resp.status();
+    let body = read_body(resp, deadline, timeout).unwrap_or_default();
+    let mut text = String::from_utf8_lossy(&body[..body.len().min(QUOTED_ERROR_BYTES)]).to_string();
+    text = text.escape_debug().to_string();
+    if body.len() > QUOTED_ERROR_BYTES {
+        text.push('…');
+    }
+    match text.trim().is_empty() {
+        true => format!("the server answered {status}"),
+        false => format!("the server answered {status}: {}", text.trim()),
+    }
+}
+
+/// A transport error as a user reads it: timed out, connection refused, TLS, with its causes.
+fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+    if e.is_timeout() {
+        return format!("timed out after {} s (--timeout)", timeout.as_secs());
+    }
+    let mut causes = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        causes.push(s.to_string());
+        source = s.source();
+    }
+    let chain = causes.join(": ");
+    let lower = chain.to_ascii_lowercase();
+    let what = if lower.contains("connection refused") {
+        "connection refused"
+    } else if lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake")
+    {
+        "TLS failed"
+    } else if lower.contains("dns") || lower.contains("resolve") || lower.contains("lookup") {
+        "the host name could not be resolved"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else {
+        "request failed"
+    };
+    match chain.is_empty() {
+        true => what.to_string(),
+        false => format!("{what}: {chain}"),
+    }
 }
 
 /// `Retry-After`: seconds, or an HTTP date (the wait until then), capped.

@@ -77,6 +77,9 @@ fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
 /// Audit the docs, then re-ground every answer and Markdown citation that fails: offline first,
 /// then (with `--llm`) the model for what is still refused.
 pub fn run(opts: &Options) -> Result<Regenerated, Error> {
+    if let Some(llm) = &opts.llm {
+        llm::check_url(&llm.url).map_err(Error::Model)?;
+    }
     let report = audit::run(&opts.audit)?;
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
     let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
@@ -115,6 +118,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         .iter()
         .map(|p| answer::regenerate(&ctx, p))
         .collect();
+    let mut endpoint_failure = None;
     let (spent, rewrites) = match (&opts.llm, &index) {
         (Some(llm), Some(index)) => {
             let client = llm::Client::new(llm).map_err(Error::Model)?;
@@ -136,6 +140,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
                 llm.concurrency,
             );
             spent.add(more);
+            endpoint_failure = client.endpoint_failure();
             (spent, rewrites)
         }
         _ => (model::Spent::default(), Vec::new()),
@@ -144,9 +149,9 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     outcomes.extend(unwritable);
     let (md_docs, md_outcomes) = markdown::docs(&report, &relocated, &rewrites);
     outcomes.extend(md_outcomes);
-    Ok(assemble(
-        &report, &pending, results, md_docs, spent, outcomes,
-    ))
+    let mut run = assemble(&report, &pending, results, md_docs, spent, outcomes);
+    run.endpoint_failure = endpoint_failure;
+    Ok(run)
 }
 
 /// The run's outcomes (`outcomes`: those decided before, with each answer's and claim's; sorted),
@@ -184,6 +189,7 @@ fn assemble(
         docs: changed,
         counts,
         traces: spent.records,
+        endpoint_failure: None,
     }
 }
 

@@ -95,7 +95,9 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
     for repair in [false, true] {
         let reply = match client.chat(&messages, &format) {
             Ok(r) => r,
-            Err(CallError { message, requests }) => {
+            Err(CallError {
+                message, requests, ..
+            }) => {
                 asked.calls += requests;
                 record.outcome = "error".into();
                 record.error = Some(message);
@@ -114,7 +116,8 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
             violations: violations.clone(),
         });
         if passed {
-            let value: Value = serde_json::from_str(&reply.content).unwrap_or(Value::Null);
+            let value: Value =
+                serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
             if !refuses(&value) {
                 record.outcome = "regrounded".into();
                 asked.answer = Some(value);

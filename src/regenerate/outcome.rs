@@ -117,4 +117,6 @@ pub struct Regenerated {
     pub counts: Counts,
     /// One record per answer the model was asked about (`--trace`).
     pub traces: Vec<super::trace::Record>,
+    /// Why the model endpoint failed, when it did (the run is incomplete: exit 2).
+    pub endpoint_failure: Option<String>,
 }

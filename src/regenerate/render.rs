@@ -186,6 +186,47 @@ impl serde_json::ser::Formatter for Spaced {
 
 /// The JSON report of a run: the target, the counts, and each answer's, claim's or citation's
 /// outcome (sorted by doc, answer, claim, line).
+/// The refusals of a run, one line each (`DOC answer N claim M: reason: why; violations`), for
+/// the terminal: a diff shows what changes, this what did not and why. Not escaped here.
+pub fn refusals(run: &Regenerated) -> String {
+    let mut out = String::new();
+    for o in run
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == super::outcome::Kind::Refused)
+    {
+        let mut at = o.doc.clone();
+        if let Some(a) = o.answer {
+            at.push_str(&format!(" answer {a}"));
+        }
+        if let Some(c) = o.claim {
+            at.push_str(&format!(" claim {c}"));
+        }
+        if let Some(l) = o.line {
+            at.push_str(&format!(":{l}"));
+        }
+        let reason = o.reason.as_deref().unwrap_or("refused");
+        let mut line = format!("refused: {at}: {reason}");
+        if let Some(why) = &o.why {
+            line.push_str(&format!(": {why}"));
+        }
+        let violations: Vec<String> = o
+            .violations
+            .iter()
+            .map(|v| match &v.citation {
+                Some(c) => format!("{} {c}", v.rule),
+                None => v.rule.clone(),
+            })
+            .collect();
+        if !violations.is_empty() {
+            line.push_str(&format!(" ({})", violations.join(", ")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 pub fn report(run: &Regenerated) -> String {
     let value = serde_json::json!({
         "revision": run.revision,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::gate::{Gate, Retrieval, Violation};
+use super::prompt::{self, Contract};
 use crate::audit::Settings;
 use crate::model::{LineRange, Retrieved};
 use crate::resolve::CodeRepo;
@@ -158,10 +159,24 @@ pub fn verdict(
             message,
         }]
     };
+    let raw = prompt::unwrap_reply(raw);
     let value = match serde_json::from_str::<Value>(raw) {
         Ok(value) => value,
         Err(e) => return malformed(format!("the reply is not JSON: {e}")),
     };
+    let contract = match subject {
+        Subject::Answer => Contract::of(&value),
+        Subject::Paragraph => Contract::Paragraph,
+    };
+    let mut broken = Vec::new();
+    prompt::schema_violations(&prompt::schema(contract), &value, "reply", &mut broken);
+    if !broken.is_empty() {
+        let message = format!(
+            "the reply breaks the schema it was sent: {}",
+            broken.join("; ")
+        );
+        return malformed(message);
+    }
     match subject {
         // The text as the model wrote it: a key written twice only shows there.
         Subject::Answer => gate.check_text(doc, raw, Retrieval::Given(retrieved)),
