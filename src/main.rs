@@ -44,6 +44,7 @@ enum Command {
     /// in the retrieved chunks, else its refusal (exit 1)
     Gate(GateArgs),
     /// Re-run the gate on the model replies of a trace, offline, and count the failures by kind
+    /// (exit 1 when a verdict differs from the recorded one)
     Replay(ReplayArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
@@ -921,9 +922,14 @@ fn replay_command(args: ReplayArgs) -> ExitCode {
     let t = regenerate::trace::replay(&repo, &settings, &text);
     let out = match args.json {
         true => serde_json::to_string_pretty(&t).unwrap_or_default() + "\n",
-        false => regenerate::trace::render(&t),
+        false => printable(&regenerate::trace::render(&t), true).into_owned(),
     };
-    print_out(&out, ExitCode::SUCCESS)
+    // A verdict that differs from the recorded one means the gate (or the code) changed.
+    let exit = match t.verdicts_changed {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    };
+    print_out(&out, exit)
 }
 
 fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Retrieved>, String> {

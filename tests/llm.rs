@@ -663,3 +663,51 @@ fn fail_on_refused_exits_1_and_refusals_are_listed() {
         "{err}"
     );
 }
+
+/// `replay` counts the model's own refusal as a refusal, breaks errors down by kind, exits 1
+/// when a verdict differs from the recorded one, and says when the trace is from elsewhere.
+#[test]
+fn replay_counts_refusals_and_errors_and_fails_on_a_changed_verdict() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let refusal =
+        r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#;
+    let server = serve(vec![content(refusal)]);
+    let run = regenerate(&fixture, &server, &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
+    assert_eq!(
+        (t["refused"].clone(), t["model_refused"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(t["passed_first"], 0);
+
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![status(401, Vec::new())]);
+    let (code, _) = regenerate_at(&fixture, &server.url, "answers/ttl.json", &[]);
+    assert_eq!(code, Some(2));
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
+    assert_eq!(t["errors_by_kind"], json!({"HTTP 401": 1}));
+
+    // A recorded verdict the gate no longer gives, from another repository.
+    let fixture = Fixture::build(SPEC).unwrap();
+    let server = serve(vec![content(GROUNDED)]);
+    regenerate(&fixture, &server, &[]);
+    let path = fixture.path().join("trace.jsonl");
+    let mut record: Value = serde_json::from_str(&read(fixture.path(), "trace.jsonl")).unwrap();
+    record["attempts"][0]["passed"] = json!(false);
+    record["repository"] = json!("github.com/someone/else");
+    std::fs::write(&path, format!("{record}\n")).unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 replies get another verdict"), "{text}");
+    assert!(
+        text.contains("written in github.com/someone/else, not this repository"),
+        "{text}"
+    );
+}

@@ -80,6 +80,7 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
         attempts: Vec::new(),
         outcome: "refused".into(),
         error: None,
+        repository: trace::repository_name(gate.repo),
     };
     let mut asked = Asked {
         answer: None,
@@ -118,7 +119,7 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
         if passed {
             let value: Value =
                 serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
-            if !refuses(&value) {
+            if !trace::refuses(&reply.content) {
                 record.outcome = "regrounded".into();
                 asked.answer = Some(value);
             }
@@ -133,22 +134,6 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
     }
     asked.record = record;
     asked
-}
-
-/// A reply that refuses (for claims, grounds none; for a paragraph, is empty) is the model saying
-/// it cannot answer.
-fn refuses(value: &Value) -> bool {
-    let set = |key: &str| {
-        value
-            .get(key)
-            .is_some_and(|v| !v.is_null() && v != &json!(false))
-    };
-    let no_claims = value
-        .get("claims")
-        .and_then(Value::as_array)
-        .is_some_and(|c| c.is_empty());
-    let no_paragraph = value.get("paragraph").and_then(Value::as_str) == Some("");
-    set("refuse") || no_claims || no_paragraph
 }
 
 /// The violations of the last reply, for the outcome.

@@ -55,6 +55,39 @@ pub struct Record {
     pub outcome: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The repository the exchange was about (its forge identity, else its folder's name), so
+    /// a replay elsewhere says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+}
+
+/// How a trace names a repository: its forge identity (`github.com/o/r`), else its folder.
+pub fn repository_name(repo: &CodeRepo) -> Option<String> {
+    repo.ids.first().cloned().or_else(|| {
+        let dir = repo.workdir.as_ref()?.file_name()?;
+        Some(dir.to_string_lossy().to_string())
+    })
+}
+
+/// A model error by kind, for the taxonomy: the words before any detail.
+fn error_kind(message: &str) -> String {
+    const KINDS: [&str; 8] = [
+        "timed out",
+        "connection refused",
+        "TLS failed",
+        "the host name could not be resolved",
+        "contains the API key",
+        "not sent: the endpoint failed earlier",
+        "is not JSON",
+        "larger than",
+    ];
+    if let Some(kind) = KINDS.iter().find(|k| message.contains(*k)) {
+        return kind.to_string();
+    }
+    match message.strip_prefix("the server answered ") {
+        Some(rest) => format!("HTTP {}", rest.split([' ', ':']).next().unwrap_or_default()),
+        None => "other".into(),
+    }
 }
 
 /// The traces as JSONL, in the order given.
@@ -85,18 +118,27 @@ pub struct Taxonomy {
     pub passed_first: usize,
     pub passed_after_repair: usize,
     pub refused: usize,
+    /// Of the refused: the model itself refused, in a reply that passed the gate.
+    pub model_refused: usize,
     pub errors: usize,
+    /// Errors (no reply) by kind: `timed out`, `connection refused`, `HTTP 401`, …
+    pub errors_by_kind: BTreeMap<String, usize>,
     /// Violations by finding ID, over every reply.
     pub violations: BTreeMap<String, usize>,
     /// Replies whose verdict now differs from the recorded one.
     pub verdicts_changed: usize,
     /// Records that could not be replayed (unknown revision, unreadable line), with why.
     pub unreadable: Vec<String>,
+    /// The repositories the trace names that are not this one (the replay's verdicts are then
+    /// about other code).
+    pub other_repositories: Vec<String>,
 }
 
 /// Re-run the gate on every recorded reply, at its record's revision and retrieval.
 pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
     let mut t = Taxonomy::default();
+    let git = repo.open().ok();
+    let here = repository_name(repo);
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -108,8 +150,24 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
                 continue;
             }
         };
-        let Ok(revision) = Oid::from_str(&record.revision) else {
-            t.unreadable.push(format!("line {}: bad revision", n + 1));
+        if let Some(there) = record
+            .repository
+            .as_ref()
+            .filter(|r| Some(*r) != here.as_ref())
+        {
+            if !t.other_repositories.contains(there) {
+                t.other_repositories.push(there.clone());
+            }
+        }
+        let known = Oid::from_str(&record.revision)
+            .ok()
+            .filter(|r| git.as_ref().is_some_and(|g| g.find_commit(*r).is_ok()));
+        let Some(revision) = known else {
+            t.unreadable.push(format!(
+                "line {}: revision {} is not in this repository",
+                n + 1,
+                record.revision
+            ));
             continue;
         };
         let retrieved: Vec<Retrieved> = record
@@ -133,14 +191,35 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
                 passed_at = Some(i);
             }
         }
+        let model_refused = passed_at.is_some_and(|i| refuses(&record.attempts[i].raw));
         match (passed_at, record.attempts.is_empty()) {
-            (_, true) => t.errors += 1,
+            (_, true) => {
+                t.errors += 1;
+                let kind = error_kind(record.error.as_deref().unwrap_or_default());
+                *t.errors_by_kind.entry(kind).or_default() += 1;
+            }
+            (Some(_), _) if model_refused => {
+                t.refused += 1;
+                t.model_refused += 1;
+            }
             (Some(0), _) => t.passed_first += 1,
             (Some(_), _) => t.passed_after_repair += 1,
             (None, _) => t.refused += 1,
         }
     }
     t
+}
+
+/// Whether a reply that passed the gate is the model declining: a refusal by the contract, or an
+/// empty paragraph.
+pub fn refuses(raw: &str) -> bool {
+    let value: Value = serde_json::from_str(prompt::unwrap_reply(raw)).unwrap_or(Value::Null);
+    crate::answer::refuses(&value)
+        || value
+            .get("claims")
+            .and_then(Value::as_array)
+            .is_some_and(|c| c.is_empty())
+        || value.get("paragraph").and_then(Value::as_str) == Some("")
 }
 
 /// The gate's verdict on one raw reply (text that is not JSON, or a paragraph reply without its
@@ -191,10 +270,22 @@ pub fn verdict(
 
 /// The taxonomy as text.
 pub fn render(t: &Taxonomy) -> String {
-    let mut out = format!(
-        "{} answers, {} replies: {} passed the gate first, {} after the repair, {} refused, {} without a reply\n",
-        t.records, t.replies, t.passed_first, t.passed_after_repair, t.refused, t.errors
-    );
+    let mut out = String::new();
+    for other in &t.other_repositories {
+        out.push_str(&format!(
+            "note: the trace was written in {other}, not this repository: verdicts are about this code\n"
+        ));
+    }
+    out.push_str(&format!(
+        "{} answers, {} replies: {} passed the gate first, {} after the repair, {} refused ({} by the model itself), {} without a reply\n",
+        t.records, t.replies, t.passed_first, t.passed_after_repair, t.refused, t.model_refused, t.errors
+    ));
+    if !t.errors_by_kind.is_empty() {
+        out.push_str("errors by kind:\n");
+        for (kind, n) in &t.errors_by_kind {
+            out.push_str(&format!("  {kind:<20} {n}\n"));
+        }
+    }
     if !t.violations.is_empty() {
         out.push_str("violations by kind:\n");
         for (rule, n) in &t.violations {
