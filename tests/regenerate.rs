@@ -281,25 +281,34 @@ pub fn a() -> u32 {
 }
 
 #[test]
-fn an_answer_that_cannot_be_rewritten_is_listed_and_left_as_written() {
-    // The audit reads it (a number past f64 in a field it does not use); a JSON value cannot
-    // hold it, so the answer is never rewritten, and says so.
+fn values_are_kept_exactly_and_an_answer_with_a_key_twice_is_not_rewritten() {
+    // Issue 20: a number past f64 and a 30-digit integer in fields the audit does not use are
+    // written back exactly as they were (they were rounded, or the answer left unwritable).
     let spec = "@@@ commit v1 code
 @@@ file src/a.rs
 fn a() {}
 @@@ file answers/big.json
-{\"summary\": \"s\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1, \"endLine\": 1, \"n\": 1e400}]}
+{\"summary\": \"s\", \"trace\": 123456789012345678901234567890, \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"fn a() {}\", \"n\": 1e400}]}
+@@@ file answers/twice.json
+{\"summary\": \"s\", \"citations\": [{\"path\": \"src/nope.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"x\"}], \"citations\": []}
 ";
     let fixture = Fixture::build(spec).unwrap();
     let run = run(&fixture);
-    assert!(run.docs.is_empty());
-    assert_eq!(run.outcomes.len(), 1);
-    assert_eq!(run.outcomes[0].outcome, Kind::Refused);
-    let why = run.outcomes[0].why.as_deref().unwrap();
+    let big: Vec<_> = run
+        .docs
+        .iter()
+        .filter(|d| d.name == "answers/big.json")
+        .collect();
+    assert_eq!(big.len(), 1);
+    let after = &big[0].after;
+    assert!(after.contains("123456789012345678901234567890"), "{after}");
+    // The same number (serde_json spells the exponent `e+400`), not one rounded to f64.
     assert!(
-        why.contains("cannot be rewritten: number out of range"),
-        "{why}"
+        after.contains("1e400") || after.contains("1e+400"),
+        "{after}"
     );
+    // The answer with a key written twice is never rewritten: it has no single meaning.
+    assert!(run.docs.iter().all(|d| d.name != "answers/twice.json"));
 }
 
 const WIKI: &str = r#"@@@ remote origin https://github.com/acme/shop.git

@@ -11,12 +11,13 @@ use serde::{Deserialize, Serialize};
 use super::chunk::Chunk;
 
 /// Bumped whenever chunking or tokens change: an index of another version is rebuilt.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// A chunk and its tokens, written out with spaces.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
-    #[serde(flatten)]
+    /// Not flattened: serde buffers a flattened struct's numbers, which serde_json's exact
+    /// numbers (`arbitrary_precision`) cannot pass through, and the index would never load.
     pub chunk: Chunk,
     pub terms: String,
 }
