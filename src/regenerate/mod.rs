@@ -27,6 +27,7 @@ use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::model::{DocKind, Finding, Report};
+use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
@@ -250,6 +251,15 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             .iter()
             .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
             .collect();
+        // What cannot be read as an answer (a key written twice, broken JSON) has no single
+        // meaning to re-ground: listed as refused, left as written.
+        for f in failing.iter().filter(|f| f.rule == RuleId::MalformedDoc) {
+            let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
+            o.line = Some(f.at.line);
+            o.reason = Some("not_regrounded".into());
+            o.why = Some(format!("cannot be read as an answer: {}", f.message));
+            unwritable.push(o);
+        }
         for (i, a) in doc.extracted.answers.iter().enumerate() {
             let findings: Vec<&Finding> = failing
                 .iter()
