@@ -573,7 +573,7 @@ fn fix_command(args: FixArgs) -> ExitCode {
     let mut out = String::new();
     let mut failed = false;
     let mut fixed = 0;
-    for doc_fix in &plan {
+    for doc_fix in &plan.docs {
         let doc = &report.docs[doc_fix.doc].doc;
         if args.diff {
             out.push_str(&printable(
@@ -602,6 +602,16 @@ fn fix_command(args: FixArgs) -> ExitCode {
             }
         }
     }
+    for (doc, f) in &plan.blocked {
+        let doc = &report.docs[*doc].doc;
+        let line = doc.lines.line(f.byte_start);
+        out.push_str(&format!(
+            "{}:{line}: not moved to {}:{}: a citation on this line stays failing, and editing the line would hide it\n",
+            printable(&doc.name, false),
+            printable(&f.path, false),
+            citegate::model::LineRange::new(f.start_line, f.end_line)
+        ));
+    }
     for m in report.pin_moves.iter().filter(|m| m.blocked()) {
         out.push_str(&format!(
             "{}: the doc's pin stays where it is: these citations cannot move with it: {}\n",
@@ -613,13 +623,13 @@ fn fix_command(args: FixArgs) -> ExitCode {
         out.push_str(&format!(
             "{fixed} citation{} fixed in {} doc{}\n",
             plural(fixed),
-            plan.len(),
-            plural(plan.len())
+            plan.docs.len(),
+            plural(plan.docs.len())
         ));
     }
     let code = if failed {
         ExitCode::from(2)
-    } else if args.diff && !plan.is_empty() {
+    } else if args.diff && !plan.docs.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

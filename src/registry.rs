@@ -167,6 +167,16 @@ impl RuleId {
         RuleId::StaleAmbiguous,
     ];
 
+    /// Whether a finding of this rule at `severity` says a citation is wrong: the invented,
+    /// unsupported and stale families, warnings included.
+    pub fn says_wrong(self, severity: Severity) -> bool {
+        severity != Severity::Note
+            && matches!(
+                self.info().family,
+                Family::Invented | Family::Unsupported | Family::Stale
+            )
+    }
+
     /// The catalogue entry.
     pub fn info(self) -> &'static RuleInfo {
         let index = RuleId::ALL

@@ -257,3 +257,66 @@ fn a_link_written_from_the_root_in_a_nested_folder_is_rewritten_relative_to_the_
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["findings"], serde_json::json!([]));
 }
+
+/// Issue 20: a line holding a citation that stays failing is not edited, in `fix` and in
+/// `regenerate` alike: the doc's line would get a new last commit, and the failing citation
+/// (resolved by the line's history) would be checked as if written there, hidden from the next
+/// audit. The move is reported as blocked; a line with only movable citations is still fixed.
+#[test]
+fn a_line_holding_a_citation_that_stays_failing_is_not_edited() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn one() {}
+@@@ file src/b.rs
+const B: u32 = 1;
+@@@ commit docs the wiki, written against v1
+@@@ file docs/w.md
+Moved and changed on one line: src/a.rs:1 and `const B: u32 = 1;` in src/b.rs:1.
+
+Moved alone: src/a.rs:1.
+@@@ commit v2 a.rs moves down, b.rs changes
+@@@ file src/a.rs
+// header
+fn one() {}
+@@@ file src/b.rs
+const B: u32 = 2;
+";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let before = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "docs/w.md:1: not moved to src/a.rs:2: a citation on this line stays failing"
+        ),
+        "{stdout}"
+    );
+    let after = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    assert_eq!(after.lines().next(), before.lines().next(), "line 1 kept");
+    assert!(after.contains("Moved alone: src/a.rs:2."), "{after}");
+    // The next audit still reports the changed citation (it is not hidden).
+    let audit = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"stale-changed"), "{rules:?}");
+
+    // regenerate: the same move is blocked, said so, and the line kept.
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocked: Vec<&serde_json::Value> = run["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["reason"] == "blocked")
+        .collect();
+    assert_eq!(blocked.len(), 1, "{run}");
+    assert_eq!(blocked[0]["line"], 1);
+}

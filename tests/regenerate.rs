@@ -309,7 +309,11 @@ fn a() {}
     );
     // The answer with a key written twice is never rewritten: it has no single meaning.
     assert!(run.docs.iter().all(|d| d.name != "answers/twice.json"));
-    let twice: Vec<_> = run.outcomes.iter().filter(|o| o.doc == "answers/twice.json").collect();
+    let twice: Vec<_> = run
+        .outcomes
+        .iter()
+        .filter(|o| o.doc == "answers/twice.json")
+        .collect();
     assert_eq!(twice.len(), 1);
     assert_eq!(twice[0].outcome, Kind::Refused);
     let why = twice[0].why.as_deref().unwrap();

@@ -1,11 +1,11 @@
 //! Applying fixes to docs without losing a byte: edits only inside their spans, overlapping edits
 //! left to the next run, atomic writes that refuse a doc changed since it was read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::Path;
 
-use crate::model::{Applicability, Fix, Report};
+use crate::model::{Applicability, Finding, Fix, Report, Span};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
@@ -19,15 +19,23 @@ pub struct DocFix {
     pub pins: usize,
 }
 
+/// What `fix` (or `regenerate`) will change: the docs, and the edits held back because a line
+/// they touch holds a citation that stays failing (by doc).
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub docs: Vec<DocFix>,
+    pub blocked: Vec<(usize, Fix)>,
+}
+
 /// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
 /// fix's applicability is its own: safe fixes rest on content found again, exactly and uniquely.
-pub fn plan(report: &Report, opt_in: bool) -> Vec<DocFix> {
+pub fn plan(report: &Report, opt_in: bool) -> Plan {
     plan_with(report, opt_in, &BTreeMap::new())
 }
 
 /// [`plan`] with `first`: edits by doc (a rewritten paragraph) that win over the report's fixes
 /// they overlap.
-pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>>) -> Vec<DocFix> {
+pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>>) -> Plan {
     let wanted = |fix: &Fix| match fix.applicability {
         Applicability::Safe => true,
         Applicability::OptIn => opt_in,
@@ -60,19 +68,83 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>
             *pins.entry(m.doc).or_default() += 1;
         }
     }
-    by_doc
+    let mut blocked = Vec::new();
+    let docs = by_doc
         .into_iter()
-        .filter_map(|(doc, fixes)| {
+        .filter_map(|(doc, mut fixes)| {
+            let mut held = hold_failing_lines(report, doc, &mut fixes);
+            // A doc pin moves with all its citations or not at all.
+            let mut pins = pins.get(&doc).copied().unwrap_or(0);
+            for m in report
+                .pin_moves
+                .iter()
+                .filter(|m| m.doc == doc && !m.blocked())
+            {
+                let is_held = |held: &[&Fix], e: &Fix| held.iter().any(|h| std::ptr::eq(*h, e));
+                if m.edits.iter().any(|e| is_held(&held, e)) {
+                    fixes.retain(|f| !m.edits.iter().any(|e| std::ptr::eq(*f, e)));
+                    let rest: Vec<&Fix> = m.edits.iter().filter(|e| !is_held(&held, e)).collect();
+                    held.extend(rest);
+                    pins = pins.saturating_sub(1);
+                }
+            }
+            blocked.extend(held.into_iter().map(|f| (doc, f.clone())));
             let (after, applied) = apply(&report.docs[doc].doc.text, &fixes);
-            let pins = pins.get(&doc).copied().unwrap_or(0);
             (applied > 0).then_some(DocFix {
                 doc,
                 after,
-                applied: applied - pins,
+                applied: applied.saturating_sub(pins),
                 pins,
             })
         })
-        .collect()
+        .collect();
+    Plan { docs, blocked }
+}
+
+/// Drop the edits that touch a line holding a citation which stays failing (no kept edit
+/// covers it) and resolves by the line's history (no pin of its own or of its doc): editing
+/// the line would make its last commit the new one, and the failing citation would be checked
+/// as if written there, hidden from the next audit. Dropping an edit can leave its own citation
+/// failing, so this runs to a fixpoint. Returns the dropped edits.
+fn hold_failing_lines<'r>(report: &Report, doc: usize, fixes: &mut Vec<&'r Fix>) -> Vec<&'r Fix> {
+    let d = &report.docs[doc];
+    let by_span: HashMap<Span, usize> = (d.extracted.citations.iter().enumerate())
+        .map(|(i, c)| (c.span, i))
+        .collect();
+    let lines = |start: usize, end: usize| {
+        d.doc.lines.line(start)..=d.doc.lines.line(end.saturating_sub(1).max(start))
+    };
+    let failing: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| f.doc == doc && f.rule.says_wrong(f.severity))
+        .filter(|f| {
+            by_span
+                .get(&f.span)
+                .is_some_and(|&i| d.pin_of(i).0.is_none())
+        })
+        .collect();
+    let mut dropped = Vec::new();
+    loop {
+        let covered = |f: &Finding| {
+            let end = f.span.end.max(f.span.start + 1);
+            fixes
+                .iter()
+                .any(|x| x.byte_start < end && f.span.start < x.byte_end)
+        };
+        let held: BTreeSet<usize> = failing
+            .iter()
+            .filter(|f| !covered(f))
+            .flat_map(|f| lines(f.span.start, f.span.end))
+            .collect();
+        let touches = |x: &Fix| held.range(lines(x.byte_start, x.byte_end)).next().is_some();
+        let (hit, kept): (Vec<&Fix>, Vec<&Fix>) = fixes.iter().partition(|x| touches(x));
+        if hit.is_empty() {
+            return dropped;
+        }
+        dropped.extend(hit);
+        *fixes = kept;
+    }
 }
 
 /// A unified diff of a doc before and after its fixes.

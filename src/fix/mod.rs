@@ -4,5 +4,5 @@
 pub mod apply;
 pub mod edit;
 
-pub use apply::{apply, plan, plan_with, unified_diff, write_atomic, DocFix};
+pub use apply::{apply, plan, plan_with, unified_diff, write_atomic, DocFix, Plan};
 pub use edit::{build, Relocation};

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::audit::{check_docs, Settings};
 use crate::extract::{self, ExtractContext};
 use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved};
-use crate::registry::{Family, RuleId, Severity};
+use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
 /// Why an answer fails the gate.
@@ -42,11 +42,7 @@ pub fn fails(rule: RuleId, severity: Severity) -> bool {
 /// families, warnings included): what `regenerate` re-grounds in a doc. A link into another
 /// repository is no error in a wiki; only the gate, which cannot check it, refuses it.
 pub fn wrong(rule: RuleId, severity: Severity) -> bool {
-    severity != Severity::Note
-        && matches!(
-            rule.info().family,
-            Family::Invented | Family::Unsupported | Family::Stale
-        )
+    rule.says_wrong(severity)
 }
 
 /// The answer as retrieval payload entries: `{path, start_line, end_line}`.

@@ -171,7 +171,9 @@ pub fn docs(
         let entry = first.entry(*doc).or_default();
         entry.extend(fixes.iter().filter(free).cloned());
     }
-    let docs = fix::plan_with(report, false, &first)
+    let plan = fix::plan_with(report, false, &first);
+    let docs = plan
+        .docs
         .into_iter()
         .filter(|f| is_md(f.doc))
         .map(|f| {
@@ -195,11 +197,24 @@ pub fn docs(
             .into_iter()
             .flatten()
             .find(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end);
+        let fix = f.safe_fix().or(moved);
+        let held = fix.is_some_and(|x| {
+            (plan.blocked.iter()).any(|(d, b)| {
+                *d == f.doc && (b.byte_start, b.byte_end) == (x.byte_start, x.byte_end)
+            })
+        });
         let by = Moves {
             rewrite: paragraph::rewritten(rewrites, f),
-            fix: f.safe_fix().or(moved),
+            fix: fix.filter(|_| !held),
         };
-        outcomes.push(outcome(report, f, by));
+        let mut o = outcome(report, f, by);
+        if held && o.outcome == Kind::Refused {
+            o.reason = Some("blocked".into());
+            o.why = Some(
+                "a citation on the same line stays failing: editing the line would hide it".into(),
+            );
+        }
+        outcomes.push(o);
     }
     (docs, outcomes)
 }
