@@ -147,13 +147,9 @@ fn stale_answers_are_regrounded_or_refused_and_nothing_is_lost() {
                 Kind::Regrounded,
                 &[("src/nowhere.rs:1-3", "src/lib/helpers.rs:4")]
             ),
-            row(
-                a,
-                4,
-                None,
-                Kind::Regrounded,
-                &[("src/new.rs:1-3", "src/new.rs:1-3")]
-            ),
+            // It cited outside its own retrieval: what its model saw is not swapped for the
+            // target's, so it is refused (issue 20).
+            row(a, 4, None, Kind::Refused, &[]),
             row(a, 5, None, Kind::Kept, &[]),
             row(
                 b,
@@ -188,9 +184,13 @@ fn stale_answers_are_regrounded_or_refused_and_nothing_is_lost() {
         .iter()
         .all(|s| !s.as_str().unwrap().starts_with("answers/")));
 
-    // The answer that carried a retrieval payload carries the target's, holding its citation.
-    let retrieved = answers[4]["retrieved"].as_array().unwrap();
-    assert!(retrieved.iter().any(|r| r["path"] == "src/new.rs"));
+    // The answer that carried a retrieval payload keeps it, as written: the record of what its
+    // model saw.
+    assert_eq!(
+        answers[4]["retrieved"],
+        serde_json::json!([{"path": "src/cache.rs", "start_line": 1, "end_line": 3}])
+    );
+    assert_eq!(answers[4]["refuse"]["reason"], "no_span_in_retrieval");
     assert_eq!(answers[0]["revision"], head);
     // The kept answer's bytes are untouched, and so is every byte around the answers.
     let before = &doc(a).before;

@@ -11,6 +11,7 @@ use super::gate::{self, Retrieval, Violation};
 use super::ground::{self, Located, Unit};
 use super::outcome::{Kind, Moved, Outcome};
 use crate::model::{Finding, Fix, Retrieved, Span};
+use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// What every answer of a run shares.
@@ -40,6 +41,9 @@ pub struct Pending<'r> {
     pub chunks: Vec<usize>,
     pub retrieved: Vec<Retrieved>,
     pub searched: Vec<String>,
+    /// The answer's own `retrieved` payload, as the audit read it: the record of what the model
+    /// that wrote it saw, kept as written and checked against, never swapped for the target's.
+    pub own: Option<Vec<Retrieved>>,
 }
 
 impl Pending<'_> {
@@ -81,26 +85,23 @@ impl Pending<'_> {
         self.fixes.iter().find(inside).copied()
     }
 
-    /// The answer pinned at the target, with the target's retrieval when it carried a payload.
+    /// The answer pinned at the target; its own `retrieved` is kept as written.
     pub fn at_target(&self, ctx: &Ctx) -> Value {
         let mut v = self.value.clone();
         if let Some(o) = v.as_object_mut() {
-            let key = ["revision", "rev", "commit"]
+            let key = crate::answer::PIN_KEYS
                 .into_iter()
                 .find(|k| o.contains_key(*k))
                 .unwrap_or("revision");
             o.insert(key.into(), Value::String(ctx.target.to_string()));
-            if o.contains_key("retrieved") {
-                o.insert("retrieved".into(), gate::payload(&self.retrieved));
-            }
         }
         v
     }
 
+    /// What an offline candidate is checked against: the answer's own payload (an answer that
+    /// cited outside what its model saw is not re-grounded by swapping in the target's).
     pub fn payload(&self) -> Option<&[Retrieved]> {
-        self.value
-            .get("retrieved")
-            .map(|_| self.retrieved.as_slice())
+        self.own.as_deref()
     }
 
     fn outcome(&self, kind: Kind) -> Outcome {
@@ -157,7 +158,10 @@ fn move_cites(
 fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
     let mut candidate = p.at_target(ctx);
     let refused = |why: String, violations: Vec<Violation>| {
-        let reason = match unit.cites.is_empty() {
+        let outside = violations
+            .iter()
+            .any(|v| v.rule == RuleId::NotRetrieved.as_str());
+        let reason = match unit.cites.is_empty() || outside {
             true => "no_span_in_retrieval",
             false => "stale_index",
         };
@@ -177,7 +181,16 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
         .gate
         .check(&p.name, &candidate, Retrieval::of(p.payload()));
     if !violations.is_empty() {
-        return refused("the re-grounded answer fails the gate".into(), violations);
+        let why = match violations
+            .iter()
+            .any(|v| v.rule == RuleId::NotRetrieved.as_str())
+        {
+            true => "it cites outside its own retrieval (what its model saw), which re-grounding \
+                     cannot change"
+                .into(),
+            false => "the re-grounded answer fails the gate".into(),
+        };
+        return refused(why, violations);
     }
     let mut o = p.outcome(Kind::Regrounded);
     o.moved = moved;

@@ -306,6 +306,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                 contents: Vec::new(),
                 retrieved: Vec::new(),
                 searched: Vec::new(),
+                own: a.retrieved.clone(),
             });
         }
     }

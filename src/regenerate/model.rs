@@ -260,12 +260,26 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
                 }
                 o.shift_remove("refuse");
                 o.shift_remove("stale");
+                // The new answer's record of what its model saw: the chunks it was given.
+                if o.contains_key("retrieved") {
+                    o.insert("retrieved".into(), gate::payload(&p.retrieved));
+                }
             }
             (v, reply_list(reply, "citations"))
         }
         _ => {
             let mut v = result.0.clone();
             let new = reply_list(reply, "claims");
+            // The kept claims came from the old chunks, the new ones from these: both recorded.
+            if let Some(list) = v.get_mut("retrieved").and_then(Value::as_array_mut) {
+                list.extend(
+                    gate::payload(&p.retrieved)
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .cloned(),
+                );
+            }
             for (key, add) in [
                 ("claims", &new),
                 ("open_questions", &reply_list(reply, "open_questions")),
@@ -279,7 +293,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
     };
     if !ctx
         .gate
-        .check(&p.name, &merged, gate::Retrieval::of(p.payload()))
+        .check(&p.name, &merged, gate::Retrieval::Given(&p.retrieved))
         .is_empty()
     {
         return;
