@@ -161,14 +161,35 @@ pub fn relocate(
         return Err(format!("{why}; no quote or readable span to look for"));
     }
     let mut why = "its content is nowhere at the target".to_string();
+    let from = findings.iter().find_map(|f| f.path.as_deref());
     for content in contents {
         match located.get(content).map(Vec::as_slice).unwrap_or_default() {
+            [one] if from.is_some_and(|p| p != one.0) && !distinctive(content, one.1) => {
+                why = format!(
+                    "its content is found once, in `{}`, but is too little to move a citation \
+                     to another file on (at least {MIN_MOVE_LINES} lines and {MIN_MOVE_CHARS} \
+                     non-space characters)",
+                    one.0
+                );
+            }
             [one] => return Ok(one.clone()),
             [] => {}
             many => why = format!("its content is at {} places at the target", many.len()),
         }
     }
     Err(why)
+}
+
+/// The least content a citation moves to another file on: found once in a whole tree, a short
+/// line (`version="$1"`) is still a coincidence as often as it is the code that moved.
+pub const MIN_MOVE_LINES: i64 = 2;
+/// See [`MIN_MOVE_LINES`]: both must hold.
+pub const MIN_MOVE_CHARS: usize = 40;
+
+/// Whether `content` (normalised), found at `lines`, is evidence enough for a move across files.
+fn distinctive(content: &str, lines: LineRange) -> bool {
+    let chars = content.chars().filter(|c| !c.is_whitespace()).count();
+    lines.len() >= MIN_MOVE_LINES && chars >= MIN_MOVE_CHARS
 }
 
 /// Point a citation object at `path:lines`, keeping the key names it uses.
