@@ -107,6 +107,9 @@ pub struct RawConfig {
     pub max_span_lines: Option<usize>,
     /// The default target revision (default `HEAD`).
     pub target: Option<String>,
+    /// Let `regenerate` retrieve docs (Markdown pages, answer files) as evidence, not only code
+    /// (default false: a model grounded in a wiki page cites the wiki, not the code).
+    pub retrieve_docs: Option<bool>,
 }
 
 /// A configuration problem, located in the file (exit code 2).
@@ -201,6 +204,8 @@ pub struct Config {
     pub patterns: Vec<Pattern>,
     pub max_span_lines: Option<usize>,
     pub target: Option<String>,
+    /// `regenerate` retrieves docs too (`retrieve-docs: true`).
+    pub retrieve_docs: bool,
     /// A digest of the file's text (0 without a file): shards of one run share it.
     pub digest: u64,
 }
@@ -332,6 +337,7 @@ impl Config {
             patterns,
             max_span_lines: raw.max_span_lines,
             target: raw.target.clone(),
+            retrieve_docs: raw.retrieve_docs.unwrap_or(false),
             digest: crate::model::hash::fnv1a(crate::model::hash::FNV_OFFSET, text.as_bytes()),
         })
     }

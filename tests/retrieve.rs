@@ -57,6 +57,14 @@ fn query(text: &str) -> Query {
     }
 }
 
+/// [`query`], docs retrieved too (`retrieve-docs: true`).
+fn with_docs(text: &str) -> Query {
+    Query {
+        docs: true,
+        ..query(text)
+    }
+}
+
 #[test]
 fn a_camel_case_query_finds_the_snake_case_function() {
     let fixture = Fixture::build(SPEC).unwrap();
@@ -76,7 +84,7 @@ fn a_camel_case_query_finds_the_snake_case_function() {
     assert!(text.starts_with("pub fn load_config(path: &str)"));
     // Markdown is cut by heading.
     assert_eq!(
-        top(&index, &query("caching entries"), 1),
+        top(&index, &with_docs("caching entries"), 1),
         ["docs/guide.md:1-3"]
     );
 }
@@ -89,7 +97,7 @@ fn paths_named_by_the_query_rank_first_and_excluded_ones_never_come_back() {
     assert_eq!(plain[0], "src/config.rs:3-5");
     let boosted = Query {
         paths: vec!["docs/guide.md".into()],
-        ..query("config")
+        ..with_docs("config")
     };
     assert_eq!(top(&index, &boosted, 1), ["docs/guide.md:5-7"]);
     let excluded = Query {
@@ -112,7 +120,7 @@ fn the_index_is_cached_by_tree_and_a_broken_cache_is_rebuilt() {
     entries[0].terms = "plantedmarker".into();
     cache::store(&repo.git_dir, first.tree, &entries).unwrap();
     let (_, second) = index(&fixture);
-    assert_eq!(second.search(&query("plantedMarker"), 1).len(), 1);
+    assert_eq!(second.search(&with_docs("plantedMarker"), 1).len(), 1);
     // A cache that cannot be read is rebuilt, not trusted.
     std::fs::write(&file, "{not json").unwrap();
     let (_, third) = index(&fixture);
@@ -133,4 +141,30 @@ fn the_retrieve_command_prints_chunks_with_their_lines() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("src/cache.rs:1-4  "), "{text}");
     assert!(text.contains("get_entry\n     1 | pub fn get_entry(key: &str) -> Option<String> {\n"));
+}
+
+/// Issue 20: docs (a Markdown page, an answer file) are never retrieved unless asked for
+/// (`retrieve-docs: true`): a model grounded in a wiki page cites the wiki, not the code.
+#[test]
+fn docs_are_never_retrieved_unless_asked_for() {
+    let spec = format!(
+        "{SPEC}@@@ file answers/a.json\n{{\"summary\": \"Where the config file is read\", \"citations\": []}}\n"
+    );
+    let fixture = Fixture::build(&spec).unwrap();
+    let (_, index) = index(&fixture);
+    let found = top(&index, &query("where the config file is read"), 20);
+    assert!(!found.is_empty());
+    assert!(
+        found.iter().all(|c| c.starts_with("src/")),
+        "a doc was retrieved: {found:?}"
+    );
+    let found = top(&index, &with_docs("where the config file is read"), 20);
+    assert!(
+        found.iter().any(|c| c.starts_with("docs/guide.md")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|c| c.starts_with("answers/a.json")),
+        "{found:?}"
+    );
 }

@@ -107,6 +107,11 @@ impl<'r> Gate<'r> {
         }
     }
 
+    /// The settings the gate checks with (the run's, history off).
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     /// Check `answer` (one answer object, either seed schema) as if it were the doc `name` at the
     /// target. The value is written out and read back: prefer [`Gate::check_text`] on the text
     /// as received (a key written twice only shows there).

@@ -107,7 +107,12 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
     };
     if let Some(index) = &index {
-        retrieve(&repo, &git, index, &docs, &mut pending, opts.top_k);
+        let wanted = Wanted {
+            exclude: &docs,
+            docs: settings.config.retrieve_docs,
+            top_k: opts.top_k,
+        };
+        retrieve(&repo, &git, index, &wanted, &mut pending);
     }
     let ctx = answer::Ctx {
         repo: &repo,
@@ -194,18 +199,26 @@ fn assemble(
     }
 }
 
+/// What retrieval is asked for: the run's docs left out, docs at all only when configured.
+struct Wanted<'a> {
+    exclude: &'a Arc<HashSet<String>>,
+    docs: bool,
+    top_k: usize,
+}
+
 /// Retrieve at the target for each pending answer (its own docs left out).
 fn retrieve(
     repo: &CodeRepo,
     git: &git2::Repository,
     index: &Index,
-    exclude: &Arc<HashSet<String>>,
+    wanted: &Wanted,
     pending: &mut [answer::Pending],
-    top_k: usize,
 ) {
+    let top_k = wanted.top_k;
     for p in pending {
         let mut query = query(repo, git, p);
-        query.exclude = exclude.clone();
+        query.exclude = wanted.exclude.clone();
+        query.docs = wanted.docs;
         p.chunks = index
             .search(&query, top_k)
             .iter()
@@ -361,6 +374,7 @@ fn query(repo: &CodeRepo, git: &git2::Repository, p: &answer::Pending) -> Query 
         symbols: symbols.into_iter().collect(),
         literals,
         exclude: Default::default(),
+        docs: false,
     }
 }
 

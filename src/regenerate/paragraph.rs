@@ -123,6 +123,7 @@ pub fn stage(
             text: p.text.clone(),
             paths: p.paths.clone(),
             exclude: exclude.clone(),
+            docs: ctx.gate.settings().config.retrieve_docs,
             ..Query::default()
         };
         let chunks: Vec<usize> = index

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::chunk::Chunk;
 
 /// Bumped whenever chunking or tokens change: an index of another version is rebuilt.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// A chunk and its tokens, written out with spaces.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -170,6 +170,7 @@ mod tests {
                 start,
                 end,
                 symbol: None,
+                doc: false,
             },
             terms: "x".into(),
         }

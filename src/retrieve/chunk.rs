@@ -20,6 +20,21 @@ pub struct Chunk {
     pub end: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// A chunk of a doc (a Markdown page, an answer file), not of code: never retrieved unless
+    /// the configuration says so (`retrieve-docs: true`), so a model does not cite a wiki page
+    /// for what the code says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub doc: bool,
+}
+
+/// Whether a file is a doc rather than code: Markdown, or JSON holding answers.
+pub fn is_doc(path: &str, text: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let answers = || text.contains("\"citations\"") || text.contains("\"claims\"");
+    [".md", ".mdx", ".markdown"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+        || ((lower.ends_with(".json") || lower.ends_with(".jsonl")) && answers())
 }
 
 /// The chunks of one file, in line order of their first line (definitions inside definitions
@@ -58,6 +73,9 @@ pub fn chunks(path: &str, text: &str) -> Vec<Chunk> {
         unit(&mut out, path, &lines, start, line - 1, None);
     }
     out.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
+    if is_doc(path, text) {
+        out.iter_mut().for_each(|c| c.doc = true);
+    }
     out
 }
 
@@ -88,6 +106,7 @@ fn unit(
                 start: first,
                 end: last,
                 symbol: symbol.clone(),
+                doc: false,
             });
         }
         from = to + 1;

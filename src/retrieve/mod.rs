@@ -34,6 +34,8 @@ pub struct Query {
     /// Paths never returned (the docs being re-grounded: they always hold what they say),
     /// shared by every query of a run.
     pub exclude: std::sync::Arc<std::collections::HashSet<String>>,
+    /// Also retrieve docs (Markdown pages, answer files): the configuration's `retrieve-docs`.
+    pub docs: bool,
 }
 
 /// A ranked chunk.
@@ -120,6 +122,7 @@ impl Index {
             .scorer
             .matches(&embedding)
             .into_iter()
+            .filter(|m| query.docs || !self.chunks[m.id as usize].doc)
             .filter(|m| !query.exclude.contains(&self.chunks[m.id as usize].path))
             .map(|m| {
                 let chunk = &self.chunks[m.id as usize];
