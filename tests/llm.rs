@@ -711,3 +711,29 @@ fn replay_counts_refusals_and_errors_and_fails_on_a_changed_verdict() {
         "{text}"
     );
 }
+
+/// A paragraph rewrite adds no link the paragraph did not have (a model's URL, or a link into
+/// the repository instead of a `path:start-end` citation); replay gives the same verdict.
+#[test]
+fn a_paragraph_rewrite_adds_no_link() {
+    let fixture = Fixture::build(WIKI).unwrap();
+    let linked = r#"{"paragraph": "The cache keeps a response for `TTL_SECONDS: u64 = 30`\nseconds (src/cache.rs:2), see https://example.com/ttl-docs."}"#;
+    let into_repo = r#"{"paragraph": "The cache keeps a response for `TTL_SECONDS: u64 = 30`\nseconds (src/cache.rs:2, [the code](src/cache.rs#L2))."}"#;
+    let server = serve(vec![content(linked), content(into_repo)]);
+    let run = regenerate_doc(&fixture, &server, "docs/ttl.md", &[]);
+    assert_eq!(outcome(&run)["outcome"], "refused");
+    assert!(
+        run.doc.contains("seconds (src/old_cache.rs:1)."),
+        "left as written"
+    );
+    let record: Value = serde_json::from_str(run.trace.lines().next().unwrap()).unwrap();
+    let first = record["attempts"][0]["violations"].to_string();
+    assert!(
+        first.contains("adds a link the paragraph did not have: `https://example.com/ttl-docs`"),
+        "{first}"
+    );
+    let second = record["attempts"][1]["violations"].to_string();
+    assert!(second.contains("`src/cache.rs#L2`"), "{second}");
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
+    assert_eq!(t["verdicts_changed"], 0);
+}

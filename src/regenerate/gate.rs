@@ -226,12 +226,13 @@ impl<'r> Gate<'r> {
         (report.findings, doc)
     }
 
-    /// Check a rewritten Markdown paragraph as if it stood in the doc `name`, at the target: no
-    /// citation in it fails, it cites something, and every citation lies inside a `retrieved`
-    /// chunk.
+    /// Check a rewritten Markdown paragraph (`was` before) as if it stood in the doc `name`, at
+    /// the target: no citation in it fails, it cites something, every citation lies inside a
+    /// `retrieved` chunk, and it adds no link `was` did not have.
     pub fn check_paragraph(
         &self,
         name: &str,
+        was: &str,
         text: &str,
         retrieved: &[Retrieved],
     ) -> Vec<Violation> {
@@ -259,9 +260,49 @@ impl<'r> Gate<'r> {
                 });
             }
         }
+        let before = links(was);
+        for added in links(text).into_iter().filter(|l| !before.contains(l)) {
+            out.push(Violation {
+                rule: RuleId::UnsupportedSource.as_str().to_string(),
+                citation: None,
+                message: format!(
+                    "the rewrite adds a link the paragraph did not have: `{added}` (cite code as \
+                     `path:start-end`; links are kept, never added)"
+                ),
+            });
+        }
         out.extend(self.failing(doc).0.iter().map(violation));
         out
     }
+}
+
+/// Every link destination in a Markdown text: inline, reference and autolinks, images, and bare
+/// URLs (GitHub renders them as links).
+fn links(text: &str) -> std::collections::BTreeSet<String> {
+    use pulldown_cmark::{Event, Parser, Tag};
+    static BARE_URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:https?|ftp|file|vscode)://[^\s<>()\[\]`]+")
+            .expect("url pattern")
+    });
+    let mut out = std::collections::BTreeSet::new();
+    for event in Parser::new(text) {
+        match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                out.insert(dest_url.to_string());
+            }
+            Event::Text(t) => {
+                // Trailing punctuation ends the sentence, not the URL (as GitHub reads it).
+                let url = |m: regex::Match| {
+                    m.as_str()
+                        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+                        .to_string()
+                };
+                out.extend(BARE_URL.find_iter(&t).map(url));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The violation of an answer that carries no retrieval payload where one is required.

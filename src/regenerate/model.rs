@@ -108,7 +108,14 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
         asked.calls += reply.requests;
         asked.prompt_tokens += reply.prompt_tokens;
         asked.completion_tokens += reply.completion_tokens;
-        let violations = trace::verdict(gate, q.subject, &q.doc, &reply.content, &q.retrieved);
+        let violations = trace::verdict(
+            gate,
+            q.subject,
+            &q.doc,
+            &reply.content,
+            &q.retrieved,
+            &q.text,
+        );
         let passed = violations.is_empty();
         record.attempts.push(Attempt {
             repair,

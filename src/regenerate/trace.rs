@@ -180,7 +180,14 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
         let mut passed_at = None;
         for (i, attempt) in record.attempts.iter().enumerate() {
             t.replies += 1;
-            let violations = verdict(&gate, record.subject, &record.doc, &attempt.raw, &retrieved);
+            let violations = verdict(
+                &gate,
+                record.subject,
+                &record.doc,
+                &attempt.raw,
+                &retrieved,
+                &record.query,
+            );
             for v in &violations {
                 *t.violations.entry(v.rule.clone()).or_default() += 1;
             }
@@ -223,13 +230,15 @@ pub fn refuses(raw: &str) -> bool {
 }
 
 /// The gate's verdict on one raw reply (text that is not JSON, or a paragraph reply without its
-/// `paragraph` string, is a violation too).
+/// `paragraph` string, is a violation too). `asked` is the question: for a paragraph, the
+/// paragraph as it was (its rewrite may add no link).
 pub fn verdict(
     gate: &Gate,
     subject: Subject,
     doc: &str,
     raw: &str,
     retrieved: &[Retrieved],
+    asked: &str,
 ) -> Vec<Violation> {
     let malformed = |message: String| {
         vec![Violation {
@@ -262,7 +271,7 @@ pub fn verdict(
         Subject::Paragraph => match value.get("paragraph").and_then(Value::as_str) {
             // An empty paragraph is the model declining: nothing to check, nothing written.
             Some("") => Vec::new(),
-            Some(text) => gate.check_paragraph(doc, text, retrieved),
+            Some(text) => gate.check_paragraph(doc, asked, text, retrieved),
             None => malformed("the reply has no `paragraph` string".into()),
         },
     }
