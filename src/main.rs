@@ -605,11 +605,18 @@ fn fix_command(args: FixArgs) -> ExitCode {
     for (doc, f) in &plan.blocked {
         let doc = &report.docs[*doc].doc;
         let line = doc.lines.line(f.byte_start);
+        let to = match f.start_line {
+            0 => f.path.clone(),
+            _ => format!(
+                "{}:{}",
+                f.path,
+                citegate::model::LineRange::new(f.start_line, f.end_line)
+            ),
+        };
         out.push_str(&format!(
-            "{}:{line}: not moved to {}:{}: a citation on this line stays failing, and editing the line would hide it\n",
+            "{}:{line}: not moved to {}: a citation on this line stays failing, and editing the line would hide it\n",
             printable(&doc.name, false),
-            printable(&f.path, false),
-            citegate::model::LineRange::new(f.start_line, f.end_line)
+            printable(&to, false),
         ));
     }
     for m in report.pin_moves.iter().filter(|m| m.blocked()) {

@@ -71,6 +71,21 @@ fn run(fixture: &Fixture) -> regenerate::Regenerated {
     run_shard(fixture, None)
 }
 
+/// `regenerate` over the fixture's `docs/` folder, offline.
+fn run_docs(fixture: &Fixture) -> regenerate::Regenerated {
+    let audit = AuditOptions {
+        paths: vec![fixture.path().join("docs")],
+        repo: Some(fixture.path().to_path_buf()),
+        ..AuditOptions::default()
+    };
+    regenerate::run(&Options {
+        audit,
+        top_k: regenerate::DEFAULT_TOP_K,
+        llm: None,
+    })
+    .unwrap()
+}
+
 fn run_shard(fixture: &Fixture, shard: Option<Shard>) -> regenerate::Regenerated {
     let audit = AuditOptions {
         paths: vec![fixture.path().join("answers")],
@@ -367,17 +382,7 @@ It is `never_defined_here()` that returns src/gone.rs:2
 #[test]
 fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
     let fixture = Fixture::build(WIKI).unwrap();
-    let audit = AuditOptions {
-        paths: vec![fixture.path().join("docs")],
-        repo: Some(fixture.path().to_path_buf()),
-        ..AuditOptions::default()
-    };
-    let run = regenerate::run(&Options {
-        audit,
-        top_k: regenerate::DEFAULT_TOP_K,
-        llm: None,
-    })
-    .unwrap();
+    let run = run_docs(&fixture);
     let head = &run.revision;
     let moved: Vec<(Kind, Vec<(String, String)>)> = run
         .outcomes
@@ -436,6 +441,70 @@ fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
             "stale-changed",
             "unsupported-quote",
             "invented-path"
+        ]
+    );
+}
+
+/// Issue 20: DeepWiki's link text moves with its URL (`[a.js L2-L3](…#L2-L3)`), every range of
+/// a comma list is listed as moved (`[a.js:2, 5]()` moves two), and a whole-file citation moves
+/// to a whole file, never `path:0`.
+#[test]
+fn link_text_ranges_and_whole_files_move_as_written() {
+    let spec = r#"@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code
+@@@ file src/a.js
+function first() {
+  return 1;
+}
+function second() {
+  return 2;
+}
+@@@ file src/old.js
+export const OLD = "a whole file that is renamed";
+@@@ commit docs the wiki
+@@@ file docs/w.md
+See [src/a.js L2-L3](https://github.com/acme/shop/blob/{{rev:v1}}/src/a.js#L2-L3).
+
+Both: [src/a.js:2, 5]().
+
+Whole: [the old file](../src/old.js).
+@@@ commit v2 code moves down, a rename
+@@@ file src/a.js
+// header
+// another
+function first() {
+  return 1;
+}
+function second() {
+  return 2;
+}
+@@@ delete src/old.js
+@@@ file src/new.js
+export const OLD = "a whole file that is renamed";
+"#;
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run_docs(&fixture);
+    let after = &run.docs[0].after;
+    assert!(
+        after.contains("[src/a.js L4-L5](https://github.com/acme/shop/blob/"),
+        "{after}"
+    );
+    assert!(after.contains("/src/a.js#L4-L5)"), "{after}");
+    assert!(after.contains("[src/a.js:4, 7]()"), "{after}");
+    assert!(after.contains("[the old file](../src/new.js)"), "{after}");
+    let mut moved: Vec<(String, String)> = run
+        .outcomes
+        .iter()
+        .flat_map(|o| o.moved.iter().map(|m| (m.from.clone(), m.to.clone())))
+        .collect();
+    moved.sort();
+    assert_eq!(
+        moved,
+        [
+            ("src/a.js:2".to_string(), "src/a.js:4".to_string()),
+            ("src/a.js:2-3".to_string(), "src/a.js:4-5".to_string()),
+            ("src/a.js:5".to_string(), "src/a.js:7".to_string()),
+            ("src/old.js".to_string(), "src/new.js".to_string()),
         ]
     );
 }

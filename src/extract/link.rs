@@ -150,6 +150,33 @@ fn file_url(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation
     Some(c)
 }
 
+/// Where the link text repeats the citation's range as `L559-L562` (or `L559`), when it does
+/// exactly once: DeepWiki writes its links so, and the text must move with the URL.
+fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
+    let (Some(at), Some(range)) = (link.text_at, c.lines) else {
+        return;
+    };
+    let written = match range.start == range.end {
+        true => format!("L{}", range.start),
+        false => format!("L{}-L{}", range.start, range.end),
+    };
+    let found: Vec<usize> = link
+        .text
+        .match_indices(&written)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = link.text[..i].chars().next_back();
+            let after = link.text[i + written.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric)
+                && !after.is_some_and(|ch| ch.is_ascii_digit() || ch == '-')
+        })
+        .collect();
+    if let [i] = found[..] {
+        let span = Span::new(at + i, at + i + written.len());
+        c.text_lines_span = Some((span, LineStyle::PrefixedBoth));
+    }
+}
+
 fn line_style(frag: &str) -> LineStyle {
     if frag.matches('L').count() >= 2 || !frag.contains('-') {
         LineStyle::PrefixedBoth
@@ -185,6 +212,7 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
         .dest_at
         .map(|at| (Span::new(at + frag_at, at + dest.len()), style));
     c.path_span = link_path_span(link, target, base);
+    mirror_in_text(link, &mut c);
     Some(c)
 }
 
@@ -225,6 +253,7 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
             c.path_span = Some((Span::new(at + s, at + e), PathStyle::Url));
         }
     }
+    mirror_in_text(link, &mut c);
     Some(c)
 }
 

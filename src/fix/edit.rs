@@ -50,6 +50,9 @@ pub fn build(
                 span,
                 style.rewrite(doc_text.get(span.start..span.end)?, new),
             ));
+            if let Some((span, style)) = citation.text_lines_span {
+                edits.push((span, style.render(new)));
+            }
             Some(new)
         }
         (_, old) => old,

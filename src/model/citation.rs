@@ -281,6 +281,9 @@ pub struct Citation {
     pub tentative: bool,
     /// Where the line numbers are written in the doc, and how, so a fix can rewrite them.
     pub lines_span: Option<(Span, LineStyle)>,
+    /// Where a link's text repeats the same range (DeepWiki: `[a.js L559-L562](…#L559-L562)`),
+    /// so the text moves with its URL.
+    pub text_lines_span: Option<(Span, LineStyle)>,
     /// Where the path is written, and how, so a fix for a renamed file can rewrite it.
     pub path_span: Option<(Span, PathStyle)>,
     /// Where the citation's own pin is written (a permalink's revision).
@@ -308,6 +311,7 @@ impl Citation {
             bad_lines: None,
             tentative: false,
             lines_span: None,
+            text_lines_span: None,
             path_span: None,
             pin_span: None,
             quote: None,

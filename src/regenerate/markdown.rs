@@ -189,14 +189,25 @@ pub fn docs(
     let mut outcomes = Vec::new();
     let mut seen = HashSet::new();
     for f in &report.findings {
-        if !is_md(f.doc) || !gate::wrong(f.rule, f.severity) || !seen.insert((f.doc, f.span)) {
+        if !is_md(f.doc)
+            || !gate::wrong(f.rule, f.severity)
+            || !seen.insert((f.doc, f.span, f.lines))
+        {
             continue;
         }
-        let moved = relocated
-            .get(&f.doc)
-            .into_iter()
-            .flatten()
-            .find(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end);
+        // Citations may share a span (`[a.js:64, 84]()` is two): the move is the one that
+        // rewrites this citation's own line numbers.
+        let own = report.docs[f.doc]
+            .extracted
+            .citations
+            .iter()
+            .find(|c| c.span == f.span && c.lines == f.lines)
+            .and_then(|c| c.lines_span.map(|(s, _)| s));
+        let moved = relocated.get(&f.doc).into_iter().flatten().find(|x| {
+            f.span.start <= x.byte_start
+                && x.byte_end <= f.span.end
+                && own.is_none_or(|s| x.byte_start <= s.start && s.end <= x.byte_end)
+        });
         let fix = f.safe_fix().or(moved);
         let held = fix.is_some_and(|x| {
             (plan.blocked.iter()).any(|(d, b)| {
@@ -244,7 +255,11 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
             o.outcome = Kind::Regrounded;
             o.moved.push(Moved {
                 from: cited,
-                to: format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
+                to: match x.start_line {
+                    // A whole-file citation moves to a whole file: never `path:0`.
+                    0 => x.path.clone(),
+                    _ => format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
+                },
             });
         }
         (Some(r), None) => {
