@@ -508,3 +508,51 @@ export const OLD = "a whole file that is renamed";
         ]
     );
 }
+
+/// A refusal caused by a doc pin says so: a moved citation under `citegate: {rev}` moves only
+/// with the pin and all its citations, which `fix` does and `regenerate` leaves to it.
+#[test]
+fn a_refusal_caused_by_a_doc_pin_says_so() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn a() {}
+@@@ file src/b.rs
+const B: u32 = 1;
+@@@ commit docs pinned at v1
+@@@ file docs/p.md
+---
+citegate: {rev: {{short:v1}}}
+---
+
+Moved: src/a.rs:1. Changed: src/b.rs:1.
+@@@ commit v2 a.rs moves down, b.rs changes
+@@@ file src/a.rs
+// header
+fn a() {}
+@@@ file src/b.rs
+const B: u32 = 2;
+";
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run_docs(&fixture);
+    let reasons: Vec<(&str, &str)> = run
+        .outcomes
+        .iter()
+        .map(|o| {
+            (
+                o.reason.as_deref().unwrap_or_default(),
+                o.why.as_deref().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(
+        reasons
+            .iter()
+            .any(|(r, why)| *r == "doc_pin" && why.contains("the doc's pin")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|(r, _)| *r == "not_regrounded"),
+        "{reasons:?}"
+    );
+}

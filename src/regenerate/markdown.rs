@@ -197,12 +197,13 @@ pub fn docs(
         }
         // Citations may share a span (`[a.js:64, 84]()` is two): the move is the one that
         // rewrites this citation's own line numbers.
-        let own = report.docs[f.doc]
-            .extracted
-            .citations
-            .iter()
-            .find(|c| c.span == f.span && c.lines == f.lines)
-            .and_then(|c| c.lines_span.map(|(s, _)| s));
+        let d = &report.docs[f.doc];
+        let index =
+            (d.extracted.citations.iter()).position(|c| c.span == f.span && c.lines == f.lines);
+        let own = index.and_then(|i| d.citation(i).lines_span.map(|(s, _)| s));
+        // Content found again, but the citation cannot move without its doc's pin.
+        let under_doc_pin = index.is_some_and(|i| d.pin_of(i).1 == PinSource::Doc)
+            && matches!(f.rule, RuleId::StaleMoved | RuleId::StaleRenamed);
         let moved = relocated.get(&f.doc).into_iter().flatten().find(|x| {
             f.span.start <= x.byte_start
                 && x.byte_end <= f.span.end
@@ -224,6 +225,13 @@ pub fn docs(
             o.why = Some(
                 "a citation on the same line stays failing: editing the line would hide it".into(),
             );
+        } else if under_doc_pin && o.reason.as_deref() == Some("not_regrounded") {
+            o.reason = Some("doc_pin".into());
+            o.why = Some(format!(
+                "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
+                 citation: it moves only with the pin and all its citations (`citegate fix`)",
+                f.rule, f.message
+            ));
         }
         outcomes.push(o);
     }
