@@ -737,3 +737,20 @@ fn a_paragraph_rewrite_adds_no_link() {
     let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
     assert_eq!(t["verdicts_changed"], 0);
 }
+
+/// A TLS failure says so: `https://` to a server that does not speak TLS.
+#[test]
+fn a_tls_failure_says_so() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let fixture = Fixture::build(SPEC).unwrap();
+    let (code, run) = regenerate_at(&fixture, &url, "answers/ttl.json", &["--retries", "0"]);
+    assert_eq!(code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("TLS failed"), "{}", run.stderr);
+}

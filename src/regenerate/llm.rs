@@ -262,6 +262,16 @@ fn status_error(resp: reqwest::blocking::Response, deadline: Instant, timeout: D
     }
 }
 
+/// Words rustls and the platform verifiers use for a failed TLS handshake.
+const TLS_WORDS: [&str; 6] = [
+    "tls",
+    "certificate",
+    "handshake",
+    "corrupt message",
+    "alert",
+    "peer is incompatible",
+];
+
 /// A transport error as a user reads it: timed out, connection refused, TLS, with its causes.
 fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     if e.is_timeout() {
@@ -277,8 +287,7 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     let lower = chain.to_ascii_lowercase();
     let what = if lower.contains("connection refused") {
         "connection refused"
-    } else if lower.contains("tls") || lower.contains("certificate") || lower.contains("handshake")
-    {
+    } else if TLS_WORDS.iter().any(|w| lower.contains(w)) {
         "TLS failed"
     } else if lower.contains("dns") || lower.contains("resolve") || lower.contains("lookup") {
         "the host name could not be resolved"
