@@ -4,6 +4,7 @@
 
 use std::sync::OnceLock;
 
+use citegate::regenerate::gate::{Gate, Retrieval};
 use citegate::resolve::CodeRepo;
 use citegate::testing::Fixture;
 use libfuzzer_sys::fuzz_target;
@@ -22,7 +23,8 @@ fn repo() -> &'static (Fixture, CodeRepo, git2::Oid) {
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (_, repo, head) = repo();
-    let g = citegate::regenerate::service::gate_text(repo, *head, text, None, false);
+    let gate = Gate::new(repo, *head, &citegate::audit::Settings::default());
+    let g = citegate::regenerate::service::gate_text(&gate, text, Retrieval::Optional, false);
     let out: serde_json::Value = serde_json::from_str(&g.output).expect("one JSON value");
     if g.passed {
         // A byte-order mark before the answer is read past, as editors write one.
