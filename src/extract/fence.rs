@@ -50,12 +50,67 @@ pub struct Fence {
     pub body_span: Option<Span>,
 }
 
+/// The fence languages that quote a file, by the file's extension (or name, for files without
+/// one); an extension not listed is quoted by a fence named after it (`toml` for `.toml`).
+pub const LANGUAGES: &[(&[&str], &[&str])] = &[
+    (&["rs"], &["rust", "rs"]),
+    (&["py", "pyi"], &["python", "py", "python3", "py3"]),
+    (&["ts", "mts", "cts"], &["typescript", "ts"]),
+    (&["tsx"], &["tsx", "typescript", "ts"]),
+    (&["js", "mjs", "cjs"], &["javascript", "js", "node"]),
+    (&["jsx"], &["jsx", "javascript", "js"]),
+    (&["go"], &["go", "golang"]),
+    (&["java"], &["java"]),
+    (&["kt", "kts"], &["kotlin", "kt"]),
+    (&["c", "h"], &["c", "h", "cpp", "c++"]),
+    (
+        &["cc", "cpp", "cxx", "hpp", "hh", "hxx"],
+        &["cpp", "c++", "cc", "cxx", "hpp"],
+    ),
+    (&["cs"], &["csharp", "cs", "c#"]),
+    (&["rb"], &["ruby", "rb"]),
+    (&["sh", "bash", "zsh"], &["sh", "bash", "shell", "zsh"]),
+    (&["yml", "yaml"], &["yaml", "yml"]),
+    (&["json"], &["json", "jsonc", "json5"]),
+    (&["md", "mdx"], &["markdown", "md", "mdx"]),
+    (&["html", "htm"], &["html", "htm"]),
+    (&["dockerfile"], &["dockerfile", "docker"]),
+    (&["makefile"], &["make", "makefile", "mk"]),
+];
+
 impl Fence {
     /// Whether the fence may hold a copy of source code (it is not a diagram or output).
     pub fn is_code(&self) -> bool {
+        !NOT_CODE.contains(&self.lang().as_str())
+    }
+
+    /// The fence's language, lowercased (`{.rust}` and `rust,ignore` read as `rust`).
+    fn lang(&self) -> String {
         let lang = self.info.split_whitespace().next().unwrap_or("");
         let lang = lang.trim_start_matches('{').trim_start_matches('.');
-        !NOT_CODE.contains(&lang.to_ascii_lowercase().as_str())
+        let lang = lang.split([',', '}']).next().unwrap_or_default();
+        lang.to_ascii_lowercase()
+    }
+
+    /// Whether the fence can quote `path`: its info string is empty, or names the file's
+    /// language (a ```` ```sh ```` block after a Rust citation is a command, not its quote).
+    pub fn quotes(&self, path: &str) -> bool {
+        let lang = self.lang();
+        if lang.is_empty() {
+            return true;
+        }
+        let file = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        let ext = match file.rsplit_once('.') {
+            Some((_, ext)) => ext.to_string(),
+            None => file,
+        };
+        match LANGUAGES
+            .iter()
+            .find(|(exts, _)| exts.contains(&ext.as_str()))
+        {
+            Some((_, langs)) => langs.contains(&lang.as_str()),
+            None => lang == ext,
+        }
     }
 }
 

@@ -42,10 +42,21 @@ pub fn citations(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Ve
     if let Some(rest) = dest.strip_prefix("file://") {
         return file_url(link, rest, ctx).into_iter().collect();
     }
-    if dest.contains("://") || dest.starts_with('#') || dest.starts_with("mailto:") {
+    if dest.contains("://")
+        || dest.starts_with('#')
+        || dest.starts_with("mailto:")
+        || is_email(dest)
+    {
         return Vec::new();
     }
     relative(link, dest, base).into_iter().collect()
+}
+
+/// An e-mail address (an autolink `<anders@example.org>`): an `@` with no path separator before
+/// it is never a file.
+fn is_email(dest: &str) -> bool {
+    dest.split_once('@')
+        .is_some_and(|(user, host)| !user.is_empty() && !user.contains('/') && host.contains('.'))
 }
 
 fn empty_target(link: Link<'_>) -> Vec<Citation> {

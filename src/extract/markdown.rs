@@ -518,7 +518,8 @@ impl<'a> Walker<'a> {
             .collect();
         if let [only] = on_line[..] {
             let c = &mut self.ext.citations[only];
-            if c.quote.is_none() && c.syntax != Syntax::FenceInfo {
+            let speaks = c.repo_path().is_none_or(|p| fence.quotes(p));
+            if c.quote.is_none() && c.syntax != Syntax::FenceInfo && speaks {
                 c.quote = Some(quote);
             }
         }

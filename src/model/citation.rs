@@ -11,6 +11,11 @@ pub struct LineRange {
     pub end: i64,
 }
 
+/// ASCII digits, at least one.
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 impl LineRange {
     pub fn new(start: i64, end: i64) -> Self {
         LineRange { start, end }
@@ -24,7 +29,13 @@ impl LineRange {
         };
         let number = |s: &str| -> Option<i64> {
             let digits = s.strip_prefix('L').unwrap_or(s);
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            // GitHub's column fragments (`L238C4`, `L883C24`) select within the line: the line
+            // is what is cited, the columns are ignored.
+            let digits = match digits.split_once('C') {
+                Some((line, col)) if s.starts_with('L') && is_number(col) => line,
+                _ => digits,
+            };
+            if !is_number(digits) {
                 return None;
             }
             digits.parse().ok()

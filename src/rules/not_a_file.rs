@@ -1,5 +1,5 @@
 //! `not-a-file`: the cited path is a directory, a submodule, a symbolic link, or a binary (or huge)
-//! blob, so it has no lines to cite.
+//! blob, so it has no lines to cite. A whole-file link to a folder or a binary only has to exist.
 //!
 //! What it checks, why, and its fix safety: `rules/not-a-file.yaml` (`citegate explain not-a-file`).
 
@@ -13,6 +13,17 @@ pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Find
     let FileFacts::NotText(what) = file else {
         return None;
     };
+    // A whole-file link (no lines) to a folder, an image or a PDF only has to exist: GitHub
+    // serves `blob/REV/dir` as the folder's view and a binary as itself.
+    let whole = subject.citation.lines.is_none() && subject.citation.bad_lines.is_none();
+    if whole
+        && matches!(
+            what,
+            FileAt::Directory | FileAt::Binary | FileAt::TooLarge(_)
+        )
+    {
+        return None;
+    }
     let kind = match what {
         FileAt::Directory => "a directory".to_string(),
         FileAt::Submodule => "a submodule".to_string(),
