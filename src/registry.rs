@@ -91,7 +91,7 @@ pub struct Example {
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 19] = [
+const CATALOGUE: [&str; 21] = [
     include_str!("../rules/invented-path.yaml"),
     include_str!("../rules/invented-lines.yaml"),
     include_str!("../rules/invented-revision.yaml"),
@@ -111,6 +111,8 @@ const CATALOGUE: [&str; 19] = [
     include_str!("../rules/stale-changed.yaml"),
     include_str!("../rules/stale-deleted.yaml"),
     include_str!("../rules/stale-ambiguous.yaml"),
+    include_str!("../rules/blank-span.yaml"),
+    include_str!("../rules/dead-doc-link.yaml"),
 ];
 
 static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
@@ -142,10 +144,12 @@ pub enum RuleId {
     StaleChanged,
     StaleDeleted,
     StaleAmbiguous,
+    BlankSpan,
+    DeadDocLink,
 }
 
 impl RuleId {
-    pub const ALL: [RuleId; 19] = [
+    pub const ALL: [RuleId; 21] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
         RuleId::InventedRevision,
@@ -165,6 +169,8 @@ impl RuleId {
         RuleId::StaleChanged,
         RuleId::StaleDeleted,
         RuleId::StaleAmbiguous,
+        RuleId::BlankSpan,
+        RuleId::DeadDocLink,
     ];
 
     /// Whether a finding of this rule at `severity` says a citation is wrong: the invented,
@@ -208,6 +214,8 @@ impl RuleId {
             RuleId::StaleChanged => "stale-changed",
             RuleId::StaleDeleted => "stale-deleted",
             RuleId::StaleAmbiguous => "stale-ambiguous",
+            RuleId::BlankSpan => "blank-span",
+            RuleId::DeadDocLink => "dead-doc-link",
         }
     }
 

@@ -62,6 +62,8 @@ pub struct CiteFacts {
     pub support: Option<Vec<bool>>,
     /// The path is a text file, the lines exist and the quote is inside them.
     pub holds: bool,
+    /// A line range was cited and every line of it is blank.
+    pub blank: bool,
     /// What it held, when it holds at a revision other than the target (for the stale comparison).
     pub held: Option<Held>,
 }

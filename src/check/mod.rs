@@ -101,6 +101,7 @@ impl Blob<'_> {
             evidence: None,
             support: None,
             holds: false,
+            blank: false,
             held: None,
         };
         let text = match read {
@@ -184,6 +185,7 @@ impl Blob<'_> {
             None => (1, blob.line_count.max(1)),
         };
         let span_text = blob.lines.slice(blob.text, start, end);
+        f.blank = citation.lines.is_some() && span_text.trim().is_empty();
         f.quote = citation.quote.as_ref().and_then(|q| {
             let n = normalize(&q.text);
             (!n.is_empty()).then(|| blob.quotes.find(n, citation.lines, span_text, start))

@@ -5,7 +5,9 @@
 //! `stale-*` file turns its verdict into a finding. Catalogue entries (family, default severity,
 //! summary, fix safety, explanation, examples) live in `rules/ID.yaml`, see [`crate::registry`].
 
+pub mod blank_span;
 pub mod context;
+pub mod dead_doc_link;
 pub mod foreign_citation;
 pub mod invented_lines;
 pub mod invented_path;
@@ -118,6 +120,10 @@ impl Rules<'_> {
     /// `unsupported-quote`.
     pub fn at_blob(&self, s: &Subject<'_>, facts: &CiteFacts, out: &mut Vec<Finding>) {
         let path = s.citation.repo_path().unwrap_or_default();
+        if dead_doc_link::is_doc_link(s, path) {
+            // A link to a doc cites no code: broken, it is hygiene, never an invented citation.
+            return self.keep(out, dead_doc_link::check(s, path, &facts.file));
+        }
         let file = [
             invented_path::check(s, path, &facts.file),
             not_a_file::check(s, path, &facts.file),
@@ -133,6 +139,7 @@ impl Rules<'_> {
                 return self.keep(out, [f]);
             }
             self.keep(out, overbroad_span::check(s, range, self.max_span_lines));
+            self.keep(out, blank_span::check(s, range, facts));
         }
         if let Some(quote) = &facts.quote {
             self.keep(
