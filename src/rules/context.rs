@@ -87,3 +87,18 @@ pub fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> String 
 pub fn short(oid: Oid) -> String {
     oid.to_string()[..8].to_string()
 }
+
+/// `f` with the closest existing paths as help ("did you mean …?"), when there are any.
+pub fn did_you_mean(f: Finding, suggestions: &[String]) -> Finding {
+    match suggestions {
+        [] => f,
+        [one] => f.help(format!("did you mean `{one}`?")),
+        many => f.help(format!(
+            "did you mean one of {}?",
+            many.iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}

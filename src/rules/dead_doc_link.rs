@@ -4,7 +4,7 @@
 //!
 //! What it checks, why, and its fix safety: `rules/dead-doc-link.yaml` (`citegate explain dead-doc-link`).
 
-use super::context::Subject;
+use super::context::{did_you_mean, Subject};
 use crate::check::FileFacts;
 use crate::model::Finding;
 use crate::registry::RuleId;
@@ -37,15 +37,5 @@ pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Find
             subject.short_rev()
         ),
     );
-    Some(match suggestions.as_slice() {
-        [] => f,
-        [one] => f.help(format!("did you mean `{one}`?")),
-        many => f.help(format!(
-            "did you mean one of {}?",
-            many.iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    })
+    Some(did_you_mean(f, suggestions))
 }

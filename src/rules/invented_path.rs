@@ -2,7 +2,7 @@
 //!
 //! What it checks, why, and its fix safety: `rules/invented-path.yaml` (`citegate explain invented-path`).
 
-use super::context::Subject;
+use super::context::{did_you_mean, Subject};
 use crate::check::FileFacts;
 use crate::fix::Relocation;
 use crate::model::{CitedPath, Finding};
@@ -42,17 +42,7 @@ fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding
         RuleId::InventedPath,
         format!("`{path}` does not exist at {}", subject.short_rev()),
     );
-    match suggestions {
-        [] => f,
-        [one] => f.help(format!("did you mean `{one}`?")),
-        many => f.help(format!(
-            "did you mean one of {}?",
-            many.iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
+    did_you_mean(f, suggestions)
 }
 
 /// The citation names no file at all (an exporter bug such as `blob/SHA/110-111`).
