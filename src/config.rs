@@ -51,6 +51,8 @@ pub struct RawSyntaxes {
     pub editor_link: Option<bool>,
     /// The `patterns` below.
     pub pattern: Option<bool>,
+    /// mdBook's `{{#include path:10:20}}` and `{{#rustdoc_include …}}`.
+    pub mdbook_include: Option<bool>,
 }
 
 /// Severities for the docs matching `paths`, over the top-level `rules`.
@@ -110,6 +112,10 @@ pub struct RawConfig {
     /// Let `regenerate` retrieve docs (Markdown pages, answer files) as evidence, not only code
     /// (default false: a model grounded in a wiki page cites the wiki, not the code).
     pub retrieve_docs: Option<bool>,
+    /// Globs of files generated at build time, not in the repository (an mdBook include of a
+    /// generated page): a citation of one that does not exist is a note, not an error.
+    #[serde(default)]
+    pub generated: Vec<String>,
 }
 
 /// A configuration problem, located in the file (exit code 2).
@@ -206,6 +212,7 @@ pub struct Config {
     pub target: Option<String>,
     /// `regenerate` retrieves docs too (`retrieve-docs: true`).
     pub retrieve_docs: bool,
+    generated: Option<GlobSet>,
     /// A digest of the file's text (0 without a file): shards of one run share it.
     pub digest: u64,
 }
@@ -293,6 +300,7 @@ impl Config {
             (s.json, Syntax::Json),
             (s.editor_link, Syntax::EditorLink),
             (s.pattern, Syntax::Pattern),
+            (s.mdbook_include, Syntax::Include),
         ]
         .into_iter()
         .filter(|(on, _)| *on == Some(false))
@@ -338,6 +346,7 @@ impl Config {
             max_span_lines: raw.max_span_lines,
             target: raw.target.clone(),
             retrieve_docs: raw.retrieve_docs.unwrap_or(false),
+            generated: globs(&raw.generated)?,
             digest: crate::model::hash::fnv1a(crate::model::hash::FNV_OFFSET, text.as_bytes()),
         })
     }
@@ -346,6 +355,11 @@ impl Config {
     pub fn wants_doc(&self, path: &str) -> bool {
         self.include.as_ref().is_none_or(|g| g.is_match(path))
             && !self.exclude.as_ref().is_some_and(|g| g.is_match(path))
+    }
+
+    /// Whether a cited path is generated at build time (`generated` globs, repo-relative).
+    pub fn generated(&self, path: &str) -> bool {
+        self.generated.as_ref().is_some_and(|g| g.is_match(path))
     }
 
     pub fn syntax_on(&self, syntax: Syntax) -> bool {

@@ -223,7 +223,7 @@ fn ops_of<'a>(
         .ok_or_else(|| FixtureError(format!("`@@@ {verb}` before any `@@@ commit`")))
 }
 
-/// Replace `{{rev:LABEL}}` and `{{short:LABEL}}`.
+/// Replace `{{rev:LABEL}}` and `{{short:LABEL}}` (mdBook's `{{#…}}` directives are kept).
 pub fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -236,6 +236,12 @@ pub fn substitute(text: &str, labels: &Labels) -> Result<String, FixtureError> {
             break;
         };
         let key = &after[..end];
+        if key.starts_with('#') {
+            // An mdBook directive (`{{#include a.rs:1:2}}`) is content, kept as written.
+            out.push_str(&rest[i..i + 2 + end + 2]);
+            rest = &after[end + 2..];
+            continue;
+        }
         let (kind, label) = key.split_once(':').unwrap_or(("", key));
         let oid = labels
             .get(label)

@@ -286,6 +286,10 @@ pub fn check_docs(
     // What the rules decided from is not needed past here: give it back before the report's
     // positions and snippets are made.
     drop(facts);
+    let levels = Graded {
+        levels: &levels,
+        config: &settings.config,
+    };
     let mut report = finish(repo, target, docs, findings, repins, &levels);
     report.pin_moves = pin_moves;
     report
@@ -427,6 +431,28 @@ fn position(doc: &crate::model::Doc, span: crate::model::Span) -> crate::model::
     }
 }
 
+/// The settings' severities, and the configuration's `generated` paths: a missing path it says
+/// is generated at build time is a note, not an error.
+struct Graded<'a> {
+    levels: &'a Levels,
+    config: &'a crate::config::Config,
+}
+
+impl Graded<'_> {
+    fn grade(&self, f: &mut Finding) -> bool {
+        let Some(severity) = self.levels.severity(f.rule, f.doc) else {
+            return false;
+        };
+        f.severity = severity;
+        let generated = |p: &str| self.config.generated(p);
+        if f.rule == RuleId::InventedPath && f.path.as_deref().is_some_and(generated) {
+            f.severity = crate::registry::Severity::Note;
+            f.help = Some("generated at build time (`generated` in .citegate.yaml)".into());
+        }
+        true
+    }
+}
+
 /// Severities from the settings, findings sorted by doc, line, column and rule (whatever the
 /// thread count), and the counts.
 fn finish(
@@ -435,15 +461,9 @@ fn finish(
     docs: Vec<AuditedDoc>,
     mut findings: Vec<Finding>,
     repins: Vec<(usize, Fix)>,
-    levels: &Levels,
+    levels: &Graded,
 ) -> Report {
-    findings.retain_mut(|f| match levels.severity(f.rule, f.doc) {
-        Some(s) => {
-            f.severity = s;
-            true
-        }
-        None => false,
-    });
+    findings.retain_mut(|f| levels.grade(f));
     fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, usize, RuleId, &'a str) {
         (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
     }

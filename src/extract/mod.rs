@@ -8,6 +8,7 @@ pub mod bare;
 pub mod context;
 pub mod fence;
 pub mod front_matter;
+pub mod include;
 pub mod json_spans;
 pub mod link;
 pub mod literal;
@@ -24,7 +25,11 @@ use crate::registry::RuleId;
 /// Extract a doc according to its kind, then the configuration's in-house patterns.
 pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
     let mut ext = match doc.kind {
-        DocKind::Markdown => markdown::extract(doc, ctx),
+        DocKind::Markdown => {
+            let mut ext = markdown::extract(doc, ctx);
+            include::directives(doc, &mut ext);
+            ext
+        }
         DocKind::Json => answer::extract_json(doc),
         DocKind::JsonLines => answer::extract_jsonl(doc),
     };

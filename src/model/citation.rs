@@ -229,6 +229,8 @@ pub enum Syntax {
     EditorLink,
     /// An in-house syntax from the configuration's `patterns`.
     Pattern,
+    /// mdBook's `{{#include path:10:20}}` and `{{#rustdoc_include …}}`.
+    Include,
 }
 
 impl Syntax {
@@ -245,6 +247,7 @@ impl Syntax {
             Syntax::Json => "json",
             Syntax::EditorLink => "editor_link",
             Syntax::Pattern => "pattern",
+            Syntax::Include => "mdbook_include",
         }
     }
 }
