@@ -64,6 +64,8 @@ pub struct CiteFacts {
     pub holds: bool,
     /// A line range was cited and every line of it is blank.
     pub blank: bool,
+    /// An mdBook include's anchor that the file does not hold (both `ANCHOR:` and `ANCHOR_END:`).
+    pub anchor_missing: bool,
     /// What it held, when it holds at a revision other than the target (for the stale comparison).
     pub held: Option<Held>,
 }

@@ -16,8 +16,8 @@ use git2::Oid;
 
 use crate::extract::resolve_path;
 use crate::model::{
-    AuditedDoc, Citation, CiteRef, CitedPath, LineIndex, LineRange, LiteralKind, PathStyle,
-    PinSource,
+    AuditedDoc, Citation, CiteRef, CitedPath, IncludePart, LineIndex, LineRange, LiteralKind,
+    PathStyle, PinSource,
 };
 use crate::normalize::{self, normalize, NormalizedSource};
 use crate::resolve::ahead::read_ahead;
@@ -102,6 +102,7 @@ impl Blob<'_> {
             support: None,
             holds: false,
             blank: false,
+            anchor_missing: false,
             held: None,
         };
         let text = match read {
@@ -186,6 +187,9 @@ impl Blob<'_> {
         };
         let span_text = blob.lines.slice(blob.text, start, end);
         f.blank = citation.lines.is_some() && span_text.trim().is_empty();
+        if let Some(IncludePart::Anchor(name)) = &citation.include {
+            f.anchor_missing = !has_anchor(blob.text, name);
+        }
         f.quote = citation.quote.as_ref().and_then(|q| {
             let n = normalize(&q.text);
             (!n.is_empty()).then(|| blob.quotes.find(n, citation.lines, span_text, start))
@@ -410,4 +414,16 @@ fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> Vec<Option<&LiteralKind>> {
             .collect(),
         None => Vec::new(),
     }
+}
+
+/// Whether `text` holds mdBook's anchor `name`: a line with `ANCHOR: name` and a later one with
+/// `ANCHOR_END: name` (in any comment syntax).
+fn has_anchor(text: &str, name: &str) -> bool {
+    let marks = |kind: &str| {
+        text.lines().position(|l| {
+            l.split_once(kind)
+                .is_some_and(|(_, rest)| rest.split_whitespace().next() == Some(name))
+        })
+    };
+    matches!((marks("ANCHOR:"), marks("ANCHOR_END:")), (Some(a), Some(b)) if a < b)
 }

@@ -18,7 +18,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{Citation, Doc, Extracted, LineRange, LineStyle, PathStyle, Span, Syntax};
+use crate::model::{
+    Citation, Doc, Extracted, IncludePart, LineRange, LineStyle, PathStyle, Span, Syntax,
+};
 
 use super::path::resolve_path;
 
@@ -36,6 +38,18 @@ fn range(spec: &str) -> Option<LineRange> {
         Some(("", end)) => number(end).map(|e| LineRange::new(1, e)),
         Some((start, "")) => number(start).and(None),
         Some((start, end)) => Some(LineRange::new(number(start)?, number(end)?)),
+    }
+}
+
+/// What a directive's `:…` cites when it is no line range: from a line to the end, or an anchor.
+fn part(spec: &str) -> Option<IncludePart> {
+    let spec = spec.strip_prefix(':')?;
+    match spec.split_once(':') {
+        Some((start, "")) => start.parse().ok().map(IncludePart::From),
+        None if !spec.is_empty() && spec.parse::<i64>().is_err() => {
+            Some(IncludePart::Anchor(spec.to_string()))
+        }
+        _ => None,
     }
 }
 
@@ -58,6 +72,9 @@ pub fn directives(doc: &Doc, ext: &mut Extracted) {
             resolve_path(path.as_str(), base, true),
         )
         .with_lines(spec.and_then(|s| range(s.as_str())));
+        if c.lines.is_none() {
+            c.include = spec.and_then(|s| part(s.as_str()));
+        }
         c.path_span = Some((
             Span::new(path.start(), path.end()),
             PathStyle::Link {
@@ -91,5 +108,8 @@ mod tests {
         assert_eq!(range("::10"), Some(LineRange::new(1, 10)));
         assert_eq!(range(":2:"), None);
         assert_eq!(range(":anchor"), None);
+        assert_eq!(part(":2:"), Some(IncludePart::From(2)));
+        assert_eq!(part(":helper"), Some(IncludePart::Anchor("helper".into())));
+        assert_eq!(part(":2"), None);
     }
 }

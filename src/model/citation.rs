@@ -252,6 +252,15 @@ impl Syntax {
     }
 }
 
+/// What an mdBook include cites of a file, when it is not a line range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IncludePart {
+    /// `file.rs:N:`: line N to the end.
+    From(i64),
+    /// `file.rs:name`: between `ANCHOR: name` and `ANCHOR_END: name`.
+    Anchor(String),
+}
+
 /// A path as cited, after URL-decoding and normalisation against the repository root.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CitedPath {
@@ -298,6 +307,9 @@ pub struct Citation {
     /// Where a link's text repeats the same range (DeepWiki: `[a.js L559-L562](…#L559-L562)`),
     /// so the text moves with its URL.
     pub text_lines_span: Option<(Span, LineStyle)>,
+    /// An mdBook include that cites the file from a line to its end, or between anchors: the
+    /// file is checked whole, and the line or anchor must be in it.
+    pub include: Option<IncludePart>,
     /// Where the path is written, and how, so a fix for a renamed file can rewrite it.
     pub path_span: Option<(Span, PathStyle)>,
     /// Where the citation's own pin is written (a permalink's revision).
@@ -326,6 +338,7 @@ impl Citation {
             tentative: false,
             lines_span: None,
             text_lines_span: None,
+            include: None,
             path_span: None,
             pin_span: None,
             quote: None,

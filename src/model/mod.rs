@@ -11,8 +11,8 @@ pub mod report;
 pub mod span;
 
 pub use citation::{
-    Citation, CitedPath, Claim, Foreign, LineRange, LineStyle, Literal, LiteralKind, PathStyle,
-    PinSource, Quote, Syntax,
+    Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,
+    PathStyle, PinSource, Quote, Syntax,
 };
 pub use doc::{Doc, DocKind};
 pub use extracted::{

@@ -4,8 +4,7 @@
 //! What it checks, why, and its fix safety: `rules/invented-lines.yaml` (`citegate explain invented-lines`).
 
 use super::context::Subject;
-use crate::model::Finding;
-use crate::model::LineRange;
+use crate::model::{Finding, IncludePart, LineRange};
 use crate::registry::RuleId;
 
 /// Line references that cannot be read: never a whole-file citation (fail closed).
@@ -49,4 +48,25 @@ pub fn check_extent(subject: &Subject<'_>, range: LineRange, line_count: usize) 
             subject.short_rev()
         ),
     ))
+}
+
+/// An mdBook include from a line to the end, or between anchors: the line must be in the file,
+/// and the anchor too.
+pub fn check_include(
+    subject: &Subject<'_>,
+    line_count: usize,
+    anchor_missing: bool,
+) -> Option<Finding> {
+    let path = subject.citation.label();
+    let at = subject.short_rev();
+    let message = match subject.citation.include.as_ref()? {
+        IncludePart::From(n) if *n < 1 || *n as u64 > line_count as u64 => format!(
+            "`{path}` includes from line {n}, past the end of the file: it has {line_count} lines at {at}"
+        ),
+        IncludePart::Anchor(name) if anchor_missing => format!(
+            "`{path}` includes the anchor `{name}`, which is not in the file at {at} (`ANCHOR: {name}` … `ANCHOR_END: {name}`)"
+        ),
+        _ => return None,
+    };
+    Some(subject.finding(RuleId::InventedLines, message))
 }

@@ -134,6 +134,9 @@ impl Rules<'_> {
         let crate::check::FileFacts::Text { line_count } = facts.file else {
             return;
         };
+        if let Some(f) = invented_lines::check_include(s, line_count, facts.anchor_missing) {
+            return self.keep(out, [f]);
+        }
         if let Some(range) = s.citation.lines {
             if let Some(f) = invented_lines::check_extent(s, range, line_count) {
                 return self.keep(out, [f]);
