@@ -8,15 +8,17 @@
 //! 2. [`model`]: plain data: docs, spans, citations, claims, findings, fixes, the report.
 //! 3. [`forge`], [`normalize`], [`config`], [`discover`], [`output`]: forge URLs, the one
 //!    whitespace leniency, configuration, finding docs, writing files never through a link.
-//! 4. [`extract`] (a doc's text → citations and claims, facts only), [`resolve`] (revisions and
-//!    blobs from the object database, blame), [`fix::edit`] (a citation's fix in its own syntax),
-//!    [`select`] (`--since`).
-//! 5. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
-//! 6. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts);
-//!    [`retrieve`]: chunks, tokens and BM25 at a revision, the index cached per tree.
+//! 4. [`extract`] (a doc's text → citations and claims, facts only) with [`answer`] (the answer
+//!    contract: refusal, pin, retrieval payload, read alike from a located tree and a JSON
+//!    value), [`resolve`] (revisions and blobs from the object database, blame), [`fix::edit`]
+//!    (a citation's fix in its own syntax), [`select`] (`--since`).
+//! 5. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts), the facts
+//!    the rules decide from; [`retrieve`]: chunks, tokens and BM25 at a revision, the index
+//!    cached per tree.
+//! 6. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
 //! 7. [`audit`]: load → plan → check → history → rules → [`model::Report`]; [`audit::check_docs`]
 //!    checks docs held in memory.
-//! 8. [`report`] (one file per output format), [`fix::apply`], [`sweep`], [`regenerate`]
+//! 8. [`report`] (one file per output format), [`mod@fix::apply`], [`sweep`], [`regenerate`]
 //!    (offline re-grounding, the gate, the model client, traces).
 //!
 //! The library never prints; the binary maps a report to an exit code.

@@ -823,7 +823,7 @@ fn retrieve_command(args: RetrieveArgs) -> ExitCode {
     let target = match repo
         .open()
         .map_err(|e| e.message().to_string())
-        .and_then(|git| repo.resolve(&git, rev).map_err(|e| e.describe(rev).0))
+        .and_then(|git| repo.resolve(&git, rev).map_err(|e| target_error(&e, rev)))
     {
         Ok(t) => t,
         Err(e) => return fail(e),
@@ -852,7 +852,7 @@ fn open_at(
         .map_err(|e| format!("{}: {}", start.display(), e.message()))?;
     let rev = rev.unwrap_or("HEAD");
     let git = repo.open().map_err(|e| e.message().to_string())?;
-    let target = repo.resolve(&git, rev).map_err(|e| e.describe(rev).0)?;
+    let target = repo.resolve(&git, rev).map_err(|e| target_error(&e, rev))?;
     Ok((repo, target))
 }
 
@@ -919,7 +919,7 @@ fn open_configured(
     let git = repo.open().map_err(|e| e.message().to_string())?;
     let target = repo
         .resolve(&git, &settings.target)
-        .map_err(|e| e.describe(&settings.target).0)?;
+        .map_err(|e| target_error(&e, &settings.target))?;
     Ok((repo, target, settings))
 }
 
@@ -966,6 +966,14 @@ fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
         return Err(format!("{n} is out of range: from {LO} to {HI}"));
     }
     Ok(n)
+}
+
+/// A `--target` that names no usable commit, with what to do about it (a shallow clone).
+fn target_error(e: &citegate::resolve::RevError, rev: &str) -> String {
+    match e.describe(rev) {
+        (message, Some(hint)) => format!("--target {rev}: {message}\n  help: {hint}"),
+        (message, None) => format!("--target {rev}: {message}"),
+    }
 }
 
 /// `--llm`: an http(s) URL, checked before any work.

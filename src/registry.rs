@@ -79,7 +79,7 @@ pub struct RuleInfo {
 }
 
 /// A failing and a passing doc for a rule, over a fixture repository (see
-/// [`crate::fixture`]); run as tests and shown by `citegate explain`.
+/// `crate::fixture`, built with the `testing` feature); run as tests and shown by `citegate explain`.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Example {

@@ -507,3 +507,32 @@ fn human_report_of_stale_citations_snapshot() {
         .unwrap();
     insta::assert_snapshot!("stale_human", String::from_utf8_lossy(&out.stdout));
 }
+
+/// A revision option that names no commit is named in the error: `--since`, not `--target`.
+#[test]
+fn a_bad_revision_names_its_option() {
+    let spec =
+        "@@@ commit v1 first\n@@@ file src/a.rs\nfn a() {}\n@@@ file docs/a.md\nsrc/a.rs:1\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    for (args, named) in [
+        (
+            ["--since", "nosuchref"],
+            "--since nosuchref: revision `nosuchref` names no commit",
+        ),
+        (
+            ["--target", "nosuchref"],
+            "--target nosuchref: revision `nosuchref` names no commit",
+        ),
+    ] {
+        let out = citegate(dir.path())
+            .args(["audit", "docs"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{err}");
+        assert_eq!(err.matches("--").count(), 1, "one option named: {err}");
+    }
+}

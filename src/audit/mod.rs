@@ -205,14 +205,21 @@ fn resolve_target(
     })?;
     if opts.worktree {
         return repo.snapshot_worktree(&git).map_err(|e| AuditError::Rev {
-            rev: "--worktree".to_string(),
+            flag: "--worktree",
+            rev: String::new(),
             message: e.message().to_string(),
+            hint: None,
         });
     }
     let name = &settings.target;
-    repo.resolve(&git, name).map_err(|e| AuditError::Rev {
-        rev: name.clone(),
-        message: e.describe(name).0,
+    repo.resolve(&git, name).map_err(|e| {
+        let (message, hint) = e.describe(name);
+        AuditError::Rev {
+            flag: "--target",
+            rev: name.clone(),
+            message,
+            hint,
+        }
     })
 }
 
@@ -223,14 +230,16 @@ fn since_change(
     since: &str,
     target: Oid,
 ) -> Result<select::Change, AuditError> {
-    let rev_error = |message: String| AuditError::Rev {
-        rev: format!("--since {since}"),
+    let rev_error = |(message, hint): (String, Option<String>)| AuditError::Rev {
+        flag: "--since",
+        rev: since.to_string(),
         message,
+        hint,
     };
     let base = repo
         .resolve(git, since)
-        .map_err(|e| rev_error(e.describe(since).0))?;
-    select::Change::new(git, base, target).map_err(|e| rev_error(e.message().to_string()))
+        .map_err(|e| rev_error(e.describe(since)))?;
+    select::Change::new(git, base, target).map_err(|e| rev_error((e.message().to_string(), None)))
 }
 
 /// Check docs held in memory against `target`: the whole audit after loading. Findings of rules

@@ -101,9 +101,13 @@ pub enum AuditError {
         path: PathBuf,
         error: String,
     },
+    /// A revision option that names no usable commit: the option (`--target`, `--since`,
+    /// `--worktree`), what was given, why, and what to do about it (a shallow clone).
     Rev {
+        flag: &'static str,
         rev: String,
         message: String,
+        hint: Option<String>,
     },
     Path {
         path: PathBuf,
@@ -121,7 +125,18 @@ impl std::fmt::Display for AuditError {
             AuditError::Repo { path, error } => {
                 write!(f, "{}: not a Git repository: {error}", path.display())
             }
-            AuditError::Rev { rev, message } => write!(f, "--target {rev}: {message}"),
+            AuditError::Rev {
+                flag,
+                rev,
+                message,
+                hint,
+            } => {
+                write!(f, "{flag} {rev}: {message}")?;
+                match hint {
+                    Some(hint) => write!(f, "\n  help: {hint}"),
+                    None => Ok(()),
+                }
+            }
             AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
             AuditError::Threads(e) => write!(f, "worker threads: {e}"),
             AuditError::Config(e) => write!(f, "{e}"),

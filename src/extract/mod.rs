@@ -1,7 +1,7 @@
 //! Extraction: a doc's text → citations, claims and doc-level problems, each with its span.
 //!
 //! One file per doc format ([`markdown`], [`answer`]) and per citation syntax family ([`bare`],
-//! [`link`], [`forge`]); [`literal`] classifies the inline-code literals that claims make.
+//! [`link`], [`crate::forge`]); [`literal`] classifies the inline-code literals that claims make.
 
 pub mod answer;
 pub mod bare;

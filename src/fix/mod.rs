@@ -1,5 +1,5 @@
 //! Fixes, in two layers: [`edit`] builds a citation's fix (below the rules, which attach it to
-//! their findings) and [`apply`] applies a report's fixes to the docs (above the audit).
+//! their findings) and [`mod@apply`] applies a report's fixes to the docs (above the audit).
 
 pub mod apply;
 pub mod edit;
