@@ -4,6 +4,7 @@
 //! What it checks, why, and its fix safety: `rules/invented-lines.yaml` (`citegate explain invented-lines`).
 
 use super::context::Subject;
+use crate::fix::Relocation;
 use crate::model::{Finding, IncludePart, LineRange};
 use crate::registry::RuleId;
 
@@ -19,8 +20,26 @@ pub fn check_unreadable(subject: &Subject<'_>) -> Option<Finding> {
     ))
 }
 
-/// Ranges that are impossible whatever the file holds.
+/// Ranges that are impossible whatever the file holds. A range from line 0 (`#L0-L32`) is a
+/// generator counting from 0: still a finding, but named so, and the fix starts it at line 1
+/// (the lines it meant are unchanged).
 pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
+    if range.start == 0 && range.end >= 1 {
+        let f = subject
+            .finding(
+                RuleId::InventedLines,
+                format!(
+                    "line 0 does not exist: lines count from 1 (a generator counting from 0 wrote `{}`)",
+                    range
+                ),
+            )
+            .help("the fix starts the range at line 1");
+        let to = Relocation {
+            lines: Some(LineRange::new(1, range.end)),
+            ..Relocation::default()
+        };
+        return Some(subject.with_fix(f, to));
+    }
     let message = if range.start < 1 {
         format!("line {} does not exist: lines count from 1", range.start)
     } else if range.end < range.start {
@@ -40,14 +59,28 @@ pub fn check_extent(subject: &Subject<'_>, range: LineRange, line_count: usize) 
         return None;
     }
     let path = subject.citation.label();
-    Some(subject.finding(
+    let f = subject.finding(
         RuleId::InventedLines,
         format!(
             "`{path}` cites past the end of the file: it has {line_count} line{} at {}",
             if line_count == 1 { "" } else { "s" },
             subject.short_rev()
         ),
-    ))
+    );
+    // One past the last line: an exclusive end (`#L1-L(n+1)`), as some generators write it.
+    let exclusive =
+        range.end as u64 == line_count as u64 + 1 && (range.start as u64) <= line_count as u64;
+    if !exclusive {
+        return Some(f);
+    }
+    let f = f.help(format!(
+        "it ends one line past the last: an exclusive end, as some generators write ranges; the fix ends it at line {line_count}"
+    ));
+    let to = Relocation {
+        lines: Some(LineRange::new(range.start, line_count as i64)),
+        ..Relocation::default()
+    };
+    Some(subject.with_fix(f, to))
 }
 
 /// An mdBook include from a line to the end, or between anchors: the line must be in the file,
