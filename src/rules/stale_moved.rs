@@ -20,11 +20,21 @@ pub fn check(
         return None;
     };
     let to = *to;
+    // Shifted by one line (a blank line inserted above): the cited lines still show all of the
+    // content but its edge line. Still moved, and said so.
+    let edge = subject
+        .citation
+        .lines
+        .filter(|from| {
+            from.len() > 1 && from.len() == to.len() && (from.start - to.start).abs() == 1
+        })
+        .map(|_| "; the cited lines still hold all of it but one edge line")
+        .unwrap_or_default();
     let f = subject
         .finding(
             RuleId::StaleMoved,
             format!(
-                "`{}` moved: at {} the cited content is at lines {to}",
+                "`{}` moved: at {} the cited content is at lines {to}{edge}",
                 subject.citation.label(),
                 short(target)
             ),
