@@ -556,3 +556,45 @@ const B: u32 = 2;
         "{reasons:?}"
     );
 }
+
+/// Issue 21: a rename rewrites the link text that names the old file (its path, its file name,
+/// a DeepWiki `name Lx-Ly` label) with the URL, in `fix` as in `regenerate`.
+#[test]
+fn a_rename_rewrites_the_link_text_that_names_the_file() {
+    let spec = r#"@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code
+@@@ file src/old_name.js
+export function first() {
+  return 1;
+}
+@@@ commit docs the wiki
+@@@ file docs/w.md
+Path: [src/old_name.js](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_name.js).
+
+Label: [old_name.js L1-L3](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_name.js#L1-L3).
+
+Relative: [the old_name.js file](../src/old_name.js).
+@@@ commit v2 a rename
+@@@ delete src/old_name.js
+@@@ file src/new_name.js
+export function first() {
+  return 1;
+}
+"#;
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run_docs(&fixture);
+    let after = &run.docs[0].after;
+    assert!(
+        after.contains("Path: [src/new_name.js](https://github.com/acme/shop/blob/"),
+        "{after}"
+    );
+    assert!(
+        after.contains("Label: [new_name.js L1-L3](https://github.com/acme/shop/blob/"),
+        "{after}"
+    );
+    assert!(
+        after.contains("Relative: [the new_name.js file](../src/new_name.js)."),
+        "{after}"
+    );
+    assert!(!after.contains("old_name"), "{after}");
+}

@@ -109,6 +109,7 @@ fn whole_file(link: Link<'_>, target: &str, base: Option<&str>) -> Option<Citati
     }
     let mut c = Citation::new(Syntax::MarkdownLink, link.span, &raw, path);
     c.path_span = link_path_span(link, target, base);
+    path_in_text(link, &mut c);
     Some(c)
 }
 
@@ -161,9 +162,40 @@ fn file_url(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation
     Some(c)
 }
 
+/// Where the link text names the cited file, as its whole path or its file name, exactly once:
+/// a rename rewrites it with the URL.
+fn path_in_text(link: Link<'_>, c: &mut Citation) {
+    let (Some(at), Some(path)) = (link.text_at, c.repo_path()) else {
+        return;
+    };
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let once = |needle: &str| -> Option<usize> {
+        let found: Vec<usize> = (link.text.match_indices(needle))
+            .map(|(i, _)| i)
+            .filter(|&i| {
+                let before = link.text[..i].chars().next_back();
+                let after = link.text[i + needle.len()..].chars().next();
+                let joined = |ch: char| ch.is_alphanumeric() || matches!(ch, '_' | '-' | '/' | '.');
+                !before.is_some_and(joined)
+                    && !after.is_some_and(|ch| ch.is_alphanumeric() || ch == '_')
+            })
+            .collect();
+        match found[..] {
+            [i] => Some(i),
+            _ => None,
+        }
+    };
+    c.text_path_span = match (once(path), once(file)) {
+        (Some(i), _) => Some((Span::new(at + i, at + i + path.len()), true)),
+        (None, Some(i)) if file != path => Some((Span::new(at + i, at + i + file.len()), false)),
+        _ => None,
+    };
+}
+
 /// Where the link text repeats the citation's range as `L559-L562` (or `L559`), when it does
 /// exactly once: DeepWiki writes its links so, and the text must move with the URL.
 fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
+    path_in_text(link, c);
     let (Some(at), Some(range)) = (link.text_at, c.lines) else {
         return;
     };

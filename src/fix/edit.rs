@@ -42,6 +42,11 @@ pub fn build(
             return None; // Written bare, the new path would not be read back as one citation.
         }
         edits.push((*span, style.render(path)));
+        if let Some((span, whole)) = citation.text_path_span {
+            // The link text names the old file: it names the new one.
+            let file = path.rsplit('/').next().unwrap_or(path);
+            edits.push((span, if whole { path } else { file }.to_string()));
+        }
     }
     let lines = match (to.lines, citation.lines) {
         (Some(new), old) if Some(new) != old => {

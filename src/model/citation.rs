@@ -307,6 +307,9 @@ pub struct Citation {
     /// Where a link's text repeats the same range (DeepWiki: `[a.js L559-L562](…#L559-L562)`),
     /// so the text moves with its URL.
     pub text_lines_span: Option<(Span, LineStyle)>,
+    /// Where a link's text names the cited file, as its path (`true`) or its file name, so a
+    /// rename rewrites the text with the URL.
+    pub text_path_span: Option<(Span, bool)>,
     /// An mdBook include that cites the file from a line to its end, or between anchors: the
     /// file is checked whole, and the line or anchor must be in it.
     pub include: Option<IncludePart>,
@@ -338,6 +341,7 @@ impl Citation {
             tentative: false,
             lines_span: None,
             text_lines_span: None,
+            text_path_span: None,
             include: None,
             path_span: None,
             pin_span: None,
