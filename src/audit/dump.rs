@@ -47,8 +47,8 @@ pub struct Resolved {
 /// Resolve every citation of `docs` as the audit would, without reading what it cites.
 pub fn dump(repo: &CodeRepo, target: Oid, mut docs: Vec<AuditedDoc>, settings: &Settings) -> Dump {
     let git = repo.worker();
-    plan::drop_tentative(repo, &git, target, &mut docs);
     let implied = history::implied_when(settings.history, repo, target, &docs);
+    let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
     let mut citations = Vec::new();
     for (doc, d) in docs.iter().enumerate() {

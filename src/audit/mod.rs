@@ -252,7 +252,8 @@ pub fn check_docs(
 ) -> Report {
     repo.set_target(target);
     let git = repo.worker();
-    plan::drop_tentative(repo, &git, target, &mut docs);
+    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let levels = settings.levels(&docs);
     let enabled = |rule: RuleId, doc: usize| levels.on(rule, doc);
     let rules = Rules {
@@ -263,7 +264,6 @@ pub fn check_docs(
     for (i, d) in docs.iter().enumerate() {
         rules.on_doc(i, d, &mut findings);
     }
-    let implied = history::implied_when(settings.history, repo, target, &docs);
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
     findings.extend(plan.findings);
     settings

@@ -13,29 +13,64 @@ use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
 
-/// Drop the tentative citations (a bare `dir/name:3` whose file name has no extension) whose path
-/// names nothing at the target: they were model IDs or URL paths, not citations. A path that is
-/// never read (absolute, escaping the root) is kept, to be reported.
-pub fn drop_tentative(repo: &CodeRepo, git: &Repository, target: Oid, docs: &mut [AuditedDoc]) {
-    let mut exists: HashMap<String, bool> = HashMap::new();
-    for d in docs.iter_mut() {
+/// Drop the tentative citations (an extensionless `dir/name:3`, which could be a model ID or a URL
+/// path) whose path is a file neither at the target nor at the citation's own revision (its pin,
+/// its doc's pin, else its implied pin): a citation of a file deleted since it was written is
+/// kept, and found `stale-deleted`. Returns `implied` keyed by the kept citations' new indices.
+pub fn drop_tentative(
+    repo: &CodeRepo,
+    git: &Repository,
+    target: Oid,
+    docs: &mut [AuditedDoc],
+    implied: HashMap<CiteRef, Implied>,
+) -> HashMap<CiteRef, Implied> {
+    let mut exists: HashMap<(Oid, String), bool> = HashMap::new();
+    let mut file_at = |rev: Oid, path: &str| {
+        *exists
+            .entry((rev, path.to_string()))
+            .or_insert_with(|| repo.blob_id(git, rev, path).is_some())
+    };
+    let mut moved: HashMap<CiteRef, CiteRef> = HashMap::new();
+    let mut touched = std::collections::HashSet::new();
+    for (doc, d) in docs.iter_mut().enumerate() {
         if !d.extracted.citations.iter().any(|c| c.tentative) {
             continue;
         }
-        for c in d.extracted.citations.iter().filter(|c| c.tentative) {
-            if let Some(p) = c.repo_path() {
-                if !exists.contains_key(p) {
-                    let found = repo.blob_id(git, target, p).is_some();
-                    exists.insert(p.to_string(), found);
-                }
+        let keep: Vec<bool> = (0..d.extracted.citations.len())
+            .map(|index| {
+                let c = d.citation(index);
+                let (true, Some(path)) = (c.tentative, c.repo_path()) else {
+                    return true;
+                };
+                let own = match d.pin_of(index).0 {
+                    Some(pin) => repo.resolve(git, pin).ok(),
+                    None => implied.get(&CiteRef { doc, index }).map(|i| i.pin),
+                };
+                file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))
+            })
+            .collect();
+        let mut next = 0;
+        for (index, kept) in keep.iter().enumerate() {
+            if *kept {
+                moved.insert(CiteRef { doc, index }, CiteRef { doc, index: next });
+                next += 1;
             }
         }
-        d.extracted
-            .retain_citations(|c| match (c.tentative, c.repo_path()) {
-                (true, Some(p)) => exists[p],
-                _ => true,
-            });
+        touched.insert(doc);
+        let at = std::cell::Cell::new(0);
+        d.extracted.retain_citations(|_| {
+            at.set(at.get() + 1);
+            keep[at.get() - 1]
+        });
     }
+    implied
+        .into_iter()
+        .filter_map(|(cite, pin)| match moved.get(&cite) {
+            Some(to) => Some((*to, pin)),
+            // A doc without tentative citations keeps its indices; a dropped citation, its pin.
+            None => (!touched.contains(&cite.doc)).then_some((cite, pin)),
+        })
+        .collect()
 }
 
 /// The same object at `path` in both revisions: a citation of it reads the same there.
