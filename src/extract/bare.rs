@@ -67,7 +67,9 @@ const HOST_SUFFIXES: &[&str] = &[
     "cloud",
 ];
 
-/// Whether `path` looks like a file path: it holds a `/` or ends in a file extension.
+/// Whether `path` looks like a file path: it holds a `/`, ends in a file extension, or is a
+/// capitalised root file name without one (`Makefile`, `Dockerfile`, `LICENSE-MIT`), which is
+/// tentative: read only when such a file exists.
 pub fn looks_like_path(path: &str) -> bool {
     if !path.chars().any(|c| c.is_ascii_alphabetic()) || path.starts_with("//") {
         return false;
@@ -76,7 +78,21 @@ pub fn looks_like_path(path: &str) -> bool {
     if path.contains('/') {
         return !file.is_empty() || path.len() > 1;
     }
+    if is_root_name(file) {
+        return true;
+    }
     has_extension(file) && !HOST_SUFFIXES.contains(&extension(file).to_ascii_lowercase().as_str())
+}
+
+/// A capitalised file name without an extension, as build and licence files are named at a
+/// repository's root (`Makefile`, `Dockerfile`, `LICENSE-MIT`, `CODEOWNERS`).
+fn is_root_name(file: &str) -> bool {
+    file.len() >= 4
+        && file.starts_with(|c: char| c.is_ascii_uppercase())
+        && file
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !file.contains('.')
 }
 
 fn extension(file: &str) -> &str {
