@@ -30,6 +30,9 @@ static SENTENCE_END: LazyLock<Regex> =
 /// A paragraph that lists the sources of the one before it (deepwiki-open).
 static SOURCES_PARAGRAPH: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^[\s*_>]*sources?[\s*_]*:").expect("sources paragraph"));
+/// `Sources:` after a sentence of the same paragraph (`… = 4096`. Sources: [a.rs:1]()`).
+static INLINE_SOURCES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)[.!?)]\s+[*_]*sources?[*_]*\s*:").expect("inline sources"));
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"https?://[^\s<>]+").expect("url pattern"));
 static HREF: LazyLock<Regex> = LazyLock::new(|| {
@@ -530,6 +533,11 @@ impl<'a> Walker<'a> {
         if !block.whole && SOURCES_PARAGRAPH.is_match(text) {
             return self.sources_paragraph(block);
         }
+        // deepwiki-open also ends a paragraph with its `Sources: [a.rs:1-5]()`: those citations
+        // back the paragraph's uncited literals, as a `Sources:` paragraph after it would.
+        let inline_sources = INLINE_SOURCES
+            .find(text)
+            .map(|m| block.span.start + m.end());
         let mut uncited = Vec::new();
         let mut groups: Vec<Vec<Piece>> = vec![Vec::new()];
         for piece in block.pieces {
@@ -554,6 +562,12 @@ impl<'a> Walker<'a> {
             if claim.citations.is_empty() {
                 uncited.extend(claim.literals);
                 continue;
+            }
+            let after = |&i: &usize| {
+                inline_sources.is_some_and(|at| self.ext.citations[i].span.start >= at)
+            };
+            if claim.citations.iter().all(after) {
+                claim.literals.append(&mut uncited);
             }
             self.push_claim(claim);
         }
