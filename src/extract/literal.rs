@@ -165,7 +165,12 @@ fn is_shell_command(text: &str) -> bool {
 /// How `text` is checked, or `None` when it is not checked at all.
 pub fn classify(text: &str) -> Option<LiteralKind> {
     let text = text.trim();
+    // `:343-360` continues a citation of the sentence: a line reference, not code.
+    let continuation = text
+        .strip_prefix(':')
+        .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '-'));
     if text.is_empty()
+        || continuation
         || !text.chars().any(|c| c.is_alphanumeric())
         || text.contains("://")
         || !super::bare::find(text).is_empty()

@@ -14,6 +14,7 @@ pub mod link;
 pub mod literal;
 pub mod markdown;
 pub mod path;
+pub mod prose_lines;
 pub mod sources;
 
 pub use context::ExtractContext;
@@ -28,6 +29,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         DocKind::Markdown => {
             let mut ext = markdown::extract(doc, ctx);
             include::directives(doc, &mut ext);
+            prose_lines::references(doc, &mut ext);
             ext
         }
         DocKind::Json => answer::extract_json(doc),

@@ -99,6 +99,9 @@ pub struct Extracted {
     pub sources: Sources,
     /// The doc is valid JSON but not an answer (package.json…): skipped, counted in the summary.
     pub skipped: bool,
+    /// Approximate line references in prose ("around line 80", "line ~883"): not citations,
+    /// counted in the summary.
+    pub approximate: usize,
 }
 
 impl Extracted {

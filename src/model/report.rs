@@ -27,6 +27,8 @@ pub struct Summary {
     /// JSON files that are not answers (package.json…).
     pub skipped: usize,
     pub citations: usize,
+    /// Approximate line references in prose ("around line 80"): not citations.
+    pub approximate: usize,
     pub by_rule: BTreeMap<&'static str, usize>,
     pub by_family: BTreeMap<&'static str, usize>,
     pub by_severity: BTreeMap<&'static str, usize>,
@@ -145,6 +147,7 @@ impl Summary {
             docs: docs.iter().filter(|d| !d.extracted.skipped).count(),
             skipped: docs.iter().filter(|d| d.extracted.skipped).count(),
             citations: docs.iter().map(|d| d.extracted.citations.len()).sum(),
+            approximate: docs.iter().map(|d| d.extracted.approximate).sum(),
             ..Summary::default()
         };
         for f in findings {

@@ -304,11 +304,15 @@ pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
     let count = |k: &str| s.by_severity.get(k).copied().unwrap_or(0);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let skipped = if s.skipped > 0 {
+    let mut skipped = if s.skipped > 0 {
         format!(", {} skipped", s.skipped)
     } else {
         String::new()
     };
+    if s.approximate > 0 {
+        let refs = plural(s.approximate, "approximate line reference");
+        skipped.push_str(&format!(" ({refs} not read)"));
+    }
     format!(
         "{} in {}{skipped} at {}: {}, {}, {}\n",
         plural(s.citations, "citation"),

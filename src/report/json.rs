@@ -57,6 +57,9 @@ struct JsonSummary<'a> {
     docs: usize,
     skipped: usize,
     citations: usize,
+    /// Approximate line references in prose, not read as citations (only when there are some).
+    #[serde(skip_serializing_if = "is_zero")]
+    approximate: usize,
     findings: usize,
     errors: usize,
     warnings: usize,
@@ -139,6 +142,7 @@ pub fn render(report: &Report) -> String {
             docs: s.docs,
             skipped: s.skipped,
             citations: s.citations,
+            approximate: s.approximate,
             findings: report.findings.len(),
             errors: count("error"),
             warnings: count("warning"),
@@ -308,4 +312,8 @@ pub fn read(text: &str) -> Result<Report, String> {
         shard,
         settings: r.settings,
     })
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
