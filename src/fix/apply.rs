@@ -126,11 +126,22 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, fixes: &mut Vec<&'r Fix>)
         .collect();
     let mut dropped = Vec::new();
     loop {
+        // The kept edits by start, with the furthest end so far: whether one overlaps a span is
+        // a binary search (a doc may hold thousands of citations).
+        let mut ranges: Vec<(usize, usize)> =
+            fixes.iter().map(|x| (x.byte_start, x.byte_end)).collect();
+        ranges.sort_unstable();
+        let reach: Vec<usize> = ranges
+            .iter()
+            .scan(0, |far, &(_, end)| {
+                *far = end.max(*far);
+                Some(*far)
+            })
+            .collect();
         let covered = |f: &Finding| {
             let end = f.span.end.max(f.span.start + 1);
-            fixes
-                .iter()
-                .any(|x| x.byte_start < end && f.span.start < x.byte_end)
+            let before = ranges.partition_point(|&(start, _)| start < end);
+            before > 0 && reach[before - 1] > f.span.start
         };
         let held: BTreeSet<usize> = failing
             .iter()
