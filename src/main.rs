@@ -52,6 +52,9 @@ enum Command {
     Completions { shell: clap_complete::Shell },
     /// Print the man page (roff)
     Man,
+    /// Serve the gate, the audit, citing and retrieval to coding agents over MCP (stdio)
+    #[cfg(feature = "mcp")]
+    Mcp(McpArgs),
     /// Print the JSON Schema of .citegate.yaml
     ConfigSchema,
     /// Explain a rule: what it checks, why it matters, whether it has a fix
@@ -218,6 +221,14 @@ struct RetrieveArgs {
     json: bool,
 }
 
+#[cfg(feature = "mcp")]
+#[derive(clap::Args, Debug)]
+struct McpArgs {
+    /// The code repository [default: the Git repository holding the current folder]
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+}
+
 #[derive(clap::Args, Debug)]
 struct GateArgs {
     /// The retrieval payload: `[{path, start_line, end_line}]` (else each answer's own
@@ -361,6 +372,17 @@ fn main() -> ExitCode {
         Command::Regenerate(args) => regenerate_command(args),
         Command::Retrieve(args) => retrieve_command(args),
         Command::Gate(args) => gate_command(args),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => {
+            let root = args.repo.unwrap_or_else(|| PathBuf::from("."));
+            match citegate::mcp::serve(root) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("citegate: error: mcp: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Replay(args) => replay_command(args),
         Command::Rules => {
             let mut out = String::new();
@@ -842,20 +864,6 @@ fn retrieve_command(args: RetrieveArgs) -> ExitCode {
     print_out(&out, ExitCode::SUCCESS)
 }
 
-/// The repository holding `repo` (else the current folder) and the commit `rev` names (else HEAD).
-fn open_at(
-    repo: Option<&std::path::Path>,
-    rev: Option<&str>,
-) -> Result<(citegate::resolve::CodeRepo, git2::Oid), String> {
-    let start = repo.unwrap_or(std::path::Path::new("."));
-    let repo = citegate::resolve::CodeRepo::discover(start)
-        .map_err(|e| format!("{}: {}", start.display(), e.message()))?;
-    let rev = rev.unwrap_or("HEAD");
-    let git = repo.open().map_err(|e| e.message().to_string())?;
-    let target = repo.resolve(&git, rev).map_err(|e| target_error(&e, rev))?;
-    Ok((repo, target))
-}
-
 fn gate_command(args: GateArgs) -> ExitCode {
     let fail = |e: String| {
         eprintln!("citegate: error: {e}");
@@ -909,18 +917,8 @@ fn open_configured(
     rev: Option<&str>,
     config: Option<&PathBuf>,
 ) -> Result<(citegate::resolve::CodeRepo, git2::Oid, audit::Settings), String> {
-    let (repo, _) = open_at(repo, Some("HEAD"))?;
-    let opts = AuditOptions {
-        target: rev.map(str::to_string),
-        config: config.cloned(),
-        ..AuditOptions::default()
-    };
-    let settings = audit::Settings::resolve(&opts, &repo).map_err(|e| e.to_string())?;
-    let git = repo.open().map_err(|e| e.message().to_string())?;
-    let target = repo
-        .resolve(&git, &settings.target)
-        .map_err(|e| target_error(&e, &settings.target))?;
-    Ok((repo, target, settings))
+    let start = repo.unwrap_or(std::path::Path::new("."));
+    audit::open(start, rev, config).map_err(|e| e.to_string())
 }
 
 fn replay_command(args: ReplayArgs) -> ExitCode {

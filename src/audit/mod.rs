@@ -223,6 +223,28 @@ fn resolve_target(
     })
 }
 
+/// The repository holding `start`, its settings (`config`, else `.citegate.yaml`) and the target
+/// (`target`, else the configuration's, else HEAD): what a command that checks answers (`gate`,
+/// `replay`, the MCP server) needs before its first answer.
+pub fn open(
+    start: &std::path::Path,
+    target: Option<&str>,
+    config: Option<&PathBuf>,
+) -> Result<(CodeRepo, Oid, Settings), AuditError> {
+    let repo = CodeRepo::discover(start).map_err(|e| AuditError::Repo {
+        path: start.to_path_buf(),
+        error: e.message().to_string(),
+    })?;
+    let opts = AuditOptions {
+        target: target.map(str::to_string),
+        config: config.cloned(),
+        ..AuditOptions::default()
+    };
+    let settings = Settings::resolve(&opts, &repo)?;
+    let target = resolve_target(&repo, &opts, &settings)?;
+    Ok((repo, target, settings))
+}
+
 /// What changed between merge-base(`since`, target) and the target.
 fn since_change(
     repo: &CodeRepo,

@@ -1,0 +1,73 @@
+//! `citegate mcp`: the gate, the audit, citing and retrieval as Model Context Protocol tools over
+//! stdio (`rmcp`), for coding agents to check their citations before an answer leaves or a doc
+//! is committed. Four read-only tools with short descriptions; every input is validated (an
+//! error result, never a crash), paths outside the repository are refused, replies are bounded,
+//! nothing is written. The same engine and settings (`.citegate.yaml`) as the commands.
+
+mod tools;
+
+use std::path::PathBuf;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+
+pub use tools::{CheckAnswer, CheckDocs, Cite, Retrieve, MAX_REPLY_BYTES};
+
+/// The server: the repository it answers about (its tools are `Self::tool_router()`).
+#[derive(Clone)]
+pub struct Server {
+    root: PathBuf,
+}
+
+#[tool_router]
+impl Server {
+    pub fn new(root: PathBuf) -> Server {
+        Server { root }
+    }
+
+    #[tool(
+        description = "Gate an answer ({summary, citations[{path,startLine,endLine,quote}]} or {summary, claims}): passed, or the violations and the refusal to return instead. Same verdict as `citegate gate`."
+    )]
+    async fn check_answer(&self, Parameters(p): Parameters<CheckAnswer>) -> Result<String, String> {
+        tools::check_answer(&self.root, p)
+    }
+
+    #[tool(
+        description = "Audit docs (paths, or one doc's text with its path): findings with their fixes, as `citegate audit` reports them."
+    )]
+    async fn check_docs(&self, Parameters(p): Parameters<CheckDocs>) -> Result<String, String> {
+        tools::check_docs(&self.root, p)
+    }
+
+    #[tool(
+        description = "Cite exactly: a path and lines give the exact text, the citation and its permalink; a quote gives where it occurs (none, one or several)."
+    )]
+    async fn cite(&self, Parameters(p): Parameters<Cite>) -> Result<String, String> {
+        tools::cite(&self.root, p)
+    }
+
+    #[tool(
+        description = "The code chunks that best match a question, ranked as `citegate retrieve` does."
+    )]
+    async fn retrieve(&self, Parameters(p): Parameters<Retrieve>) -> Result<String, String> {
+        tools::retrieve(&self.root, p)
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Server {}
+
+/// Serve MCP on standard input and output until the client closes it.
+pub fn serve(root: PathBuf) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let service = Server::new(root)
+            .serve(rmcp::transport::io::stdio())
+            .await
+            .map_err(std::io::Error::other)?;
+        service.waiting().await.map_err(std::io::Error::other)?;
+        Ok(())
+    })
+}

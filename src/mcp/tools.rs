@@ -1,0 +1,322 @@
+//! What each MCP tool does, as plain functions over the repository (the server only routes):
+//! inputs validated, paths kept inside the repository, replies bounded by
+//! [`MAX_REPLY_BYTES`].
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use git2::Oid;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::audit::{self, AuditOptions, Settings};
+use crate::extract::resolve_path;
+use crate::model::{CitedPath, DocKind, LineRange, Report};
+use crate::regenerate::gate::{self, Gate, Retrieval};
+use crate::regenerate::service;
+use crate::resolve::{CodeRepo, FileAt};
+use crate::retrieve::{Index, Query};
+
+/// The most bytes of one tool reply: past it, the lists are cut and say how many more there are.
+pub const MAX_REPLY_BYTES: usize = 64 << 10;
+
+/// `check_answer`'s input.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckAnswer {
+    /// The answer, as an object or as JSON text.
+    pub answer: Value,
+    /// The chunks it was generated from: [{path, start_line, end_line}]. Else its own `retrieved`.
+    #[serde(default)]
+    pub retrieved: Option<Value>,
+    /// Check against the code only when the answer carries no retrieval.
+    #[serde(default)]
+    pub no_retrieval: bool,
+    /// Revision (default: HEAD).
+    #[serde(default)]
+    pub revision: Option<String>,
+}
+
+/// `check_docs`'s input.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckDocs {
+    /// Doc files or folders, relative to the repository.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// A doc's text, checked as if it were at `path` (history not used).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Where `text` stands, relative to the repository.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// `cite`'s input.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Cite {
+    /// A repository-relative file.
+    #[serde(default)]
+    pub path: Option<String>,
+    #[serde(default)]
+    pub start_line: Option<i64>,
+    #[serde(default)]
+    pub end_line: Option<i64>,
+    /// Text to find exactly (whitespace-normalised), in `path` or anywhere.
+    #[serde(default)]
+    pub quote: Option<String>,
+    /// Revision (default: HEAD).
+    #[serde(default)]
+    pub revision: Option<String>,
+}
+
+/// `retrieve`'s input.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Retrieve {
+    pub question: String,
+    /// How many chunks (default 5, at most 20).
+    #[serde(default)]
+    pub k: Option<usize>,
+}
+
+fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
+    audit::open(root, revision, None).map_err(|e| e.to_string())
+}
+
+/// A repository-relative path that stays inside the repository, as the audit reads one.
+fn inside(path: &str) -> Result<String, String> {
+    match resolve_path(path, None, false) {
+        CitedPath::Repo(p) => Ok(p),
+        _ => Err(format!("`{path}` is not a path inside the repository")),
+    }
+}
+
+/// `value` as JSON text, its lists cut (with how many more) until it fits the reply bound.
+fn bounded(mut value: Value, list: &str) -> String {
+    loop {
+        let text = value.to_string();
+        let Some(items) = value.get_mut(list).and_then(Value::as_array_mut) else {
+            return text;
+        };
+        if text.len() <= MAX_REPLY_BYTES || items.is_empty() {
+            return text;
+        }
+        let keep = items.len() / 2;
+        let cut = items.len() - keep;
+        items.truncate(keep);
+        let more = value.get("more").and_then(Value::as_u64).unwrap_or(0) + cut as u64;
+        value["more"] = json!(more);
+    }
+}
+
+pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
+    let (repo, target, settings) = open(root, p.revision.as_deref())?;
+    let gate = Gate::new(&repo, target, &settings);
+    let text = match p.answer {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    let retrieved = match &p.retrieved {
+        Some(r) => Some(gate::retrieved_of(r).map_err(|e| format!("retrieved: {e}"))?),
+        None => None,
+    };
+    let retrieval = match (&retrieved, p.no_retrieval) {
+        (Some(r), _) => Retrieval::Given(r),
+        (None, true) => Retrieval::Optional,
+        (None, false) => Retrieval::Required,
+    };
+    let g = service::gate_text(&gate, &text, retrieval, false);
+    let out = match g.passed {
+        true => json!({"passed": true, "revision": target.to_string()}),
+        false => {
+            let refusal: Value = serde_json::from_str(&g.output).unwrap_or(Value::Null);
+            json!({
+                "passed": false,
+                "revision": target.to_string(),
+                "violations": refusal.get("violations").cloned().unwrap_or(Value::Null),
+                "refusal": refusal,
+            })
+        }
+    };
+    Ok(bounded(out, "violations"))
+}
+
+pub fn check_docs(root: &Path, p: CheckDocs) -> Result<String, String> {
+    let report = match (&p.text, &p.path) {
+        (Some(text), Some(path)) => in_memory(root, &inside(path)?, text)?,
+        (Some(_), None) => return Err("`text` needs the `path` it stands at".into()),
+        (None, _) if p.paths.is_empty() => return Err("give `paths`, or `text` and `path`".into()),
+        (None, _) => {
+            let paths = p
+                .paths
+                .iter()
+                .map(|d| inside(d).map(|d| root.join(d)))
+                .collect::<Result<Vec<PathBuf>, String>>()?;
+            let opts = AuditOptions {
+                paths,
+                repo: Some(root.to_path_buf()),
+                ..AuditOptions::default()
+            };
+            audit::run(&opts).map_err(|e| e.to_string())?
+        }
+    };
+    Ok(bounded(findings(&report), "findings"))
+}
+
+/// A doc's text checked in memory as if it stood at `path` (no history: its citations resolve at
+/// their own pins, else the target).
+fn in_memory(root: &Path, path: &str, text: &str) -> Result<Report, String> {
+    let (repo, target, settings) = open(root, None)?;
+    let kind = DocKind::from_path(Path::new(path))
+        .ok_or_else(|| format!("`{path}` is not a doc (.md, .json, .jsonl)"))?;
+    let gate = Gate::new(&repo, target, &settings);
+    let doc = gate.in_memory(path, kind, text.to_string());
+    let settings = Settings {
+        history: false,
+        ..settings
+    };
+    Ok(audit::check_docs(&repo, target, vec![doc], &settings))
+}
+
+/// The findings as an agent needs them: where, what, why, and the fix when there is one.
+fn findings(report: &Report) -> Value {
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            let mut v = json!({
+                "rule": f.rule.as_str(),
+                "severity": f.severity.as_str(),
+                "doc": report.docs[f.doc].doc.name,
+                "line": f.at.line,
+                "column": f.at.column,
+                "message": f.message,
+            });
+            if let Some(help) = &f.help {
+                v["help"] = json!(help);
+            }
+            if let Some(fix) = &f.fix {
+                v["fix"] = json!({"replace": f.at.snippet, "with": fix.replacement});
+            }
+            v
+        })
+        .collect();
+    json!({
+        "revision": report.revision,
+        "citations": report.summary.citations,
+        "findings": findings,
+    })
+}
+
+pub fn cite(root: &Path, p: Cite) -> Result<String, String> {
+    let (repo, target, _) = open(root, p.revision.as_deref())?;
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    match (&p.quote, &p.path, p.start_line) {
+        (Some(quote), path, _) => find_quote(&repo, target, quote, path.as_deref()),
+        (None, Some(path), Some(start)) => {
+            let path = inside(path)?;
+            let lines = LineRange::new(start, p.end_line.unwrap_or(start));
+            if lines.start < 1 || lines.end < lines.start {
+                return Err(format!("lines {lines} cannot exist: lines count from 1"));
+            }
+            let text = match repo.file_at(&git, target, &path) {
+                Ok(FileAt::Text(t)) => t,
+                Ok(FileAt::Missing) => return Err(format!("`{path}` does not exist at {target}")),
+                Ok(_) => return Err(format!("`{path}` is not a text file at {target}")),
+                Err(e) => return Err(e.message().to_string()),
+            };
+            let all: Vec<&str> = text.lines().collect();
+            if lines.end as usize > all.len() {
+                return Err(format!("`{path}` has {} lines at {target}", all.len()));
+            }
+            let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
+            let web = repo.home.as_ref().map(|id| format!("https://{id}"));
+            let permalink =
+                web.map(|w| crate::forge::blob_url(&w, &target.to_string(), &path, Some(lines)));
+            let out = json!({
+                "citation": format!("{path}:{lines}"),
+                "revision": target.to_string(),
+                "text": cited,
+                "permalink": permalink,
+            });
+            Ok(bounded(out, "none"))
+        }
+        _ => Err("give `path` with `start_line` (and `end_line`), or a `quote`".into()),
+    }
+}
+
+/// Where `quote` occurs at `target`, exactly (whitespace-normalised), in `path` or in any text file.
+fn find_quote(
+    repo: &CodeRepo,
+    target: Oid,
+    quote: &str,
+    path: Option<&str>,
+) -> Result<String, String> {
+    let normalized = crate::normalize::normalize(quote);
+    if normalized.is_empty() {
+        return Err("the quote is empty".into());
+    }
+    let only = path.map(inside).transpose()?;
+    let found = crate::check::quotes::locate(repo, target, &[normalized], &HashSet::new());
+    let places: Vec<Value> = found
+        .into_iter()
+        .flatten()
+        .filter(|(p, _)| only.as_deref().is_none_or(|o| o == p))
+        .map(|(p, lines)| json!({"citation": format!("{p}:{lines}"), "path": p, "start_line": lines.start, "end_line": lines.end}))
+        .collect();
+    let out = json!({"revision": target.to_string(), "count": places.len(), "places": places});
+    Ok(bounded(out, "places"))
+}
+
+pub fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
+    if p.question.trim().is_empty() {
+        return Err("the question is empty".into());
+    }
+    let (repo, target, settings) = open(root, None)?;
+    let index = Index::at(&repo, target).map_err(|e| e.message().to_string())?;
+    let query = Query {
+        text: p.question,
+        docs: settings.config.retrieve_docs,
+        ..Query::default()
+    };
+    let k = p.k.unwrap_or(5).clamp(1, 20);
+    let chunks: Vec<Value> = index
+        .search(&query, k)
+        .iter()
+        .map(|h| {
+            let c = &index.chunks[h.chunk];
+            let mut text = index.text(&repo, h.chunk).unwrap_or_default();
+            if text.len() > 4096 {
+                let mut end = 4096;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
+                text.push_str("\n…");
+            }
+            json!({"citation": format!("{}:{}-{}", c.path, c.start, c.end), "text": text})
+        })
+        .collect();
+    Ok(bounded(
+        json!({"revision": target.to_string(), "chunks": chunks}),
+        "chunks",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_are_cut_to_the_bound_and_say_how_many_more() {
+        let items: Vec<Value> = (0..20_000)
+            .map(|i| json!({"citation": format!("src/a.rs:{i}")}))
+            .collect();
+        let text = bounded(json!({"findings": items}), "findings");
+        assert!(text.len() <= MAX_REPLY_BYTES);
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let kept = back["findings"].as_array().unwrap().len();
+        assert_eq!(kept as u64 + back["more"].as_u64().unwrap(), 20_000);
+        assert!(inside("../../etc/passwd").is_err() && inside("/etc").is_err());
+        assert_eq!(inside("./src/a.rs").unwrap(), "src/a.rs");
+    }
+}
