@@ -215,8 +215,9 @@ fn retrieve(
     pending: &mut [answer::Pending],
 ) {
     let top_k = wanted.top_k;
+    let names = Enclosing::of(repo, git, index, pending);
     for p in pending {
-        let mut query = query(repo, git, p);
+        let mut query = query(p, &names);
         query.exclude = wanted.exclude.clone();
         query.docs = wanted.docs;
         p.chunks = index
@@ -328,7 +329,79 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
 
 /// What to retrieve for an answer: its `question` (else its summary and claims), the paths it
 /// cited, the definitions that enclosed its old spans, and its code literals.
-fn query(repo: &CodeRepo, git: &git2::Repository, p: &answer::Pending) -> Query {
+/// The innermost definition that enclosed each failing citation's first line, at the revision it
+/// was read at. At the index's own revision the index's definition chunks say it (no parse);
+/// elsewhere each file is read and parsed once for all the answers citing it (parsing was most of
+/// what a query cost), and only the names are kept.
+struct Enclosing(std::collections::HashMap<(Oid, String, usize), String>);
+
+impl Enclosing {
+    fn of(
+        repo: &CodeRepo,
+        git: &git2::Repository,
+        index: &Index,
+        pending: &[answer::Pending],
+    ) -> Enclosing {
+        let mut wanted: std::collections::BTreeMap<(Oid, String), BTreeSet<usize>> =
+            Default::default();
+        for f in pending.iter().flat_map(|p| &p.findings) {
+            if let Some(key) = Self::key(f) {
+                wanted.entry((key.0, key.1)).or_default().insert(key.2);
+            }
+        }
+        let mut names = std::collections::HashMap::new();
+        let mut at_index: std::collections::HashMap<&str, Vec<&crate::retrieve::chunk::Chunk>> =
+            Default::default();
+        if wanted.keys().any(|(rev, _)| *rev == index.commit) {
+            for c in index.chunks.iter().filter(|c| c.symbol.is_some()) {
+                at_index.entry(c.path.as_str()).or_default().push(c);
+            }
+        }
+        for ((rev, path), lines) in wanted {
+            if rev == index.commit {
+                let chunks = at_index
+                    .get(path.as_str())
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                for line in lines {
+                    let innermost = chunks
+                        .iter()
+                        .filter(|c| c.start <= line && line <= c.end)
+                        .min_by_key(|c| c.end - c.start);
+                    if let Some(name) = innermost.and_then(|c| c.symbol.clone()) {
+                        names.insert((rev, path.clone(), line), name);
+                    }
+                }
+                continue;
+            }
+            let Ok(FileAt::Text(text)) = repo.file_at(git, rev, &path) else {
+                continue;
+            };
+            let Some(symbols) = Symbols::parse(&path, &text) else {
+                continue;
+            };
+            for line in lines {
+                if let Some(name) = symbols.enclosing(&text, line).into_iter().next() {
+                    names.insert((rev, path.clone(), line), name);
+                }
+            }
+        }
+        Enclosing(names)
+    }
+
+    /// A finding's revision, path and first line.
+    fn key(f: &Finding) -> Option<(Oid, String, usize)> {
+        let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
+        let line = usize::try_from(f.lines?.start).ok()?;
+        Some((rev, f.path.clone()?, line))
+    }
+
+    fn get(&self, f: &Finding) -> Option<&String> {
+        self.0.get(&Self::key(f)?)
+    }
+}
+
+fn query(p: &answer::Pending, names: &Enclosing) -> Query {
     let v = &p.value;
     let mut text = String::new();
     let mut push = |s: Option<&str>| {
@@ -364,8 +437,8 @@ fn query(repo: &CodeRepo, git: &git2::Repository, p: &answer::Pending) -> Query 
             continue;
         };
         paths.insert(path.to_string());
-        if let Some(name) = enclosing(repo, git, f, path) {
-            symbols.insert(name);
+        if let Some(name) = names.get(f) {
+            symbols.insert(name.clone());
         }
     }
     Query {
@@ -376,19 +449,6 @@ fn query(repo: &CodeRepo, git: &git2::Repository, p: &answer::Pending) -> Query 
         exclude: Default::default(),
         docs: false,
     }
-}
-
-/// The innermost definition that enclosed a finding's span at the revision it was read at.
-fn enclosing(repo: &CodeRepo, git: &git2::Repository, f: &Finding, path: &str) -> Option<String> {
-    let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
-    let line = usize::try_from(f.lines?.start).ok()?;
-    let FileAt::Text(text) = repo.file_at(git, rev, path).ok()? else {
-        return None;
-    };
-    Symbols::parse(path, &text)?
-        .enclosing(&text, line)
-        .into_iter()
-        .next()
 }
 
 /// Every doc under the doc paths, audited in this run or not (another shard's, one the
