@@ -597,4 +597,8 @@ export function first() {
         "{after}"
     );
     assert!(!after.contains("old_name"), "{after}");
+    // `fix` writes the same bytes.
+    let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
+    let plan = citegate::fix::plan(&report, false);
+    assert_eq!(&plan.docs[0].after, after);
 }

@@ -30,6 +30,7 @@ pub fn drop_tentative(
             .entry((rev, path.to_string()))
             .or_insert_with(|| repo.blob_id(git, rev, path).is_some())
     };
+    let mut pins: HashMap<String, Option<Oid>> = HashMap::new();
     let mut moved: HashMap<CiteRef, CiteRef> = HashMap::new();
     let mut touched = std::collections::HashSet::new();
     for (doc, d) in docs.iter_mut().enumerate() {
@@ -43,7 +44,9 @@ pub fn drop_tentative(
                     return true;
                 };
                 let own = match d.pin_of(index).0 {
-                    Some(pin) => repo.resolve(git, pin).ok(),
+                    Some(pin) => *pins
+                        .entry(pin.to_string())
+                        .or_insert_with(|| repo.resolve(git, pin).ok()),
                     None => implied.get(&CiteRef { doc, index }).map(|i| i.pin),
                 };
                 file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))

@@ -393,9 +393,8 @@ impl<'a> Walker<'a> {
     /// punctuation and an unbalanced `)` are not part of the URL.
     fn bare_urls(&self, text: &str, range: &Range<usize>) -> Vec<(usize, Citation)> {
         let mut out = Vec::new();
-        for m in URL.find_iter(text) {
-            let url = autolink_end(m.as_str());
-            let span = self.locate(text, range, Span::new(m.start(), m.start() + url.len()));
+        for (start, url) in autolinks(text) {
+            let span = self.locate(text, range, Span::new(start, start + url.len()));
             let verbatim = self.doc.text.get(span.start..span.end) == Some(url);
             let l = Link {
                 dest: url,
@@ -405,7 +404,7 @@ impl<'a> Walker<'a> {
                 text_at: None,
             };
             for c in link::citations(l, self.base(), self.ctx) {
-                out.push((m.start(), c));
+                out.push((start, c));
             }
         }
         out
@@ -601,6 +600,13 @@ impl<'a> Walker<'a> {
         }
         self.ext.claims.push(claim);
     }
+}
+
+/// The bare URLs of a piece of prose, where each starts, as GitHub links them (GFM's extended
+/// autolinks).
+pub fn autolinks(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    URL.find_iter(text)
+        .map(|m| (m.start(), autolink_end(m.as_str())))
 }
 
 /// Where a bare URL ends by GFM's extended autolink rules: trailing punctuation is not part of it,

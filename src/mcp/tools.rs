@@ -108,6 +108,21 @@ fn bounded(mut value: Value, list: &str) -> String {
     }
 }
 
+/// `text` cut to at most `max` bytes (on a character boundary), saying so when it was.
+fn clip(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("\n… ({cut} more bytes)"));
+    text
+}
+
 pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
     let (repo, target, settings) = open(root, p.revision.as_deref())?;
     let gate = Gate::new(&repo, target, &settings);
@@ -229,6 +244,7 @@ pub fn cite(root: &Path, p: Cite) -> Result<String, String> {
                 return Err(format!("`{path}` has {} lines at {target}", all.len()));
             }
             let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
+            let cited = clip(cited, MAX_REPLY_BYTES / 2);
             let web = repo.home.as_ref().map(|id| format!("https://{id}"));
             let permalink =
                 web.map(|w| crate::forge::blob_url(&w, &target.to_string(), &path, Some(lines)));
@@ -238,7 +254,7 @@ pub fn cite(root: &Path, p: Cite) -> Result<String, String> {
                 "text": cited,
                 "permalink": permalink,
             });
-            Ok(bounded(out, "none"))
+            Ok(out.to_string())
         }
         _ => Err("give `path` with `start_line` (and `end_line`), or a `quote`".into()),
     }
@@ -284,15 +300,7 @@ pub fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
         .iter()
         .map(|h| {
             let c = &index.chunks[h.chunk];
-            let mut text = index.text(&repo, h.chunk).unwrap_or_default();
-            if text.len() > 4096 {
-                let mut end = 4096;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text.truncate(end);
-                text.push_str("\n…");
-            }
+            let text = clip(index.text(&repo, h.chunk).unwrap_or_default(), 4096);
             json!({"citation": format!("{}:{}-{}", c.path, c.start, c.end), "text": text})
         })
         .collect();
@@ -318,5 +326,8 @@ mod tests {
         assert_eq!(kept as u64 + back["more"].as_u64().unwrap(), 20_000);
         assert!(inside("../../etc/passwd").is_err() && inside("/etc").is_err());
         assert_eq!(inside("./src/a.rs").unwrap(), "src/a.rs");
+        let long = "é".repeat(40_000);
+        let clipped = clip(long, 1001);
+        assert!(clipped.starts_with("éé") && clipped.ends_with("(79000 more bytes)"));
     }
 }

@@ -277,13 +277,9 @@ impl<'r> Gate<'r> {
 }
 
 /// Every link destination in a Markdown text: inline, reference and autolinks, images, and bare
-/// URLs (GitHub renders them as links).
+/// URLs, as GitHub renders them (the extractor's GFM autolink rules).
 fn links(text: &str) -> std::collections::BTreeSet<String> {
     use pulldown_cmark::{Event, Parser, Tag};
-    static BARE_URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?i)\b(?:https?|ftp|file|vscode)://[^\s<>()\[\]`]+")
-            .expect("url pattern")
-    });
     let mut out = std::collections::BTreeSet::new();
     for event in Parser::new(text) {
         match event {
@@ -291,13 +287,7 @@ fn links(text: &str) -> std::collections::BTreeSet<String> {
                 out.insert(dest_url.to_string());
             }
             Event::Text(t) => {
-                // Trailing punctuation ends the sentence, not the URL (as GitHub reads it).
-                let url = |m: regex::Match| {
-                    m.as_str()
-                        .trim_end_matches(['.', ',', ';', ':', '!', '?'])
-                        .to_string()
-                };
-                out.extend(BARE_URL.find_iter(&t).map(url));
+                out.extend(extract::markdown::autolinks(&t).map(|(_, url)| url.to_string()));
             }
             _ => {}
         }

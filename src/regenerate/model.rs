@@ -126,7 +126,7 @@ pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
         if passed {
             let value: Value =
                 serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
-            if !trace::refuses(&reply.content) {
+            if !trace::declines(&value) {
                 record.outcome = "regrounded".into();
                 asked.answer = Some(value);
             }

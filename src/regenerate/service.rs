@@ -63,7 +63,7 @@ pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Ga
         .zip(&read)
         .map(|((line, _), text)| {
             let (answer, passed) = match text {
-                Err(why) => (unreadable(why), false),
+                Err(why) => (unreadable(why).to_string(), false),
                 Ok(t) => {
                     let violations = verdicts.next().unwrap_or_default();
                     match violations.is_empty() {
@@ -121,7 +121,7 @@ fn refusal_of(text: &str, retrieval: Retrieval, violations: &[Violation]) -> Val
 
 fn unreadable_gated(why: &str, pretty: bool) -> Gated {
     Gated {
-        output: unreadable_rendered(why, pretty),
+        output: render(&unreadable(why), pretty),
         passed: false,
     }
 }
@@ -160,11 +160,17 @@ pub fn stream(
     });
     let mut all_passed = true;
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first?];
-        while batch.len() < BATCH {
-            match rx.try_recv() {
-                Ok(next) => batch.push(next?),
-                Err(_) => break,
+        // What arrived, up to a read error: the lines before it still get their verdicts.
+        let mut batch = Vec::new();
+        let mut failed = None;
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            match item {
+                Ok(input) => batch.push(input),
+                Err(e) => failed = Some(e),
+            }
+            if failed.is_none() && batch.len() < BATCH {
+                next = rx.try_recv().ok();
             }
         }
         batch.retain(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()));
@@ -176,6 +182,9 @@ pub fn stream(
         }
         if out.flush().is_err() {
             return Ok(all_passed);
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
     Ok(all_passed)
@@ -241,20 +250,13 @@ pub fn next_line(
 }
 
 /// The refusal of input that cannot be read as an answer.
-fn unreadable(why: &str) -> String {
+fn unreadable(why: &str) -> Value {
     json!({
         "summary": "",
         "citations": [],
         "refuse": {"reason": "no_span_in_retrieval", "searched": []},
         "violations": [{"rule": "malformed-doc", "message": why}],
     })
-    .to_string()
-}
-
-/// The refusal printed for input that cannot be read as an answer.
-pub fn unreadable_rendered(why: &str, pretty: bool) -> String {
-    let value: Value = serde_json::from_str(&unreadable(why)).unwrap_or(Value::Null);
-    render(&value, pretty)
 }
 
 fn render(value: &Value, pretty: bool) -> String {

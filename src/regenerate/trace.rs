@@ -221,7 +221,12 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
 /// empty paragraph.
 pub fn refuses(raw: &str) -> bool {
     let value: Value = serde_json::from_str(prompt::unwrap_reply(raw)).unwrap_or(Value::Null);
-    crate::answer::refuses(&value)
+    declines(&value)
+}
+
+/// [`refuses`] on a reply already read.
+pub fn declines(value: &Value) -> bool {
+    crate::answer::refuses(value)
         || value
             .get("claims")
             .and_then(Value::as_array)
