@@ -34,6 +34,8 @@ pub mod fix;
 #[cfg(feature = "testing")]
 pub mod fixture;
 pub mod forge;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;

@@ -55,6 +55,9 @@ enum Command {
     /// Serve the gate, the audit, citing and retrieval to coding agents over MCP (stdio)
     #[cfg(feature = "mcp")]
     Mcp(McpArgs),
+    /// Check docs as they are edited: a language server (LSP) over stdio for any editor
+    #[cfg(feature = "lsp")]
+    Lsp(LspArgs),
     /// Print the JSON Schema of .citegate.yaml
     ConfigSchema,
     /// Explain a rule: what it checks, why it matters, whether it has a fix
@@ -229,6 +232,15 @@ struct McpArgs {
     repo: Option<PathBuf>,
 }
 
+#[cfg(feature = "lsp")]
+#[derive(clap::Args, Debug)]
+struct LspArgs {
+    /// Speak over standard input and output (the only transport; accepted because editors'
+    /// clients pass it)
+    #[arg(long)]
+    stdio: bool,
+}
+
 #[derive(clap::Args, Debug)]
 struct GateArgs {
     /// The retrieval payload: `[{path, start_line, end_line}]` (else each answer's own
@@ -383,6 +395,14 @@ fn main() -> ExitCode {
                 }
             }
         }
+        #[cfg(feature = "lsp")]
+        Command::Lsp(_) => match citegate::lsp::serve() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("citegate: error: lsp: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Replay(args) => replay_command(args),
         Command::Rules => {
             let mut out = String::new();

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::config::Config;
 use crate::discover::DocFile;
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, CitedPath, Doc, Extracted, Span, Syntax};
+use crate::model::{AuditedDoc, CitedPath, Doc, DocKind, Extracted, Span, Syntax};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
@@ -22,12 +22,7 @@ pub fn read_and_extract(
     ctx: &ExtractContext,
     keep: &(dyn Fn(&str, &[u8]) -> bool + Sync),
 ) -> Option<AuditedDoc> {
-    let rel = repo.relative(&file.path);
-    let name = doc_name(repo, &file.path);
-    let repo_dir = rel.map(|r| match r.rsplit_once('/') {
-        Some((dir, _)) => dir.to_string(),
-        None => String::new(),
-    });
+    let (name, repo_dir) = name_and_dir(repo, &file.path);
     let broken = |text: String, at: usize, message: String| {
         let doc = Doc::new(
             file.path.clone(),
@@ -54,6 +49,45 @@ pub fn read_and_extract(
     let doc = Doc::new(file.path.clone(), name, repo_dir, file.kind, text);
     let extracted = extract::extract(&doc, ctx);
     Some(AuditedDoc::new(doc, extracted))
+}
+
+/// A doc held in memory (an editor's buffer) as if read from `path`: named, placed and extracted
+/// as [`read_and_extract`] would the file, with the configuration applied. A text over
+/// [`MAX_DOC_BYTES`] is a `malformed-doc` problem, as the file would be.
+pub fn from_text(
+    path: &Path,
+    kind: DocKind,
+    text: String,
+    repo: &CodeRepo,
+    ctx: &ExtractContext,
+    config: &Config,
+) -> AuditedDoc {
+    let (name, repo_dir) = name_and_dir(repo, path);
+    if text.len() as u64 > MAX_DOC_BYTES {
+        let doc = Doc::new(path.to_path_buf(), name, repo_dir, kind, String::new());
+        let mut extracted = Extracted::default();
+        let message = format!(
+            "the doc is {} MiB, over the {} MiB limit",
+            text.len() >> 20,
+            MAX_DOC_BYTES >> 20
+        );
+        extracted.problem(RuleId::MalformedDoc, Span::new(0, 0), message);
+        return AuditedDoc::new(doc, extracted);
+    }
+    let doc = Doc::new(path.to_path_buf(), name, repo_dir, kind, text);
+    let extracted = extract::extract(&doc, ctx);
+    let mut doc = AuditedDoc::new(doc, extracted);
+    configure(&mut doc, config);
+    doc
+}
+
+/// The name a doc at `path` is reported under, and its folder in the repository when inside it.
+fn name_and_dir(repo: &CodeRepo, path: &Path) -> (String, Option<String>) {
+    let repo_dir = repo.relative(path).map(|r| match r.rsplit_once('/') {
+        Some((dir, _)) => dir.to_string(),
+        None => String::new(),
+    });
+    (doc_name(repo, path), repo_dir)
 }
 
 /// Drop the citations of syntaxes the configuration turns off, and apply path remaps.

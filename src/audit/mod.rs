@@ -21,7 +21,6 @@ use rayon::prelude::*;
 use crate::check::stale::{self, StaleItem, StaleVerdict};
 use crate::check::{self, quotes, CiteFacts, Needs};
 use crate::discover;
-use crate::extract::ExtractContext;
 use crate::fix::{self, Relocation};
 use crate::model::{
     Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report, Summary,
@@ -81,6 +80,12 @@ pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
     })
 }
 
+/// The docs an audit would check, read and extracted but not checked (the language server's
+/// index of who cites what).
+pub fn load_docs(opts: &AuditOptions) -> Result<(Vec<AuditedDoc>, Settings), AuditError> {
+    with_docs(opts, |loaded| Ok((loaded.docs, loaded.settings.clone())))
+}
+
 /// What an audit has loaded: the repository, its settings, the target and the docs read.
 pub struct Loaded<'a> {
     pub repo: &'a CodeRepo,
@@ -123,11 +128,7 @@ where
     if let Some(shard) = opts.shard {
         files.retain(|f| shard.holds(&load::doc_name(&repo, &f.path)));
     }
-    let mut ctx = ExtractContext {
-        repo_ids: repo.ids.clone(),
-        workdir: repo.workdir.clone(),
-        patterns: settings.config.patterns.clone(),
-    };
+    let mut ctx = settings.extract_context(&repo);
     ctx.repo_ids
         .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -276,6 +277,10 @@ pub fn check_docs(
     let git = repo.worker();
     let implied = history::implied_when(settings.history, repo, target, &docs);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
+    let implied_pins: BTreeMap<CiteRef, String> = implied
+        .iter()
+        .map(|(c, i)| (*c, i.pin.to_string()))
+        .collect();
     let levels = settings.levels(&docs);
     let enabled = |rule: RuleId, doc: usize| levels.on(rule, doc);
     let rules = Rules {
@@ -323,6 +328,7 @@ pub fn check_docs(
     };
     let mut report = finish(repo, target, docs, findings, repins, &levels);
     report.pin_moves = pin_moves;
+    report.implied = implied_pins;
     report
 }
 
@@ -509,6 +515,7 @@ fn finish(
         findings,
         repins,
         pin_moves: Vec::new(),
+        implied: BTreeMap::new(),
         selection: None,
         web_url: None,
         git_dir: repo.git_dir.clone(),

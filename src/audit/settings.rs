@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
+use crate::extract::ExtractContext;
 use crate::model::AuditedDoc;
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
@@ -61,6 +62,15 @@ impl Settings {
             progress: opts.progress.clone(),
             config,
         })
+    }
+
+    /// What extraction needs to know of `repo` under these settings.
+    pub fn extract_context(&self, repo: &CodeRepo) -> ExtractContext {
+        ExtractContext {
+            repo_ids: repo.ids.clone(),
+            workdir: repo.workdir.clone(),
+            patterns: self.config.patterns.clone(),
+        }
     }
 
     /// A digest of what decides the findings besides the docs and the target: the configuration

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::extracted::AuditedDoc;
+use super::extracted::{AuditedDoc, CiteRef};
 use super::finding::{Finding, Fix};
 use crate::registry::{RuleId, Severity};
 
@@ -114,6 +114,9 @@ pub struct Report {
     pub repins: Vec<(usize, Fix)>,
     /// Doc pins to move with their citations, by doc (and answer).
     pub pin_moves: Vec<PinMove>,
+    /// The implied pin (full SHA) each citation was checked at, when it had one (the language
+    /// server's hover says where a citation was read). Not kept in a report read back from JSON.
+    pub implied: BTreeMap<CiteRef, String>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
     /// The repository's web address (`https://github.com/o/r`), for links in reports.

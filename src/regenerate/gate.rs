@@ -94,11 +94,7 @@ impl<'r> Gate<'r> {
             progress: Default::default(),
             ..settings.clone()
         };
-        let ctx = ExtractContext {
-            repo_ids: repo.ids.clone(),
-            workdir: repo.workdir.clone(),
-            patterns: settings.config.patterns.clone(),
-        };
+        let ctx = settings.extract_context(repo);
         Gate {
             repo,
             target,

@@ -305,6 +305,7 @@ pub fn read(text: &str) -> Result<Report, String> {
         findings,
         repins: Vec::new(),
         pin_moves: Vec::new(),
+        implied: Default::default(),
         selection,
         web_url: r.web_url,
         git_dir: Default::default(),

@@ -1,0 +1,308 @@
+//! A checked doc in the protocol's terms: its findings as diagnostics, their fixes as code
+//! actions, what a citation reads at its revision (hover) and where it points (definition).
+
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, Diagnostic, DiagnosticSeverity, Hover,
+    HoverContents, Location, MarkupContent, MarkupKind, NumberOrString, Position, Range, TextEdit,
+    Uri, WorkspaceEdit,
+};
+
+use super::project::Checked;
+use super::text::{self, path_uri, Encoding, Positions};
+use crate::fix;
+use crate::model::{AuditedDoc, Citation, CiteRef, Finding, Fix, LineRange, PinSource, Report};
+use crate::registry::Severity;
+use crate::resolve::FileAt;
+
+/// A doc's text as checked, at one version of its buffer.
+pub struct Analysis {
+    pub version: Option<i32>,
+    pub checked: Checked,
+}
+
+/// The kind of the action that applies every safe fix of a doc.
+pub fn fix_all_kind() -> CodeActionKind {
+    CodeActionKind::new("source.fixAll.citegate")
+}
+
+impl Analysis {
+    pub fn report(&self) -> &Report {
+        &self.checked.report
+    }
+
+    fn doc(&self) -> &AuditedDoc {
+        &self.checked.report.docs[0]
+    }
+
+    fn positions(&self, encoding: Encoding) -> Positions<'_> {
+        let d = &self.doc().doc;
+        Positions::new(&d.text, &d.lines, encoding)
+    }
+
+    /// The byte offset of a position in the doc as checked.
+    pub fn offset(&self, at: Position, encoding: Encoding) -> usize {
+        let d = &self.doc().doc;
+        text::offset(&d.text, &d.lines, encoding, at)
+    }
+
+    /// Every finding as a diagnostic: the rule's ID as its code, the CLI's message (and help).
+    pub fn diagnostics(&self, encoding: Encoding) -> Vec<Diagnostic> {
+        let mut at = self.positions(encoding);
+        self.report()
+            .findings
+            .iter()
+            .map(|f| diagnostic(f, at.range(f.span.start, f.span.end)))
+            .collect()
+    }
+
+    /// Quick fixes for the findings whose span meets `range`, re-pins there (opt-in, as
+    /// `fix --repin`), and the action that applies every safe fix as `citegate fix` would.
+    pub fn code_actions(
+        &self,
+        uri: &Uri,
+        range: Range,
+        only: Option<&[CodeActionKind]>,
+        encoding: Encoding,
+    ) -> Vec<CodeActionOrCommand> {
+        let wanted = |kind: &CodeActionKind| {
+            only.is_none_or(|only| {
+                only.iter().any(|o| {
+                    kind.as_str() == o.as_str()
+                        || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+                })
+            })
+        };
+        let (from, to) = (
+            self.offset(range.start, encoding),
+            self.offset(range.end, encoding),
+        );
+        let meets = |start: usize, end: usize| start <= to && from <= end;
+        let mut out = Vec::new();
+        let mut at = self.positions(encoding);
+        if wanted(&CodeActionKind::QUICKFIX) {
+            for f in self.report().findings.iter() {
+                let Some(fix) = f.safe_fix().filter(|_| meets(f.span.start, f.span.end)) else {
+                    continue;
+                };
+                let diagnostic = diagnostic(f, at.range(f.span.start, f.span.end));
+                let title = format!("Cite {} ({})", cited(fix), f.rule.as_str());
+                let mut action = self.action(uri, title, CodeActionKind::QUICKFIX, fix, &mut at);
+                action.diagnostics = Some(vec![diagnostic]);
+                action.is_preferred = Some(true);
+                out.push(CodeActionOrCommand::CodeAction(action));
+            }
+        }
+        if wanted(&CodeActionKind::REFACTOR_REWRITE) {
+            for (_, fix) in &self.report().repins {
+                if meets(fix.byte_start, fix.byte_end) {
+                    let title = format!("Re-pin to the target ({})", cited(fix));
+                    let kind = CodeActionKind::REFACTOR_REWRITE;
+                    let action = self.action(uri, title, kind, fix, &mut at);
+                    out.push(CodeActionOrCommand::CodeAction(action));
+                }
+            }
+        }
+        let all = fix_all_kind();
+        if wanted(&all) || wanted(&CodeActionKind::SOURCE_FIX_ALL) {
+            if let Some(edit) = self.fix_all(encoding) {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: "Fix all citegate citations (safe fixes)".to_string(),
+                    kind: Some(all),
+                    edit: Some(workspace_edit(uri, vec![edit])),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+        out
+    }
+
+    /// What `citegate fix` writes to this doc, as one edit.
+    pub fn fix_all(&self, encoding: Encoding) -> Option<TextEdit> {
+        let plan = fix::plan(self.report(), false);
+        let after = &plan.docs.first()?.after;
+        text::edit_between(&self.doc().doc.text, after, encoding)
+    }
+
+    fn action(
+        &self,
+        uri: &Uri,
+        title: String,
+        kind: CodeActionKind,
+        fix: &Fix,
+        at: &mut Positions<'_>,
+    ) -> CodeAction {
+        let edit = TextEdit::new(
+            at.range(fix.byte_start, fix.byte_end),
+            fix.replacement.clone(),
+        );
+        CodeAction {
+            title,
+            kind: Some(kind),
+            edit: Some(workspace_edit(uri, vec![edit])),
+            ..CodeAction::default()
+        }
+    }
+
+    /// The citation under a byte offset (the innermost, when spans nest).
+    fn citation_at(&self, offset: usize) -> Option<(usize, &Citation)> {
+        self.doc()
+            .extracted
+            .citations
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.span.start <= offset && offset <= c.span.end)
+            .min_by_key(|(_, c)| c.span.len())
+    }
+
+    /// The revision a citation is read at: its implied pin, its own or its doc's, else the
+    /// target; and how it got it.
+    fn revision_of(&self, index: usize) -> (Option<git2::Oid>, &'static str) {
+        let report = self.report();
+        let s = &self.checked.snapshot;
+        if let Some(sha) = report.implied.get(&CiteRef { doc: 0, index }) {
+            return (
+                sha.parse().ok(),
+                "implied pin: the commit that wrote this line",
+            );
+        }
+        let resolve = |p: &str| s.repo.open().ok().and_then(|g| s.repo.resolve(&g, p).ok());
+        match self.doc().pin_of(index) {
+            (Some(p), PinSource::Citation) => (resolve(p), "its own pin"),
+            (Some(p), PinSource::Doc) => (resolve(p), "the doc's pin"),
+            _ => (Some(s.target), "the target"),
+        }
+    }
+
+    /// The cited lines at the citation's revision and, when a rule says it is wrong, what it
+    /// says (a stale citation's help is the diff to the target).
+    pub fn hover(&self, offset: usize, encoding: Encoding) -> Option<Hover> {
+        let (index, c) = self.citation_at(offset)?;
+        let path = c.repo_path()?;
+        let (rev, why) = self.revision_of(index);
+        let mut out = match rev {
+            Some(rev) => format!("**{}** at `{}` ({why})\n\n", c.label(), short(rev)),
+            None => format!("**{}**: its pin names no commit here\n\n", c.label()),
+        };
+        if let Some(rev) = rev {
+            out.push_str(&self.cited_text(rev, path, c.lines));
+        }
+        for f in self.findings_of(c) {
+            out.push_str(&format!(
+                "\n\n**{}** ({}): {}",
+                f.rule.as_str(),
+                f.severity.as_str(),
+                f.message
+            ));
+            if let Some(help) = &f.help {
+                out.push_str(&format!("\n\n{}", fenced(help, "")));
+            }
+        }
+        let mut at = self.positions(encoding);
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: out,
+            }),
+            range: Some(at.range(c.span.start, c.span.end)),
+        })
+    }
+
+    fn findings_of<'a>(&'a self, c: &'a Citation) -> impl Iterator<Item = &'a Finding> + 'a {
+        self.report()
+            .findings
+            .iter()
+            .filter(move |f| f.span == c.span)
+    }
+
+    /// The lines a citation cites at `rev`, fenced; or what the path is there instead.
+    fn cited_text(&self, rev: git2::Oid, path: &str, lines: Option<LineRange>) -> String {
+        let repo = &self.checked.snapshot.repo;
+        let Ok(git) = repo.open() else {
+            return String::new();
+        };
+        match repo.file_at(&git, rev, path) {
+            Ok(FileAt::Text(text)) => {
+                let index = crate::model::LineIndex::new(&text);
+                let shown = match lines {
+                    Some(r) if r.start >= 1 => index.slice(&text, r.start as usize, r.end as usize),
+                    Some(_) => "",
+                    None => index.slice(&text, 1, 40),
+                };
+                let language = path.rsplit('.').next().unwrap_or("");
+                fenced(shown, language)
+            }
+            Ok(FileAt::Missing) => format!("`{path}` does not exist at this revision."),
+            Ok(other) => format!("`{path}` is not text here ({other:?})."),
+            Err(e) => format!("`{path}` could not be read: {}", e.message()),
+        }
+    }
+
+    /// The cited file in the work tree, at the cited lines.
+    pub fn definition(&self, offset: usize) -> Option<Location> {
+        let (_, c) = self.citation_at(offset)?;
+        let workdir = self.checked.snapshot.repo.workdir.as_ref()?;
+        let file = workdir.join(c.repo_path()?);
+        if !file.is_file() {
+            return None;
+        }
+        let (start, end) = match c.lines {
+            Some(r) => ((r.start.max(1) - 1) as u32, (r.end.max(1) - 1) as u32),
+            None => (0, 0),
+        };
+        Some(Location::new(
+            path_uri(&file)?,
+            Range::new(Position::new(start, 0), Position::new(end, u32::MAX >> 1)),
+        ))
+    }
+}
+
+fn short(rev: git2::Oid) -> String {
+    rev.to_string()[..8].to_string()
+}
+
+/// `src/a.rs:3-5`: what a fix makes the citation cite.
+fn cited(fix: &Fix) -> String {
+    match fix.start_line {
+        0 => fix.path.clone(),
+        s if s == fix.end_line => format!("{}:{s}", fix.path),
+        s => format!("{}:{s}-{}", fix.path, fix.end_line),
+    }
+}
+
+/// `text` in a Markdown code fence longer than any run of backticks inside it.
+fn fenced(text: &str, language: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let language: String = language
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    format!("{fence}{language}\n{text}\n{fence}")
+}
+
+pub fn diagnostic(f: &Finding, range: Range) -> Diagnostic {
+    let severity = match f.severity {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Note => DiagnosticSeverity::INFORMATION,
+    };
+    let message = match &f.help {
+        Some(help) => format!("{}\nhelp: {help}", f.message),
+        None => f.message.clone(),
+    };
+    Diagnostic {
+        range,
+        severity: Some(severity),
+        code: Some(NumberOrString::String(f.rule.as_str().to_string())),
+        source: Some("citegate".to_string()),
+        message,
+        ..Diagnostic::default()
+    }
+}
+
+pub fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: Some([(uri.clone(), edits)].into_iter().collect()),
+        ..WorkspaceEdit::default()
+    }
+}

@@ -1,0 +1,336 @@
+//! `citegate lsp`: the audit as a language server over stdio (`lsp-server`, synchronous like the
+//! engine). Docs are checked in memory as they are edited, with the same target, configuration
+//! and verdicts as `citegate audit` run in their repository; fixes are code actions, a citation
+//! shows its lines on hover and opens them on "go to definition"; in code files, lenses say who
+//! cites a span and renaming a file returns the edits that keep its citations valid.
+//!
+//! The message loop never checks anything itself: requests run on their own threads and
+//! published diagnostics on a debouncing checker thread, so the editor is never blocked.
+
+mod analysis;
+mod code;
+mod handlers;
+mod project;
+mod state;
+pub mod text;
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lsp_server::{Connection, Message, Notification, Response};
+use lsp_types::{
+    notification::{self as n, Notification as _},
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
+    DiagnosticOptions, DiagnosticServerCapabilities, FileOperationFilter, FileOperationPattern,
+    FileOperationRegistrationOptions, HoverProviderCapability, InitializeParams, OneOf,
+    PositionEncodingKind, ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+    WorkspaceFileOperationsServerCapabilities, WorkspaceFoldersServerCapabilities,
+    WorkspaceServerCapabilities,
+};
+
+pub use analysis::Analysis;
+use state::State;
+use text::{uri_path, Encoding};
+
+/// How long a doc must rest after an edit before it is checked and its diagnostics published.
+pub const DEBOUNCE: Duration = Duration::from_millis(250);
+
+/// Serve the Language Server Protocol on standard input and output until the client exits.
+pub fn serve() -> Result<(), String> {
+    let (connection, io) = Connection::stdio();
+    run(&connection)?;
+    drop(connection);
+    io.join().map_err(|e| e.to_string())
+}
+
+/// Initialise and run the server on a connection until `shutdown` and `exit`.
+pub fn run(connection: &Connection) -> Result<(), String> {
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+    let encoding = encoding(&params);
+    let result = serde_json::json!({
+        "capabilities": capabilities(encoding),
+        "serverInfo": {"name": "citegate", "version": env!("CARGO_PKG_VERSION")},
+    });
+    connection
+        .initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    let pulls = params
+        .capabilities
+        .text_document
+        .as_ref()
+        .is_some_and(|t| t.diagnostic.is_some());
+    let state = Arc::new(State::new(
+        connection.sender.clone(),
+        encoding,
+        !pulls,
+        roots(&params),
+    ));
+    watch_files(&state, &params);
+    let (queue, rx) = mpsc::channel::<Uri>();
+    let checker = {
+        let state = state.clone();
+        std::thread::spawn(move || debounce(&state, &rx))
+    };
+    let result = main_loop(connection, &state, &queue);
+    drop(queue);
+    let _ = checker.join();
+    result
+}
+
+fn main_loop(
+    connection: &Connection,
+    state: &Arc<State>,
+    queue: &mpsc::Sender<Uri>,
+) -> Result<(), String> {
+    for message in &connection.receiver {
+        match message {
+            Message::Request(request) => {
+                if connection
+                    .handle_shutdown(&request)
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(());
+                }
+                let state = state.clone();
+                std::thread::spawn(move || {
+                    let response: Response = handlers::respond(&state, request);
+                    let _ = state.sender.send(Message::Response(response));
+                });
+            }
+            Message::Notification(notification) => notified(state, notification, queue),
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// What a notification changes; checks it asks for go to the checker thread.
+fn notified(state: &Arc<State>, n: Notification, queue: &mpsc::Sender<Uri>) {
+    let recheck_all = |state: &State| {
+        state.forget_analyses();
+        for (uri, _) in state.open_docs() {
+            let _ = queue.send(uri);
+        }
+        if !state.push {
+            state.ask("workspace/diagnostic/refresh", ());
+        }
+    };
+    match n.method.as_str() {
+        n::DidOpenTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
+            {
+                let d = p.text_document;
+                if state.set_text(&d.uri, d.version, d.text) {
+                    let _ = queue.send(d.uri);
+                }
+            }
+        }
+        n::DidChangeTextDocument::METHOD => {
+            if let Ok(p) =
+                serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
+            {
+                // Full sync: the last change holds the whole text.
+                let Some(change) = p.content_changes.into_iter().last() else {
+                    return;
+                };
+                let d = p.text_document;
+                if state.set_text(&d.uri, d.version, change.text) {
+                    let _ = queue.send(d.uri);
+                }
+            }
+        }
+        n::DidCloseTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
+            {
+                state.close(&p.text_document.uri);
+                if state.push {
+                    state.publish_these(&p.text_document.uri, None, Vec::new());
+                }
+            }
+        }
+        n::DidSaveTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(n.params)
+            {
+                if is_config(&p.text_document.uri) {
+                    recheck_all(state);
+                }
+            }
+        }
+        n::DidChangeWatchedFiles::METHOD => recheck_all(state),
+        n::DidChangeWorkspaceFolders::METHOD => {
+            if let Ok(p) =
+                serde_json::from_value::<lsp_types::DidChangeWorkspaceFoldersParams>(n.params)
+            {
+                let mut roots = state.roots.lock().expect("roots lock");
+                let gone: Vec<PathBuf> = p
+                    .event
+                    .removed
+                    .iter()
+                    .filter_map(|f| uri_path(&f.uri))
+                    .collect();
+                roots.retain(|r| !gone.contains(r));
+                roots.extend(p.event.added.iter().filter_map(|f| uri_path(&f.uri)));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_config(uri: &Uri) -> bool {
+    uri_path(uri).is_some_and(|p| p.file_name().is_some_and(|n| n == crate::config::FILE_NAME))
+}
+
+/// The checker thread: a doc is checked once no edit of any doc arrived for [`DEBOUNCE`]; an
+/// edit arriving meanwhile makes the check's result stale, and it is not published (the newer
+/// text is checked next).
+fn debounce(state: &State, rx: &mpsc::Receiver<Uri>) {
+    let mut pending: Vec<Uri> = Vec::new();
+    loop {
+        if pending.is_empty() {
+            match rx.recv() {
+                Ok(uri) => pending.push(uri),
+                Err(_) => return,
+            }
+        }
+        match rx.recv_timeout(DEBOUNCE) {
+            Ok(uri) => {
+                if !pending.contains(&uri) {
+                    pending.push(uri);
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        for uri in std::mem::take(&mut pending) {
+            if state.push {
+                state.publish(&uri);
+            } else {
+                // Pulled later: checked now so the pull finds it ready.
+                let _ = state.analysis(&uri);
+            }
+        }
+    }
+}
+
+/// UTF-8 positions when the client offers them (no conversion), else UTF-16, the default.
+fn encoding(params: &InitializeParams) -> Encoding {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref());
+    match offered {
+        Some(kinds) if kinds.contains(&PositionEncodingKind::UTF8) => Encoding::Utf8,
+        _ => Encoding::Utf16,
+    }
+}
+
+/// The workspace folders (else the root URI).
+fn roots(params: &InitializeParams) -> Vec<PathBuf> {
+    let folders = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| uri_path(&f.uri));
+    let mut roots: Vec<PathBuf> = folders.collect();
+    #[allow(deprecated)]
+    if roots.is_empty() {
+        roots.extend(params.root_uri.as_ref().and_then(uri_path));
+    }
+    roots
+}
+
+/// Ask the client to say when docs or configuration files change on disk (a pull, a checkout).
+fn watch_files(state: &State, params: &InitializeParams) {
+    let dynamic = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
+    if !dynamic {
+        return;
+    }
+    let watchers: Vec<serde_json::Value> = [
+        "**/.citegate.yaml",
+        "**/*.{md,markdown,json,jsonl}",
+        "**/.git/HEAD",
+    ]
+    .iter()
+    .map(|glob| serde_json::json!({"globPattern": glob}))
+    .collect();
+    state.ask(
+        "client/registerCapability",
+        serde_json::json!({"registrations": [{
+            "id": "citegate-watch",
+            "method": n::DidChangeWatchedFiles::METHOD,
+            "registerOptions": {"watchers": watchers},
+        }]}),
+    );
+}
+
+fn capabilities(encoding: Encoding) -> ServerCapabilities {
+    let kinds = vec![
+        CodeActionKind::QUICKFIX,
+        CodeActionKind::REFACTOR_REWRITE,
+        CodeActionKind::SOURCE_FIX_ALL,
+        analysis::fix_all_kind(),
+    ];
+    let rename = FileOperationRegistrationOptions {
+        filters: vec![FileOperationFilter {
+            scheme: Some("file".to_string()),
+            pattern: FileOperationPattern {
+                glob: "**/*".to_string(),
+                matches: None,
+                options: None,
+            },
+        }],
+    };
+    ServerCapabilities {
+        position_encoding: Some(match encoding {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        diagnostic_provider: Some(DiagnosticServerCapabilities::Options(DiagnosticOptions {
+            identifier: Some("citegate".to_string()),
+            inter_file_dependencies: false,
+            workspace_diagnostics: true,
+            ..DiagnosticOptions::default()
+        })),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(kinds),
+            resolve_provider: Some(false),
+            ..CodeActionOptions::default()
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        workspace: Some(WorkspaceServerCapabilities {
+            workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(OneOf::Left(true)),
+            }),
+            file_operations: Some(WorkspaceFileOperationsServerCapabilities {
+                will_rename: Some(rename),
+                ..WorkspaceFileOperationsServerCapabilities::default()
+            }),
+        }),
+        ..ServerCapabilities::default()
+    }
+}

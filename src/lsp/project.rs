@@ -1,0 +1,151 @@
+//! One repository as the language server sees it: its settings and target (re-read when
+//! `.citegate.yaml` or the target's commit changes), a buffer checked exactly as `citegate audit`
+//! run there would check the file, and the index of every doc's citations (who cites what).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use git2::Oid;
+
+use crate::audit::{self, load, AuditOptions, Settings};
+use crate::config;
+use crate::extract::ExtractContext;
+use crate::model::{AuditedDoc, DocKind, Report};
+use crate::resolve::CodeRepo;
+
+/// The repository, its settings and its target, as of one check. A new one is made when the
+/// configuration file or the target's commit changes: the repository's caches (the target's
+/// blobs, read once) live as long as it does, so an edit re-reads no code.
+pub struct Snapshot {
+    pub repo: CodeRepo,
+    pub target: Oid,
+    pub settings: Settings,
+    pub ctx: ExtractContext,
+    config: Stamp,
+}
+
+/// What says a configuration file changed: its size and modification time (`None`: absent).
+type Stamp = Option<(u64, Option<SystemTime>)>;
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()))
+}
+
+/// The docs of a repository with their citations, read and extracted (open buffers as edited).
+pub struct Index {
+    pub docs: Vec<AuditedDoc>,
+    pub snapshot: Arc<Snapshot>,
+}
+
+pub struct Project {
+    /// The work tree's root.
+    pub root: PathBuf,
+    current: Mutex<Option<Arc<Snapshot>>>,
+    index: Mutex<Option<Arc<Index>>>,
+}
+
+impl Project {
+    pub fn new(root: PathBuf) -> Project {
+        Project {
+            root,
+            current: Mutex::new(None),
+            index: Mutex::new(None),
+        }
+    }
+
+    /// The settings and target as of now: the last ones while the configuration file and the
+    /// target's commit are unchanged, else read again. An error (a broken configuration, a
+    /// target that does not resolve) is the command line's message.
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
+        let config = stamp(&self.root.join(config::FILE_NAME));
+        let mut current = self.current.lock().expect("snapshot lock");
+        if let Some(s) = current.as_ref() {
+            let same_target = s
+                .repo
+                .open()
+                .ok()
+                .and_then(|git| s.repo.resolve(&git, &s.settings.target).ok())
+                == Some(s.target);
+            if s.config == config && same_target {
+                return Ok(s.clone());
+            }
+        }
+        let (repo, target, settings) =
+            audit::open(&self.root, None, None).map_err(|e| e.to_string())?;
+        let ctx = settings.extract_context(&repo);
+        let fresh = Arc::new(Snapshot {
+            repo,
+            target,
+            settings,
+            ctx,
+            config,
+        });
+        if current.as_ref().is_some_and(|s| s.config != config) {
+            // Who cites what may follow the configuration (include, exclude, syntaxes).
+            self.forget_index();
+        }
+        *current = Some(fresh.clone());
+        Ok(fresh)
+    }
+
+    /// The repository-relative name of a doc at `path`, when the configuration audits it.
+    pub fn wants(&self, snapshot: &Snapshot, path: &Path) -> bool {
+        let name = load::doc_name(&snapshot.repo, path);
+        snapshot.settings.config.wants_doc(&name)
+    }
+
+    /// Check a doc's text as if it were the file at `path`: the audit's findings, spans,
+    /// severities and messages, implied pins included.
+    pub fn check(snapshot: Arc<Snapshot>, path: &Path, kind: DocKind, text: String) -> Checked {
+        let s = &snapshot;
+        let doc = load::from_text(path, kind, text, &s.repo, &s.ctx, &s.settings.config);
+        let report = audit::check_docs(&s.repo, s.target, vec![doc], &s.settings);
+        Checked { report, snapshot }
+    }
+
+    /// Every doc of the repository with its citations (`open`: the buffers, by path, that stand
+    /// for their files), built once until a doc or the configuration changes.
+    pub fn index(&self, open: &HashMap<PathBuf, (DocKind, String)>) -> Result<Arc<Index>, String> {
+        if let Some(index) = self.index.lock().expect("index lock").clone() {
+            return Ok(index);
+        }
+        let snapshot = self.snapshot()?;
+        let opts = AuditOptions {
+            paths: vec![self.root.clone()],
+            repo: Some(self.root.clone()),
+            ..AuditOptions::default()
+        };
+        let (mut docs, _) = audit::load_docs(&opts).map_err(|e| e.to_string())?;
+        let s = &snapshot;
+        for d in &mut docs {
+            if let Some((kind, text)) = open.get(&d.doc.fs_path) {
+                let path = d.doc.fs_path.clone();
+                *d = load::from_text(
+                    &path,
+                    *kind,
+                    text.clone(),
+                    &s.repo,
+                    &s.ctx,
+                    &s.settings.config,
+                );
+            }
+        }
+        let index = Arc::new(Index { docs, snapshot });
+        *self.index.lock().expect("index lock") = Some(index.clone());
+        Ok(index)
+    }
+
+    /// A doc changed: the index is built again when next asked for.
+    pub fn forget_index(&self) {
+        *self.index.lock().expect("index lock") = None;
+    }
+}
+
+/// A doc's text checked: the one-doc report and what it was checked with.
+pub struct Checked {
+    pub report: Report,
+    pub snapshot: Arc<Snapshot>,
+}

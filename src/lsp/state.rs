@@ -1,0 +1,241 @@
+//! What the server holds between messages: the open docs, their last check, and the
+//! repositories (one [`Project`] per work tree, found from each doc's folder).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use lsp_server::{Message, Notification, Request, RequestId};
+use lsp_types::{Diagnostic, DiagnosticSeverity, Position, PublishDiagnosticsParams, Range, Uri};
+
+use super::analysis::Analysis;
+use super::project::Project;
+use super::text::{uri_path, Encoding};
+use crate::model::DocKind;
+
+/// An open doc: its buffer as last sent.
+#[derive(Clone)]
+pub struct Open {
+    pub version: i32,
+    pub path: PathBuf,
+    pub kind: DocKind,
+    pub text: Arc<String>,
+}
+
+pub struct State {
+    pub sender: crossbeam_channel::Sender<Message>,
+    pub encoding: Encoding,
+    /// Publish diagnostics (the client does not pull them).
+    pub push: bool,
+    pub roots: Mutex<Vec<PathBuf>>,
+    /// By URI text (a `Uri` caches its parts inside: not a key).
+    docs: Mutex<HashMap<String, (Uri, Open)>>,
+    analyses: Mutex<HashMap<String, Arc<Analysis>>>,
+    projects: Mutex<HashMap<PathBuf, Arc<Project>>>,
+    next_id: AtomicI32,
+}
+
+/// Why a doc has no analysis.
+pub enum Unchecked {
+    /// Not a doc citegate reads (not open, not Markdown or JSON, outside any repository, or
+    /// left out by the configuration).
+    NotADoc,
+    /// Its repository could not be checked (a broken configuration, a target that does not
+    /// resolve): the command line's message.
+    Failed(String),
+}
+
+impl State {
+    pub fn new(
+        sender: crossbeam_channel::Sender<Message>,
+        encoding: Encoding,
+        push: bool,
+        roots: Vec<PathBuf>,
+    ) -> State {
+        State {
+            sender,
+            encoding,
+            push,
+            roots: Mutex::new(roots),
+            docs: Mutex::default(),
+            analyses: Mutex::default(),
+            projects: Mutex::default(),
+            next_id: AtomicI32::new(1),
+        }
+    }
+
+    pub fn open(&self, uri: &Uri) -> Option<Open> {
+        let docs = self.docs.lock().expect("docs lock");
+        docs.get(uri.as_str()).map(|(_, open)| open.clone())
+    }
+
+    /// Every open doc, by URI (sorted, for a deterministic order).
+    pub fn open_docs(&self) -> Vec<(Uri, Open)> {
+        let docs = self.docs.lock().expect("docs lock");
+        let mut out: Vec<(Uri, Open)> = docs.values().cloned().collect();
+        out.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        out
+    }
+
+    /// A doc's new text. Returns whether it is a doc citegate reads (Markdown, JSON).
+    pub fn set_text(&self, uri: &Uri, version: i32, text: String) -> bool {
+        let Some(path) = uri_path(uri) else {
+            return false;
+        };
+        let Some(kind) = DocKind::from_path(&path) else {
+            return false;
+        };
+        if let Some(project) = self.project_of(&path) {
+            project.forget_index();
+        }
+        let open = Open {
+            version,
+            path,
+            kind,
+            text: Arc::new(text),
+        };
+        self.docs
+            .lock()
+            .expect("docs lock")
+            .insert(uri.as_str().to_string(), (uri.clone(), open));
+        true
+    }
+
+    pub fn close(&self, uri: &Uri) {
+        let closed = self.docs.lock().expect("docs lock").remove(uri.as_str());
+        if let Some((_, open)) = closed {
+            if let Some(project) = self.project_of(&open.path) {
+                project.forget_index();
+            }
+        }
+        self.analyses
+            .lock()
+            .expect("analyses lock")
+            .remove(uri.as_str());
+    }
+
+    /// The project (repository work tree) holding `path`: the nearest folder up with a `.git`.
+    pub fn project_of(&self, path: &Path) -> Option<Arc<Project>> {
+        let root = path.ancestors().skip(1).find(|d| d.join(".git").exists())?;
+        let mut projects = self.projects.lock().expect("projects lock");
+        let project = projects
+            .entry(root.to_path_buf())
+            .or_insert_with(|| Arc::new(Project::new(root.to_path_buf())));
+        Some(project.clone())
+    }
+
+    /// Every project met so far.
+    pub fn projects(&self) -> Vec<Arc<Project>> {
+        let projects = self.projects.lock().expect("projects lock");
+        let mut out: Vec<Arc<Project>> = projects.values().cloned().collect();
+        out.sort_by(|a, b| a.root.cmp(&b.root));
+        out
+    }
+
+    /// The open buffers of docs, by path, standing for their files.
+    pub fn buffers(&self) -> HashMap<PathBuf, (DocKind, String)> {
+        let docs = self.docs.lock().expect("docs lock");
+        docs.values()
+            .map(|(_, o)| (o.path.clone(), (o.kind, o.text.to_string())))
+            .collect()
+    }
+
+    /// The check of an open doc's current text: the last one when its version is the same,
+    /// else a new one (kept when the doc has not changed meanwhile).
+    pub fn analysis(&self, uri: &Uri) -> Result<Arc<Analysis>, Unchecked> {
+        let open = self.open(uri).ok_or(Unchecked::NotADoc)?;
+        let project = self.project_of(&open.path).ok_or(Unchecked::NotADoc)?;
+        let snapshot = project.snapshot().map_err(Unchecked::Failed)?;
+        if !project.wants(&snapshot, &open.path) {
+            return Err(Unchecked::NotADoc);
+        }
+        let known = self
+            .analyses
+            .lock()
+            .expect("analyses lock")
+            .get(uri.as_str())
+            .cloned();
+        let current = |a: &Arc<Analysis>| {
+            a.version == Some(open.version) && Arc::ptr_eq(&a.checked.snapshot, &snapshot)
+        };
+        if let Some(a) = known.filter(current) {
+            return Ok(a);
+        }
+        let checked = Project::check(snapshot, &open.path, open.kind, open.text.to_string());
+        let analysis = Arc::new(Analysis {
+            version: Some(open.version),
+            checked,
+        });
+        if self.open(uri).is_some_and(|o| o.version == open.version) {
+            let mut analyses = self.analyses.lock().expect("analyses lock");
+            analyses.insert(uri.as_str().to_string(), analysis.clone());
+        }
+        Ok(analysis)
+    }
+
+    /// An open doc's diagnostics now: its findings, or one error saying why it could not be
+    /// checked (never none in silence).
+    pub fn diagnostics(&self, uri: &Uri) -> (Option<i32>, Vec<Diagnostic>) {
+        match self.analysis(uri) {
+            Ok(a) => (a.version, a.diagnostics(self.encoding)),
+            Err(Unchecked::NotADoc) => (None, Vec::new()),
+            Err(Unchecked::Failed(message)) => {
+                let version = self.open(uri).map(|o| o.version);
+                (version, vec![failure(message)])
+            }
+        }
+    }
+
+    /// Check an open doc and publish its diagnostics, unless it changed while it was checked
+    /// (the newer text is checked next).
+    pub fn publish(&self, uri: &Uri) {
+        let Some(open) = self.open(uri) else {
+            return;
+        };
+        let (_, diagnostics) = self.diagnostics(uri);
+        if self.open(uri).is_some_and(|o| o.version == open.version) {
+            self.publish_these(uri, Some(open.version), diagnostics);
+        }
+    }
+
+    pub fn publish_these(&self, uri: &Uri, version: Option<i32>, diagnostics: Vec<Diagnostic>) {
+        let params = PublishDiagnosticsParams {
+            uri: uri.clone(),
+            diagnostics,
+            version,
+        };
+        self.notify("textDocument/publishDiagnostics", params);
+    }
+
+    pub fn notify(&self, method: &str, params: impl serde::Serialize) {
+        let n = Notification::new(method.to_string(), params);
+        let _ = self.sender.send(Message::Notification(n));
+    }
+
+    /// A request to the client (its answer is not waited for).
+    pub fn ask(&self, method: &str, params: impl serde::Serialize) {
+        let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let r = Request::new(id, method.to_string(), params);
+        let _ = self.sender.send(Message::Request(r));
+    }
+
+    /// Every analysis is stale (the configuration or the code changed).
+    pub fn forget_analyses(&self) {
+        self.analyses.lock().expect("analyses lock").clear();
+        for project in self.projects() {
+            project.forget_index();
+        }
+    }
+}
+
+/// The one diagnostic of a doc that could not be checked.
+pub fn failure(message: String) -> Diagnostic {
+    Diagnostic {
+        range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("citegate".to_string()),
+        message: format!("citegate could not check this doc: {message}"),
+        ..Diagnostic::default()
+    }
+}

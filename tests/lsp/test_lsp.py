@@ -1,0 +1,269 @@
+"""`citegate lsp` driven by a real LSP client nobody here wrote: pytest-lsp (pygls), installed by
+`.ci/run`. Run by tests/lsp.rs, which builds the fixture repository and sets
+CITEGATE_BIN and CITEGATE_REPO; the CLI's own output is the oracle.
+
+pytest-lsp also checks every response against the capabilities the client announced.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+BIN = os.environ["CITEGATE_BIN"]
+REPO = pathlib.Path(os.environ["CITEGATE_REPO"]).resolve()
+GUIDE = REPO / "docs" / "guide.md"
+CONFIG = ClientServerConfig(server_command=[BIN, "lsp"])
+
+
+REGISTERED = []
+
+
+def register(client: LanguageClient, params: types.RegistrationParams):
+    """What a client with dynamic registration does: accept (and here, record) it."""
+    REGISTERED.extend(r.method for r in params.registrations)
+
+
+def capabilities(pull):
+    caps = client_capabilities("visual-studio-code")
+    if not pull:
+        caps.text_document.diagnostic = None
+    return caps
+
+
+async def start(client, pull):
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(register)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(pull=pull),
+        workspace_folders=[types.WorkspaceFolder(uri=REPO.as_uri(), name="shop")],
+    ))
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def push(lsp_client: LanguageClient):
+    """A client that takes published diagnostics (no pull support announced)."""
+    await start(lsp_client, pull=False)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def pull(lsp_client: LanguageClient):
+    """A client that pulls diagnostics (VS Code's capabilities)."""
+    await start(lsp_client, pull=True)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def cli(*args, cwd=REPO):
+    return subprocess.run([BIN, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def audit(doc, cwd=REPO):
+    out = cli("audit", "--format", "json", doc, cwd=cwd)
+    return json.loads(out.stdout)["findings"]
+
+
+def open_doc(client, path, text=None, language="markdown", version=1):
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(
+            uri=uri, language_id=language, version=version,
+            text=path.read_text() if text is None else text)))
+    return uri
+
+
+async def diagnostics_of(client, uri):
+    while uri not in client.diagnostics:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics.pop(uri)
+
+
+def apply(text, edits):
+    """Apply LSP text edits (UTF-16 positions; the fixture is ASCII) to a text."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    def at(p):
+        return starts[p.line] + p.character
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:at(e.range.start)] + e.new_text + text[at(e.range.end):]
+    return text
+
+
+def by_rule(diagnostics):
+    return {d.code: d for d in diagnostics}
+
+
+@pytest.mark.asyncio
+async def test_the_three_findings_are_the_cli_findings(push):
+    uri = open_doc(push, GUIDE)
+    got = await diagnostics_of(push, uri)
+    want = audit("docs/guide.md")
+    assert sorted(d.code for d in got) == ["invented-path", "stale-changed", "stale-moved"]
+    assert len(got) == len(want)
+    for f in want:
+        d = by_rule(got)[f["rule"]]
+        assert d.message.split("\nhelp: ")[0] == f["message"]
+        assert d.range.start.line == f["line"] - 1
+        assert d.range.start.character == f["column"] - 1
+        assert d.range.end.character == f["column_end"] - 1
+        severity = {"error": types.DiagnosticSeverity.Error,
+                    "warning": types.DiagnosticSeverity.Warning}[f["severity"]]
+        assert d.severity == severity
+        assert d.source == "citegate"
+
+
+@pytest.mark.asyncio
+async def test_the_quick_fix_clears_the_moved_citation_and_writes_what_fix_writes(push, tmp_path):
+    text = GUIDE.read_text()
+    uri = open_doc(push, GUIDE, text)
+    moved = by_rule(await diagnostics_of(push, uri))["stale-moved"]
+    actions = await push.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=moved.range,
+        context=types.CodeActionContext(diagnostics=[moved], only=[types.CodeActionKind.QuickFix])))
+    assert len(actions) == 1, actions
+    assert actions[0].diagnostics[0].code == "stale-moved"
+    fixed = apply(text, actions[0].edit.changes[uri])
+    push.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    after = await diagnostics_of(push, uri)
+    assert sorted(d.code for d in after) == ["invented-path", "stale-changed"]
+    # `citegate fix` on a copy of the repository writes the same bytes.
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    assert cli("fix", "docs/guide.md", cwd=copy).returncode in (0, 1)
+    assert (copy / "docs" / "guide.md").read_text() == fixed
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_what_fix_writes(push, tmp_path):
+    text = GUIDE.read_text()
+    uri = open_doc(push, GUIDE, text)
+    await diagnostics_of(push, uri)
+    everything = types.Range(start=types.Position(line=0, character=0),
+                             end=types.Position(line=99, character=0))
+    actions = await push.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=everything,
+        context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.SourceFixAll])))
+    assert [a.kind for a in actions] == ["source.fixAll.citegate"]
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    cli("fix", "docs/guide.md", cwd=copy)
+    assert apply(text, actions[0].edit.changes[uri]) == (copy / "docs" / "guide.md").read_text()
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_the_cited_lines_and_the_diff(push):
+    uri = open_doc(push, GUIDE)
+    await diagnostics_of(push, uri)
+    line = GUIDE.read_text().split("\n").index("The getter is src/cache.rs:3-5.")
+    hover = await push.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=20)))
+    value = hover.contents.value
+    assert "**src/cache.rs:3-5** at" in value
+    assert "implied pin" in value
+    assert "pub fn ttl() -> u64 {\n    TTL_SECONDS\n}" in value
+    assert "stale-changed" in value and "-    TTL_SECONDS" in value
+    # Not on a citation: nothing.
+    nothing = await push.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=0, character=1)))
+    assert nothing is None
+
+
+@pytest.mark.asyncio
+async def test_definition_opens_the_cited_lines(push):
+    uri = open_doc(push, GUIDE)
+    line = GUIDE.read_text().split("\n").index("The old helper is src/old.rs:1.")
+    found = await push.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=22)))
+    assert found.uri == (REPO / "src" / "old.rs").as_uri()
+    assert found.range.start.line == 0
+
+
+@pytest.mark.asyncio
+async def test_renaming_a_cited_file_returns_the_edits(push):
+    old, new = REPO / "src" / "old.rs", REPO / "src" / "helpers" / "new.rs"
+    edit = await push.workspace_will_rename_files_async(types.RenameFilesParams(
+        files=[types.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())]))
+    edits = edit.changes[GUIDE.as_uri()]
+    renamed = apply(GUIDE.read_text(), edits)
+    assert "The old helper is src/helpers/new.rs:1." in renamed
+    assert renamed.replace("src/helpers/new.rs", "src/old.rs") == GUIDE.read_text()
+    # A file nobody cites: no edit.
+    none = await push.workspace_will_rename_files_async(types.RenameFilesParams(
+        files=[types.FileRename(old_uri=(REPO / "README.none").as_uri(),
+                                new_uri=(REPO / "x").as_uri())]))
+    assert none is None
+
+
+@pytest.mark.asyncio
+async def test_code_lenses_say_who_cites_a_span(push):
+    lenses = await push.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=(REPO / "src" / "cache.rs").as_uri())))
+    titles = sorted((l.range.start.line, l.command.title) for l in lenses)
+    assert titles == [(0, "lines 1 cited by 1 doc"), (2, "lines 3-5 cited by 1 doc")]
+
+
+@pytest.mark.asyncio
+async def test_pulled_diagnostics_match_and_the_workspace_pass_covers_every_doc(pull):
+    uri = open_doc(pull, GUIDE)
+    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert sorted(d.code for d in report.items) == ["invented-path", "stale-changed", "stale-moved"]
+    assert pull.diagnostics == {}, "a pulling client gets no pushed diagnostics"
+    workspace = await pull.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    docs = {i.uri: sorted(d.code for d in i.items) for i in workspace.items}
+    assert docs[uri] == ["invented-path", "stale-changed", "stale-moved"]
+    answer = (REPO / "answers" / "a.json").as_uri()
+    assert docs[answer] == ["invented-path"]
+
+
+@pytest.mark.asyncio
+async def test_the_configuration_is_read_again_when_it_changes(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    guide = copy / "docs" / "guide.md"
+    uri = open_doc(push, guide)
+    assert "invented-path" in by_rule(await diagnostics_of(push, uri))
+    assert "workspace/didChangeWatchedFiles" in REGISTERED
+    (copy / ".citegate.yaml").write_text("rules:\n  invented-path: off\n")
+    push.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(copy / ".citegate.yaml").as_uri(), type=types.FileChangeType.Created)]))
+    assert sorted(by_rule(await diagnostics_of(push, uri))) == ["stale-changed", "stale-moved"]
+    # A broken configuration is one diagnostic with the command line's message.
+    (copy / ".citegate.yaml").write_text("rules: [\n")
+    push.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(copy / ".citegate.yaml").as_uri(), type=types.FileChangeType.Changed)]))
+    broken = await diagnostics_of(push, uri)
+    assert len(broken) == 1 and ".citegate.yaml" in broken[0].message, broken
+
+
+@pytest.mark.asyncio
+async def test_bad_input_is_one_diagnostic_and_the_server_stays_up(push):
+    answer = REPO / "answers" / "broken.json"
+    uri = open_doc(push, answer, text='{"summary": "x", "citations": [', language="json")
+    broken = await diagnostics_of(push, uri)
+    assert [d.code for d in broken] == ["malformed-doc"]
+    huge = REPO / "docs" / "huge.md"
+    uri = open_doc(push, huge, text="src/cache.rs:1 " * (1_200_000))
+    got = await diagnostics_of(push, uri)
+    assert [d.code for d in got] == ["malformed-doc"] and "MiB limit" in got[0].message
+    # A file that is no doc is not checked; the server still answers.
+    code = open_doc(push, REPO / "src" / "cache.rs", language="rust")
+    hover = await push.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=code), position=types.Position(line=0, character=0)))
+    assert hover is None
+    uri = open_doc(push, GUIDE)
+    assert len(await diagnostics_of(push, uri)) == 3
