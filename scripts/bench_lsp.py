@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""`citegate lsp` on a 3,000-citation doc (issue 22: diagnostics after a one-character edit in
+under 200 ms, most of it cached per blob between edits).
+
+    scripts/bench_lsp.py                    # 3,000 citations, 20 edits
+    scripts/bench_lsp.py --citations 500    # a quick run
+
+The doc is committed into a copy of the benchmark corpus (so its unpinned citations get implied
+pins by blame, as in a real wiki) and opened in `citegate lsp` (release build) by a minimal
+JSON-RPC client here. Measured, from the client's side: the first pull of its diagnostics
+(`textDocument/diagnostic`, cold: nothing read yet), then for each edit (one character typed in
+a different line each time) the time from `didChange` to the pulled diagnostics, and with a
+pushing client the time from `didChange` to `publishDiagnostics` (which includes the
+250 ms debounce).
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import time
+
+from bench import BIN, OUT, ROOT, corpus
+
+
+class Client:
+    def __init__(self, cwd, pull):
+        self.proc = subprocess.Popen([str(BIN / "citegate"), "lsp"], cwd=cwd,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.next = 0
+        caps = {"textDocument": {"diagnostic": {}}} if pull else {}
+        self.request("initialize", {"capabilities": caps, "rootUri": cwd.as_uri()})
+        self.notify("initialized", {})
+
+    def send(self, message):
+        body = json.dumps(message).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def read(self):
+        length = 0
+        while True:
+            line = self.proc.stdout.readline()
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.proc.stdout.read(length))
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method, params):
+        self.next += 1
+        self.send({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params})
+        while True:
+            m = self.read()
+            if m.get("id") == self.next and "method" not in m:
+                return m.get("result")
+
+    def published(self, uri):
+        while True:
+            m = self.read()
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+                return m["params"]
+
+    def close(self):
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        self.proc.wait(timeout=30)
+
+
+def big_doc(rows, n):
+    lines = ["# Every cited line", ""]
+    for i, (rev, path, s, e, quote) in enumerate(rows[:n]):
+        # A short quote is the claim's literal (checked in the span); a long one is left out.
+        first = [line.strip() for line in json.loads(quote).split("\n") if line.strip()]
+        literal = first[0].replace("`", "") if first else ""
+        claim = f"`{literal}`" if 0 < len(literal) <= 80 else "this"
+        lines.append(f"- Line {i}: {claim} (see {path}:{s}-{e}).")
+    return "\n".join(lines) + "\n"
+
+
+def prepare(n):
+    src, rows = corpus(10_000, 1)
+    repo = OUT / f"lsp-{n}"
+    subprocess.run(["rm", "-rf", str(repo)], check=True)
+    subprocess.run(["git", "clone", "--quiet", str(src), str(repo)], check=True)
+    doc = repo / "docs" / "big.md"
+    doc.parent.mkdir(exist_ok=True)
+    doc.write_text(big_doc(rows, n))
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run(git + ["add", "docs/big.md"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "--quiet", "-m", "the big doc"], cwd=repo, check=True)
+    return repo, doc
+
+
+def edited(text, k):
+    lines = text.split("\n")
+    i = 2 + (k * 37) % (len(lines) - 3)
+    lines[i] = lines[i] + "x"
+    return "\n".join(lines)
+
+
+def measure(repo, doc, edits, pull):
+    client = Client(repo, pull)
+    uri = doc.as_uri()
+    text = doc.read_text()
+    item = {"uri": uri, "languageId": "markdown", "version": 1, "text": text}
+    start = time.perf_counter()
+    client.notify("textDocument/didOpen", {"textDocument": item})
+    if pull:
+        first = client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})["items"]
+    else:
+        first = client.published(uri)["diagnostics"]
+    cold = time.perf_counter() - start
+    times = []
+    for k in range(edits):
+        changed = edited(text, k)
+        start = time.perf_counter()
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": k + 2},
+            "contentChanges": [{"text": changed}]})
+        if pull:
+            client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        else:
+            client.published(uri)
+        times.append(time.perf_counter() - start)
+    client.close()
+    return cold, times, len(first)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--citations", type=int, default=3_000)
+    ap.add_argument("--edits", type=int, default=20)
+    args = ap.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example", "corpus"],
+                   cwd=ROOT, check=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    repo, doc = prepare(args.citations)
+    audit = subprocess.run([str(BIN / "citegate"), "audit", "--format", "json", "docs/big.md"],
+                           cwd=repo, capture_output=True)
+    summary = json.loads(audit.stdout)["summary"]
+    print(f"doc: {summary['citations']} citations, {summary['findings']} findings (citegate audit)")
+    for pull in (True, False):
+        cold, times, found = measure(repo, doc, args.edits, pull)
+        ms = sorted(t * 1000 for t in times)
+        p90 = ms[min(len(ms) - 1, int(len(ms) * 0.9))]
+        mode = "pull (didChange -> textDocument/diagnostic)" if pull else "push (didChange -> publishDiagnostics, 250 ms debounce)"
+        print(f"{mode}: {found} diagnostics; open {cold * 1000:.0f} ms; "
+              f"after an edit: median {statistics.median(ms):.0f} ms, p90 {p90:.0f} ms, max {ms[-1]:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
