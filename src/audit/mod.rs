@@ -465,6 +465,7 @@ fn position(doc: &crate::model::Doc, span: crate::model::Span) -> crate::model::
         end_line,
         end_column,
         snippet: doc.text.get(span.start..span.end).unwrap_or("").to_string(),
+        fingerprint: String::new(),
     }
 }
 
@@ -505,8 +506,18 @@ fn finish(
         (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
     }
     findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
+    // Findings alike in everything a fingerprint reads are told apart by their order in the doc.
+    let mut alike: HashMap<String, usize> = HashMap::new();
     for f in &mut findings {
-        f.at = position(&docs[f.doc].doc, f.span);
+        let doc = &docs[f.doc].doc;
+        f.at = position(doc, f.span);
+        let first = crate::model::fingerprint(f.rule, doc, f.span, 0);
+        let occurrence = alike.entry(first.clone()).or_default();
+        f.at.fingerprint = match *occurrence {
+            0 => first,
+            n => crate::model::fingerprint(f.rule, doc, f.span, n),
+        };
+        *occurrence += 1;
     }
     let summary = Summary::of(&findings, &docs);
     Report {

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::citation::LineRange;
+use super::doc::Doc;
 use super::span::Span;
 use crate::registry::{RuleId, Severity};
 
@@ -65,6 +66,49 @@ pub struct Position {
     pub end_line: usize,
     pub end_column: usize,
     pub snippet: String,
+    /// What identifies the finding across runs while lines shift (SARIF `partialFingerprints`,
+    /// new and fixed findings between sweeps): see [`fingerprint`].
+    pub fingerprint: String,
+}
+
+/// Bytes of the doc line kept on each side of a finding's span in its fingerprint: a JSON
+/// answer written on one line is not fingerprinted whole.
+const CONTEXT_BYTES: usize = 200;
+
+/// A finding's identity from what it says and where in the text it stands, never its line
+/// numbers: the rule, the doc, the span's text and the doc line around it (whitespace
+/// normalised, at most [`CONTEXT_BYTES`] each side), and `occurrence`, how many findings
+/// before it in the doc share all of these. Lines added above it, or the cited code moving,
+/// leave it unchanged; a different citation gets a different one.
+pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> String {
+    use super::hash::{fnv1a, FNV_OFFSET};
+    let text = doc.text.as_str();
+    let start = text[..span.start.min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end = text[span.end.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| span.end.min(text.len()) + i);
+    let mut from = start.max(span.start.saturating_sub(CONTEXT_BYTES));
+    let mut to = end.min(span.end + CONTEXT_BYTES).max(from);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    let context = text[from..to]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let snippet = text.get(span.start..span.end).unwrap_or("");
+    let mut h = fnv1a(FNV_OFFSET, rule.as_str().as_bytes());
+    for part in [doc.name.as_bytes(), snippet.as_bytes(), context.as_bytes()] {
+        h = fnv1a(h, &(part.len() as u64).to_le_bytes());
+        h = fnv1a(h, part);
+    }
+    h = fnv1a(h, &(occurrence as u64).to_le_bytes());
+    format!("{h:016x}")
 }
 
 impl Finding {

@@ -81,6 +81,8 @@ struct JsonFinding<'a> {
     column_end: usize,
     /// The doc text the finding covers.
     snippet: &'a str,
+    /// The finding's identity across runs, whatever lines shift (see `model::fingerprint`).
+    fingerprint: &'a str,
     path: Option<&'a str>,
     start_line: Option<i64>,
     end_line: Option<i64>,
@@ -112,6 +114,7 @@ pub fn render(report: &Report) -> String {
                 line_end: f.at.end_line,
                 column_end: f.at.end_column,
                 snippet: &f.at.snippet,
+                fingerprint: &f.at.fingerprint,
                 path: f.path.as_deref(),
                 start_line: f.lines.map(|l| l.start),
                 end_line: f.lines.map(|l| l.end),
@@ -209,6 +212,8 @@ struct InFinding {
     column_end: usize,
     #[serde(default)]
     snippet: String,
+    #[serde(default)]
+    fingerprint: String,
     path: Option<String>,
     start_line: Option<i64>,
     end_line: Option<i64>,
@@ -289,6 +294,7 @@ pub fn read(text: &str) -> Result<Report, String> {
             end_line: f.line_end,
             end_column: f.column_end,
             snippet: f.snippet,
+            fingerprint: f.fingerprint,
         };
         findings.push(finding);
     }

@@ -1,6 +1,8 @@
 //! SARIF 2.1.0 output, for code-scanning upload: rule metadata from the `rules/` catalogue,
 //! locations in the doc, and fixes as SARIF fixes (byte-addressed replacements).
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use crate::model::Finding;
@@ -78,6 +80,11 @@ fn result(report: &Report, f: &Finding) -> Value {
         "message": {"text": message},
         "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
     });
+    if !f.at.fingerprint.is_empty() {
+        // From the doc text and the rule, never line numbers: code scanning keeps the alert
+        // when lines shift.
+        out["partialFingerprints"] = json!({FINGERPRINT_KEY: f.at.fingerprint});
+    }
     if let (Some(path), Some(rev)) = (&f.path, &f.revision) {
         out["properties"] = json!({
             "citedPath": path,
@@ -101,8 +108,47 @@ fn result(report: &Report, f: &Finding) -> Value {
     out
 }
 
+/// The key of citegate's fingerprint in `partialFingerprints` (versioned: a new way of computing
+/// it gets a new key, so old alerts are not matched wrongly).
+pub const FINGERPRINT_KEY: &str = "citegate/v1";
+
+/// GitHub code scanning's limits for one run: results, and bytes of the uploaded file (its
+/// limit is 10 MB gzip-compressed; the results are kept under 9 MiB before compression, which
+/// leaves room for the rule descriptors and is on the safe side).
+pub const MAX_RESULTS: usize = 25_000;
+pub const MAX_RESULT_BYTES: usize = 9 << 20;
+
+/// The results that fit code scanning's limits, the most severe kept first (errors, then
+/// warnings, then notes, each in report order), shown in report order; how many of each
+/// severity were left out; and their bytes written compactly.
+fn within_limits(report: &Report) -> (Vec<Value>, BTreeMap<&'static str, usize>, usize) {
+    let mut order: Vec<usize> = (0..report.findings.len()).collect();
+    order.sort_by_key(|&i| report.findings[i].severity);
+    let mut kept: Vec<(usize, Value)> = Vec::new();
+    let mut bytes = 0;
+    let mut omitted: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for i in order {
+        let f = &report.findings[i];
+        let value = result(report, f);
+        let size = value.to_string().len() + 1;
+        if kept.len() < MAX_RESULTS && bytes + size <= MAX_RESULT_BYTES {
+            bytes += size;
+            kept.push((i, value));
+        } else {
+            *omitted.entry(level(f.severity)).or_default() += 1;
+        }
+    }
+    kept.sort_by_key(|(i, _)| *i);
+    (kept.into_iter().map(|(_, v)| v).collect(), omitted, bytes)
+}
+
+/// Logs past this many bytes of results are written compactly (indentation would take a
+/// large log past the byte limit its results were counted against).
+const PRETTY_UP_TO: usize = 1 << 20;
+
 /// The report as one SARIF log with one run.
 pub fn render(report: &Report) -> String {
+    let (results, omitted, bytes) = within_limits(report);
     let mut run = json!({
         "tool": {"driver": {
             "name": "citegate",
@@ -112,8 +158,15 @@ pub fn render(report: &Report) -> String {
             "rules": RuleId::ALL.iter().map(|r| rule_descriptor(*r)).collect::<Vec<_>>(),
         }},
         "columnKind": "unicodeCodePoints",
-        "results": report.findings.iter().map(|f| result(report, f)).collect::<Vec<_>>(),
+        "results": results,
     });
+    if !omitted.is_empty() {
+        run["properties"] = json!({
+            "omittedResults": omitted.values().sum::<usize>(),
+            "omittedByLevel": omitted,
+            "omittedWhy": "code scanning takes at most 25,000 results and 10 MB per run: the most severe were kept",
+        });
+    }
     if let Some(web) = &report.web_url {
         run["versionControlProvenance"] = json!([{
             "repositoryUri": web,
@@ -126,8 +179,11 @@ pub fn render(report: &Report) -> String {
         "version": "2.1.0",
         "runs": [run],
     });
-    let mut text =
-        super::json_escapes(serde_json::to_string_pretty(&log).expect("SARIF serialises"));
+    let written = match bytes <= PRETTY_UP_TO {
+        true => serde_json::to_string_pretty(&log),
+        false => serde_json::to_string(&log),
+    };
+    let mut text = super::json_escapes(written.expect("SARIF serialises"));
     text.push('\n');
     text
 }
@@ -141,5 +197,76 @@ mod uri_tests {
         assert_eq!(uri("d o#c?s/a%25b.md"), "d%20o%23c%3Fs/a%2525b.md");
         assert_eq!(uri("x:y/c.md"), "x%3Ay/c.md");
         assert_eq!(uri("docs/ünï.md"), "docs/%C3%BCn%C3%AF.md");
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use crate::model::{AuditedDoc, Doc, DocKind, Extracted, Span, Summary};
+
+    fn report(findings: Vec<Finding>) -> Report {
+        let doc = Doc::new(
+            "d.md".into(),
+            "d.md".into(),
+            Some(String::new()),
+            DocKind::Markdown,
+            String::new(),
+        );
+        Report {
+            revision: "0".repeat(40),
+            docs: vec![AuditedDoc::new(doc, Extracted::default())],
+            summary: Summary::of(&findings, &[]),
+            findings,
+            repins: Vec::new(),
+            pin_moves: Vec::new(),
+            implied: Default::default(),
+            selection: None,
+            web_url: None,
+            git_dir: Default::default(),
+            shard: None,
+            settings: None,
+        }
+    }
+
+    #[test]
+    fn past_code_scannings_limits_the_most_severe_are_kept_and_the_rest_counted() {
+        // 24,990 notes, then 20 errors at the end: the errors are kept, 10 notes left out.
+        let mut findings: Vec<Finding> = (0..MAX_RESULTS - 10)
+            .map(|i| {
+                let mut f = Finding::new(RuleId::OverbroadSpan, 0, Span::new(i, i), "n");
+                f.severity = Severity::Note;
+                f
+            })
+            .collect();
+        findings
+            .extend((0..20).map(|i| Finding::new(RuleId::InventedPath, 0, Span::new(i, i), "e")));
+        let log: Value = serde_json::from_str(&render(&report(findings))).unwrap();
+        let run = &log["runs"][0];
+        let results = run["results"].as_array().unwrap();
+        assert_eq!(results.len(), MAX_RESULTS);
+        let errors = results.iter().filter(|r| r["level"] == "error").count();
+        assert_eq!(errors, 20);
+        assert_eq!(run["properties"]["omittedResults"], 10);
+        assert_eq!(run["properties"]["omittedByLevel"]["note"], 10);
+    }
+
+    #[test]
+    fn results_stay_under_the_byte_limit() {
+        let long = "x".repeat(4_000);
+        let findings: Vec<Finding> = (0..3_000)
+            .map(|i| Finding::new(RuleId::InventedPath, 0, Span::new(i, i), long.clone()))
+            .collect();
+        let text = render(&report(findings));
+        assert!(text.len() < 10 << 20, "{} bytes", text.len());
+        assert!(
+            text.len() > 9 << 20,
+            "{} bytes: the limit is used",
+            text.len()
+        );
+        let log: Value = serde_json::from_str(&text).unwrap();
+        let kept = log["runs"][0]["results"].as_array().unwrap().len();
+        assert!(kept < 3_000 && kept > 2_000, "{kept}");
+        assert_eq!(log["runs"][0]["properties"]["omittedResults"], 3_000 - kept);
     }
 }
