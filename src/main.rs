@@ -126,6 +126,13 @@ struct SweepArgs {
     /// The most bytes of the Markdown report (an issue body takes 65,536 characters)
     #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     max_bytes: usize,
+    /// Write a static HTML report into this folder (index.html and a page per doc)
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
+    /// Append this run's counts to this JSON-lines file, and show the trend and what is new or
+    /// fixed since the last run recorded there
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -703,7 +710,40 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = sweep::render(&report, drift.as_ref(), args.max_bytes);
+    let date = sweep::history::now();
+    let trend = match args.history.as_deref().map(sweep::history::read) {
+        None => None,
+        Some(Ok(mut trend)) => {
+            for line in &trend.skipped {
+                eprintln!("citegate: warning: {line} (skipped)");
+            }
+            trend
+                .runs
+                .push(sweep::history::run_of(&report, date.clone()));
+            Some(trend)
+        }
+        Some(Err(e)) => {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let since = trend.as_ref().and_then(|t| t.since());
+    let text = sweep::render(&report, drift.as_ref(), since.as_ref(), args.max_bytes);
+    if let Some(dir) = &args.html {
+        let extras = sweep::extras(&report, trend.as_ref(), date);
+        let pages = citegate::report::html::render(&report, &extras);
+        if let Err(e) = sweep::write_html(dir, &pages) {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let recorded = trend.as_ref().and_then(|t| t.runs.last());
+    if let (Some(path), Some(run)) = (&args.history, recorded) {
+        if let Err(e) = sweep::history::append(path, run) {
+            eprintln!("citegate: error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let fail = args.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)

@@ -24,7 +24,7 @@ fn a_sweep_of_25000_findings_fits_an_issue_body() {
     let fx = big_fixture();
     let report = fx.audit(&["docs"], AuditOptions::default()).unwrap();
     assert_eq!(report.summary.by_rule["invented-path"], 25_000);
-    let text = sweep::render(&report, None, markdown::DEFAULT_MAX_BYTES);
+    let text = sweep::render(&report, None, None, markdown::DEFAULT_MAX_BYTES);
     assert!(text.len() <= 65_536, "{} bytes", text.len());
     assert!(text.chars().count() <= 65_536);
     // The totals lead; the counts of what is left out and the pointer to the full report close.
@@ -47,7 +47,7 @@ fn a_sweep_of_25000_findings_fits_an_issue_body() {
         .unwrap();
     assert_eq!(shown + left, 25_000, "every finding is shown or counted");
     // A smaller budget is kept too.
-    assert!(sweep::render(&report, None, 20_000).len() <= 20_000);
+    assert!(sweep::render(&report, None, None, 20_000).len() <= 20_000);
 }
 
 #[test]

@@ -108,21 +108,6 @@ fn bounded(mut value: Value, list: &str) -> String {
     }
 }
 
-/// `text` cut to at most `max` bytes (on a character boundary), saying so when it was.
-fn clip(mut text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut = text.len() - end;
-    text.truncate(end);
-    text.push_str(&format!("\n… ({cut} more bytes)"));
-    text
-}
-
 pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
     let (repo, target, settings) = open(root, p.revision.as_deref())?;
     let gate = Gate::new(&repo, target, &settings);
@@ -244,7 +229,7 @@ pub fn cite(root: &Path, p: Cite) -> Result<String, String> {
                 return Err(format!("`{path}` has {} lines at {target}", all.len()));
             }
             let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
-            let cited = clip(cited, MAX_REPLY_BYTES / 2);
+            let cited = crate::report::clip(cited, MAX_REPLY_BYTES / 2);
             let web = repo.home.as_ref().map(|id| format!("https://{id}"));
             let permalink =
                 web.map(|w| crate::forge::blob_url(&w, &target.to_string(), &path, Some(lines)));
@@ -300,7 +285,7 @@ pub fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
         .iter()
         .map(|h| {
             let c = &index.chunks[h.chunk];
-            let text = clip(index.text(&repo, h.chunk).unwrap_or_default(), 4096);
+            let text = crate::report::clip(index.text(&repo, h.chunk).unwrap_or_default(), 4096);
             json!({"citation": format!("{}:{}-{}", c.path, c.start, c.end), "text": text})
         })
         .collect();
@@ -327,7 +312,7 @@ mod tests {
         assert!(inside("../../etc/passwd").is_err() && inside("/etc").is_err());
         assert_eq!(inside("./src/a.rs").unwrap(), "src/a.rs");
         let long = "é".repeat(40_000);
-        let clipped = clip(long, 1001);
+        let clipped = crate::report::clip(long, 1001);
         assert!(clipped.starts_with("éé") && clipped.ends_with("(79000 more bytes)"));
     }
 }

@@ -189,7 +189,7 @@ fn counts(report: &Report, out: &mut String) {
 
 /// Findings by doc, the most severe docs first (errors, then warnings, then notes, then name);
 /// within a doc, the most severe findings first, then by line.
-fn by_doc(report: &Report) -> Vec<(usize, Vec<&Finding>)> {
+pub fn by_doc(report: &Report) -> Vec<(usize, Vec<&Finding>)> {
     let mut groups: std::collections::BTreeMap<usize, Vec<&Finding>> = Default::default();
     for f in &report.findings {
         groups.entry(f.doc).or_default().push(f);

@@ -3,6 +3,7 @@
 
 pub mod dump;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod markdown;
@@ -26,6 +27,21 @@ pub fn printable(text: &str, lines: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), saying so when it was.
+pub fn clip(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("\n… ({cut} more bytes)"));
+    text
 }
 
 /// The bidirectional-text controls (the "Trojan Source" characters): they reorder what a reader

@@ -3,6 +3,8 @@
 //! docs and cited files changed since that revision are listed, since the index may now say
 //! things the code no longer does.
 
+pub mod history;
+
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
@@ -11,7 +13,7 @@ use git2::Repository;
 use serde::Deserialize;
 
 use crate::model::Report;
-use crate::report::markdown;
+use crate::report::{html, markdown};
 
 /// A small YAML (or JSON) file written when an index or wiki is built, e.g. `revision: 1a2b3c4d`.
 /// Other keys (`built_at`, `tool`…) are allowed and ignored.
@@ -125,8 +127,24 @@ pub fn drift(report: &Report, manifest: &Manifest) -> Result<Drift, SweepError> 
 
 /// The sweep's Markdown report, in at most `max_bytes`: the audit, then the drift since the index
 /// was built.
-pub fn render(report: &Report, drift: Option<&Drift>, max_bytes: usize) -> String {
+pub fn render(
+    report: &Report,
+    drift: Option<&Drift>,
+    since: Option<&history::Since>,
+    max_bytes: usize,
+) -> String {
     let mut tail = String::new();
+    if let Some(s) = since {
+        let _ = writeln!(
+            tail,
+            "\n### Since the sweep of {} at `{}`\n\n{} new finding{}, {} fixed.\n",
+            markdown::code(&s.date),
+            crate::model::report::short(&s.revision),
+            s.new,
+            if s.new == 1 { "" } else { "s" },
+            s.fixed
+        );
+    }
     if let Some(d) = drift {
         let _ = writeln!(
             tail,
@@ -159,4 +177,89 @@ pub fn render(report: &Report, drift: Option<&Drift>, max_bytes: usize) -> Strin
     let mut out = markdown::render(report, "citegate sweep", budget);
     out.push_str(&tail);
     out
+}
+
+/// The cited lines at most shown at the target for one finding.
+const MAX_TARGET_TEXT: usize = 16 << 10;
+
+/// What the HTML dashboard shows besides the report: the date, the trend (this run last) and,
+/// for each finding about a citation, the cited lines at its revision (when the finding does
+/// not carry them) and, when that is older, at the target.
+pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> html::Extras {
+    let mut out = html::Extras {
+        date,
+        ..html::Extras::default()
+    };
+    if let Some(trend) = trend {
+        out.trend = trend.runs.iter().map(point).collect();
+        out.since = trend.since().map(|s| (s.date, s.new, s.fixed));
+    }
+    let Ok(git) = Repository::open(&report.git_dir) else {
+        return out;
+    };
+    for f in &report.findings {
+        let (Some(path), Some(lines), Some(rev)) = (&f.path, f.lines, &f.revision) else {
+            continue;
+        };
+        if lines.start < 1 {
+            continue;
+        }
+        if f.evidence.is_none() {
+            if let Some(text) = lines_at(&git, rev, path, lines) {
+                out.at_revision.insert(f.at.fingerprint.clone(), text);
+            }
+        }
+        if *rev != report.revision {
+            if let Some(text) = lines_at(&git, &report.revision, path, lines) {
+                out.at_target.insert(f.at.fingerprint.clone(), text);
+            }
+        }
+    }
+    out
+}
+
+/// Lines `lines` of `path` at `rev`, cut at [`MAX_TARGET_TEXT`] bytes; `None` when the file is
+/// not there.
+fn lines_at(
+    git: &Repository,
+    rev: &str,
+    path: &str,
+    lines: crate::model::LineRange,
+) -> Option<String> {
+    let tree = git2::Oid::from_str(rev)
+        .and_then(|id| git.find_commit(id))
+        .and_then(|c| c.tree())
+        .ok()?;
+    let blob = tree
+        .get_path(Path::new(path))
+        .and_then(|e| git.find_blob(e.id()))
+        .ok()?;
+    let text = String::from_utf8_lossy(blob.content());
+    let index = crate::model::LineIndex::new(&text);
+    let shown = index.slice(&text, lines.start as usize, lines.end as usize);
+    let shown = crate::report::clip(shown.to_string(), MAX_TARGET_TEXT);
+    Some(shown)
+}
+
+fn point(run: &history::Run) -> html::Point {
+    html::Point {
+        date: run.date.clone(),
+        revision: crate::model::report::short(&run.revision).to_string(),
+        findings: run.findings,
+        stale: run.by_family.get("stale").copied().unwrap_or(0),
+    }
+}
+
+/// Write the dashboard's pages into `dir` (created when missing; never through a symbolic
+/// link, each page replaced atomically).
+pub fn write_html(dir: &Path, pages: &[(String, String)]) -> Result<(), SweepError> {
+    let fail = |e: String| SweepError(format!("{}: {e}", dir.display()));
+    crate::output::refuse_links_on_the_way(&dir.join("index.html"))
+        .map_err(|e| fail(e.to_string()))?;
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    for (name, text) in pages {
+        crate::output::replace(&dir.join(name), text.as_bytes())
+            .map_err(|e| fail(format!("{name}: {e}")))?;
+    }
+    Ok(())
 }

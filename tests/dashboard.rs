@@ -1,0 +1,180 @@
+//! `sweep --html DIR --history FILE`: the static report checked in a real browser (headless
+//! Chromium, installed by `.ci/run`), over two consecutive sweeps of a fixture repository whose
+//! docs hold hostile names and text.
+
+use std::path::Path;
+use std::process::Command;
+
+use citegate::testing::Fixture;
+
+const SPEC: &str = "@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code and a guide written against it
+@@@ file src/cache.rs
+pub const TTL_SECONDS: u64 = 30;
+
+pub fn ttl() -> u64 {
+    TTL_SECONDS
+}
+@@@ file docs/guide.md
+# Guide
+
+The getter is src/cache.rs:3-5.
+@@@ commit v2 the code changes under the guide
+@@@ file src/cache.rs
+pub const TTL_SECONDS: u64 = 30;
+
+pub fn ttl() -> u64 {
+    TTL_SECONDS * 2
+}
+@@@ file src/evil.rs
+// </code></pre><script>alert(5)</script>
+@@@ untracked docs/<script>x.md
+<script>alert(1)</script> and [run](javascript:alert(3)).
+Also src/missing.rs:2.
+
+```rust src/evil.rs:1
+<script>alert(4)</script>
+```
+";
+
+/// The browser: Debian's `chromium` (or `CHROMIUM` when set).
+fn chromium() -> String {
+    std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_string())
+}
+
+/// The DOM of a page as Chromium renders it from disk.
+fn dom(page: &Path) -> String {
+    let out = Command::new(chromium())
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs (.ci/run installs Debian's `chromium`)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A sweep writing its report, JSON and history into `out` (outside the repository: a JSON
+/// report inside it would be read as an answer by the next sweep).
+fn sweep(fixture: &Fixture, out: &Path, epoch: &str) -> serde_json::Value {
+    let run = Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .arg("sweep")
+        .arg("--html")
+        .arg(out.join("report"))
+        .arg("--history")
+        .arg(out.join("history.jsonl"))
+        .arg("--json")
+        .arg(out.join("report.json"))
+        .env("SOURCE_DATE_EPOCH", epoch)
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json = std::fs::read_to_string(out.join("report.json")).unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+fn between<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
+    let start = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{from} in {text}"))
+        + from.len();
+    &text[start..start + text[start..].find(to).unwrap()]
+}
+
+#[test]
+fn two_sweeps_render_counts_a_trend_and_inert_hostile_text_in_chromium() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let first = sweep(&fixture, out, "1800000000");
+    // The second sweep: one invented citation fixed meanwhile.
+    let hostile = fixture.path().join("docs/<script>x.md");
+    let text = std::fs::read_to_string(&hostile).unwrap();
+    std::fs::write(
+        &hostile,
+        text.replace("Also src/missing.rs:2.", "Also src/cache.rs:1."),
+    )
+    .unwrap();
+    let second = sweep(&fixture, out, "1800604800");
+    let findings = second["findings"].as_array().unwrap().len();
+    assert_eq!(first["findings"].as_array().unwrap().len(), findings + 1);
+
+    let index = dom(&out.join("report/index.html"));
+    assert_eq!(
+        between(&index, "<b id=\"findings\">", "<"),
+        findings.to_string()
+    );
+    assert_eq!(
+        between(&index, "<b id=\"errors\">", "<"),
+        second["summary"]["errors"].to_string()
+    );
+    assert_eq!(between(&index, "<b id=\"fixed\">", "<"), "1");
+    assert_eq!(between(&index, "<b id=\"new\">", "<"), "0");
+    assert!(index.contains("<svg class=\"chart\""), "the trend is drawn");
+    assert!(index.contains("2027-01-15T08:00:00Z") && index.contains("2027-01-22T08:00:00Z"));
+    // The hostile doc's name is text, its page a plain relative link.
+    assert!(index.contains("&lt;script&gt;x.md"), "{index}");
+
+    let pages: Vec<_> = std::fs::read_dir(out.join("report"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let mut stale_seen = false;
+    for page in &pages {
+        let dom = dom(page);
+        // Nothing runs and nothing is fetched: no script, no frame, no loaded resource, no
+        // `javascript:` link; every link is the forge's, another page, or an anchor.
+        for bad in [
+            "<script",
+            "<iframe",
+            "<img",
+            "<link",
+            "src=",
+            "javascript:",
+            "url(",
+        ] {
+            assert!(!dom.contains(bad), "{bad} in {}:\n{dom}", page.display());
+        }
+        for href in dom.split("href=\"").skip(1) {
+            let href = &href[..href.find('"').unwrap()];
+            assert!(
+                href == "https://github.com/acme/shop"
+                    || href.starts_with("https://github.com/acme/shop/")
+                    || href.ends_with(".html")
+                    || href.starts_with('#'),
+                "{href}"
+            );
+        }
+        assert!(dom.contains("Content-Security-Policy"));
+        if dom.contains("docs/guide.md</a></h1>") {
+            stale_seen = true;
+            // A finding at its line, the cited lines at their revision and at the target, the diff.
+            assert!(dom.contains("id=\"L3\""), "{dom}");
+            assert!(dom.contains("    TTL_SECONDS\n}"), "{dom}");
+            assert!(dom.contains("    TTL_SECONDS * 2"), "{dom}");
+            assert!(dom.contains("-    TTL_SECONDS"), "{dom}");
+        }
+    }
+    assert!(stale_seen, "the guide's page");
+    // The hostile code shown in a finding's help is text.
+    let all: String = pages
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        all.contains("&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(5)"),
+        "{all}"
+    );
+    // Two runs recorded, one line each.
+    let history = std::fs::read_to_string(out.join("history.jsonl")).unwrap();
+    assert_eq!(history.lines().count(), 2);
+}
