@@ -149,6 +149,12 @@ struct MergeArgs {
     /// The most bytes of a Markdown report
     #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     max_bytes: usize,
+    /// Also write the static HTML report of the merged run into this folder
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
+    /// Append the merged run to this JSON-lines history (see `sweep --history`)
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -710,40 +716,11 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let date = sweep::history::now();
-    let trend = match args.history.as_deref().map(sweep::history::read) {
-        None => None,
-        Some(Ok(mut trend)) => {
-            for line in &trend.skipped {
-                eprintln!("citegate: warning: {line} (skipped)");
-            }
-            trend
-                .runs
-                .push(sweep::history::run_of(&report, date.clone()));
-            Some(trend)
-        }
-        Some(Err(e)) => {
-            eprintln!("citegate: error: {e}");
-            return ExitCode::from(2);
-        }
+    let since = match dashboard(&report, args.html.as_deref(), args.history.as_deref()) {
+        Ok(since) => since,
+        Err(code) => return code,
     };
-    let since = trend.as_ref().and_then(|t| t.since());
     let text = sweep::render(&report, drift.as_ref(), since.as_ref(), args.max_bytes);
-    if let Some(dir) = &args.html {
-        let extras = sweep::extras(&report, trend.as_ref(), date);
-        let pages = citegate::report::html::render(&report, &extras);
-        if let Err(e) = sweep::write_html(dir, &pages) {
-            eprintln!("citegate: error: {e}");
-            return ExitCode::from(2);
-        }
-    }
-    let recorded = trend.as_ref().and_then(|t| t.runs.last());
-    if let (Some(path), Some(run)) = (&args.history, recorded) {
-        if let Err(e) = sweep::history::append(path, run) {
-            eprintln!("citegate: error: {e}");
-            return ExitCode::from(2);
-        }
-    }
     let fail = args.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)
@@ -767,6 +744,43 @@ fn sweep_command(args: SweepArgs) -> ExitCode {
         }
         None => print_out(&text, code),
     }
+}
+
+/// `--html DIR` and `--history FILE` of `sweep` and `merge`: read the trend, write the HTML
+/// report, record the run. Returns what changed since the last run recorded.
+fn dashboard(
+    report: &citegate::model::Report,
+    html: Option<&std::path::Path>,
+    history: Option<&std::path::Path>,
+) -> Result<Option<sweep::history::Since>, ExitCode> {
+    let fail = |e: String| {
+        eprintln!("citegate: error: {e}");
+        ExitCode::from(2)
+    };
+    let date = sweep::history::now();
+    let trend = match history.map(sweep::history::read) {
+        None => None,
+        Some(Ok(mut trend)) => {
+            for line in &trend.skipped {
+                eprintln!("citegate: warning: {} (skipped)", printable(line, false));
+            }
+            trend
+                .runs
+                .push(sweep::history::run_of(report, date.clone()));
+            Some(trend)
+        }
+        Some(Err(e)) => return Err(fail(e)),
+    };
+    if let Some(dir) = html {
+        let extras = sweep::extras(report, trend.as_ref(), date);
+        let pages = citegate::report::html::render(report, &extras);
+        sweep::write_html(dir, &pages).map_err(|e| fail(e.to_string()))?;
+    }
+    let recorded = trend.as_ref().and_then(|t| t.runs.last());
+    if let (Some(path), Some(run)) = (history, recorded) {
+        sweep::history::append(path, run).map_err(fail)?;
+    }
+    Ok(trend.and_then(|t| t.since()))
 }
 
 fn merge_command(args: MergeArgs) -> ExitCode {
@@ -795,6 +809,9 @@ fn merge_command(args: MergeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(code) = dashboard(&report, args.html.as_deref(), args.history.as_deref()) {
+        return code;
+    }
     let code = if args.fail_on.fails(&report) {
         ExitCode::from(1)
     } else {

@@ -487,3 +487,91 @@ fn the_report_comment_is_created_once_then_updated() {
         "{calls}"
     );
 }
+
+#[test]
+fn the_sweep_issue_is_one_per_repository_updated_reopened_and_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake_bin = dir.path().join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let log = dir.path().join("gh.log");
+    let state = dir.path().join("issue.json");
+    // A stand-in `gh api`: the issue list holds a stranger's issue that starts with the marker,
+    // and ours once it was created (with the state the last write gave it); every call is logged.
+    let gh = fake_bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!(
+            r#"#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+open({log:?}, "a").write(" ".join(args) + "\n")
+state = {state:?}
+if "graphql" in args:
+    print("github-actions[bot]")
+elif "--paginate" in args:
+    issues = [{{"number": 666, "state": "open", "user": {{"login": "mallory"}}, "body": "<!-- citegate-sweep --> pwned"}}]
+    if os.path.exists(state):
+        issues.append(json.load(open(state)))
+    print(json.dumps(issues))
+elif "POST" in args:
+    json.dump({{"number": 12, "state": "open", "user": {{"login": "github-actions[bot]"}}, "body": "<!-- citegate-sweep -->"}}, open(state, "w"))
+elif "PATCH" in args:
+    issue = json.load(open(state))
+    issue["state"] = "closed" if "state=closed" in args else "open"
+    json.dump(issue, open(state, "w"))
+"#,
+            log = log.display().to_string(),
+            state = state.display().to_string()
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&gh, perms).unwrap();
+    let report = dir.path().join("sweep.md");
+    std::fs::write(&report, "## citegate sweep\n").unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep_issue.py");
+    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
+    let run = |findings: &str| {
+        let out = Command::new("python3")
+            .arg(&script)
+            .arg(&report)
+            .arg(findings)
+            .arg("https://github.com/acme/docs/actions/runs/1")
+            .env("PATH", &path)
+            .env("GITHUB_REPOSITORY", "acme/docs")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run("3").contains("opened"));
+    assert!(run("2").contains("updated #12"));
+    assert!(run("0").contains("closed #12"));
+    assert_eq!(run("0").trim(), "", "already closed: nothing to do");
+    assert!(run("1").contains("updated #12"), "reopened, not duplicated");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let writes: Vec<&str> = calls.lines().filter(|l| l.contains("--method")).collect();
+    assert_eq!(
+        writes.iter().filter(|w| w.contains("POST")).count(),
+        1,
+        "{calls}"
+    );
+    assert!(
+        !calls.contains("issues/666"),
+        "a stranger's issue is never touched: {calls}"
+    );
+    assert_eq!(
+        writes.len(),
+        4,
+        "create, update, close, reopen; nothing on a clean run when closed: {calls}"
+    );
+    assert!(
+        writes[2].contains("state=closed") && writes[3].contains("state=open"),
+        "{calls}"
+    );
+}

@@ -165,3 +165,52 @@ fn a_report_with_a_short_revision_is_an_error_not_a_panic() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a full commit ID"), "{stderr}");
 }
+
+/// The org-wide sweep (`.github/workflows/org-sweep.yml`): two repositories, each audited in
+/// shards, merged per repository into its own report (with its HTML dashboard); shards of two
+/// repositories are never merged into one.
+#[test]
+fn shards_of_two_repositories_merge_into_a_report_each() {
+    let a = Fixture::build(&spec()).unwrap();
+    let other = spec()
+        .replace("acme/shard", "acme/other")
+        .replace("fn c() {}", "fn c() {}\nfn d() {}");
+    let b = Fixture::build(&other).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut merged = Vec::new();
+    for (name, fx) in [("a", &a), ("b", &b)] {
+        let s1 = shard_report(fx, &format!("{name}1.json"), &["--shard", "1/2"]);
+        let s2 = shard_report(fx, &format!("{name}2.json"), &["--shard", "2/2"]);
+        let html = out.path().join(format!("html-{name}"));
+        let cmd = Command::cargo_bin("citegate")
+            .unwrap()
+            .args(["merge", "--format", "json", "--html"])
+            .arg(&html)
+            .args([&s1, &s2])
+            .output()
+            .unwrap();
+        assert_eq!(
+            cmd.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&cmd.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&cmd.stdout).unwrap();
+        let (_, whole) = run(fx.path(), &["audit", "docs", "--format", "json"]);
+        let whole: serde_json::Value = serde_json::from_str(&whole).unwrap();
+        assert_eq!(report["findings"], whole["findings"], "{name}");
+        assert_eq!(
+            report["web_url"],
+            format!(
+                "https://github.com/acme/{}",
+                if name == "a" { "shard" } else { "other" }
+            )
+        );
+        assert!(html.join("index.html").is_file());
+        merged.push((s1, s2));
+    }
+    // One shard of each repository: refused, never one report of both.
+    let (code, stderr) = merge(a.path(), &[&merged[0].0, &merged[1].1], &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("different revisions"), "{stderr}");
+}
