@@ -432,34 +432,38 @@ fn install_step_builds_from_source_only_when_no_asset_fits() {
     }
 }
 
+/// A stand-in `gh` (the script `text`) in its own folder; returns a PATH that finds it first.
+fn fake_gh(dir: &Path, text: &str) -> String {
+    let fake_bin = dir.join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let gh = fake_bin.join("gh");
+    std::fs::write(&gh, text).unwrap();
+    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&gh, perms).unwrap();
+    format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
+}
+
 #[test]
 fn the_report_comment_is_created_once_then_updated() {
     let dir = tempfile::tempdir().unwrap();
-    let fake_bin = dir.path().join("bin");
-    std::fs::create_dir_all(&fake_bin).unwrap();
     let log = dir.path().join("gh.log");
     let state = dir.path().join("comment-id");
     // A stand-in `gh`: lists a stranger's comment that starts with the marker, and ours once it
     // exists (two pages); records every write. Only ours is ever edited.
-    let gh = fake_bin.join("gh");
-    std::fs::write(
-        &gh,
-        format!(
+    let path = fake_gh(
+        dir.path(),
+        &format!(
             "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  *--method\\ POST*) echo 4242 > {state} ;;\n  *--paginate*) printf '[{{\"id\": 666, \"user\": {{\"login\": \"mallory\"}}, \"body\": \"<!-- citegate-report --> pwned\"}}]'; if [ -f {state} ]; then printf '[{{\"id\": %s, \"user\": {{\"login\": \"github-actions[bot]\"}}, \"body\": \"<!-- citegate-report -->\"}}]' \"$(cat {state})\"; fi ;;\nesac\n",
             log = log.display(),
             state = state.display()
         ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&gh, perms).unwrap();
+    );
     let event = dir.path().join("event.json");
     std::fs::write(&event, r#"{"pull_request": {"number": 7}}"#).unwrap();
     let report = dir.path().join("report.md");
     std::fs::write(&report, "## citegate audit\n").unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/comment.sh");
-    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
     for _ in 0..2 {
         let out = Command::new("bash")
             .arg(&script)
@@ -491,16 +495,13 @@ fn the_report_comment_is_created_once_then_updated() {
 #[test]
 fn the_sweep_issue_is_one_per_repository_updated_reopened_and_closed() {
     let dir = tempfile::tempdir().unwrap();
-    let fake_bin = dir.path().join("bin");
-    std::fs::create_dir_all(&fake_bin).unwrap();
     let log = dir.path().join("gh.log");
     let state = dir.path().join("issue.json");
     // A stand-in `gh api`: the issue list holds a stranger's issue that starts with the marker,
     // and ours once it was created (with the state the last write gave it); every call is logged.
-    let gh = fake_bin.join("gh");
-    std::fs::write(
-        &gh,
-        format!(
+    let path = fake_gh(
+        dir.path(),
+        &format!(
             r#"#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
@@ -523,15 +524,10 @@ elif "PATCH" in args:
             log = log.display().to_string(),
             state = state.display().to_string()
         ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&gh, perms).unwrap();
+    );
     let report = dir.path().join("sweep.md");
     std::fs::write(&report, "## citegate sweep\n").unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep_issue.py");
-    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
     let run = |findings: &str| {
         let out = Command::new("python3")
             .arg(&script)
