@@ -116,6 +116,12 @@ fn index(
         (trend(extras))
         section {
             h2 { "By family and rule" }
+            p #families {
+                @for (i, (family, k)) in s.by_family.iter().enumerate() {
+                    @if i > 0 { " · " }
+                    (family) " " b { (k) }
+                }
+            }
             table {
                 thead { tr { th scope="col" { "rule" } th scope="col" { "family" } th.num scope="col" { "findings" } } }
                 tbody {
