@@ -20,11 +20,14 @@
 //!    checks docs held in memory.
 //! 8. [`report`] (one file per output format), [`mod@fix::apply`], [`sweep`], [`regenerate`]
 //!    (offline re-grounding, the gate, the model client, traces).
+//! 9. The servers, [`mcp`] and [`lsp`] (default features), and [`args`], the command line's
+//!    types (the binary's `commands/` run them).
 //!
 //! The library never prints; the binary maps a report to an exit code.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod answer;
+pub mod args;
 pub mod audit;
 pub mod check;
 pub mod config;

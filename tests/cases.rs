@@ -9,8 +9,10 @@ mod common;
 
 use std::path::Path;
 
+use citegate::args::{Cli, Command};
 use citegate::audit::AuditOptions;
 use citegate::testing::{self, Fixture};
+use clap::Parser;
 
 struct Case {
     args: Vec<String>,
@@ -48,26 +50,20 @@ fn parse_case(text: &str) -> Case {
     case
 }
 
-/// The case's `citegate audit` arguments as options, and the doc paths.
+/// The case's `citegate audit` arguments as options, and the doc paths: parsed by the binary's
+/// own command line types.
 fn options(args: &[String]) -> (Vec<String>, AuditOptions) {
-    let mut opts = AuditOptions::default();
-    let mut paths = Vec::new();
-    let mut args = args.iter().skip_while(|a| *a == "audit");
-    while let Some(a) = args.next() {
-        let mut value = || args.next().cloned().expect("a value after the flag");
-        match a.as_str() {
-            "--repo-url" => opts.repo_url = Some(value()),
-            "--since" => opts.since = Some(value()),
-            "--target" => opts.target = Some(value()),
-            "--config" => opts.config = Some(value().into()),
-            "--max-span-lines" => opts.max_span_lines = Some(value().parse().expect("a number")),
-            "--no-history" => opts.history = false,
-            "--worktree" => opts.worktree = true,
-            flag if flag.starts_with('-') => panic!("the case harness does not know {flag}"),
-            path => paths.push(path.to_string()),
-        }
-    }
-    (paths, opts)
+    let audit = (args.first().map(String::as_str) != Some("audit")).then_some("audit");
+    let words = ["citegate"].into_iter().chain(audit).map(str::to_string);
+    let cli = Cli::try_parse_from(words.chain(args.iter().cloned()))
+        .unwrap_or_else(|e| panic!("the case's arguments: {e}"));
+    let Command::Audit(audit) = cli.command else {
+        panic!("a case runs `citegate audit`");
+    };
+    let paths = (audit.selection.paths.iter())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    (paths, audit.selection.options())
 }
 
 fn run_case(path: &Path) -> Result<(), String> {

@@ -77,7 +77,7 @@ const CONTEXT_BYTES: usize = 200;
 
 /// A finding's identity from what it says and where in the text it stands, never its line
 /// numbers: the rule, the doc, the span's text and the doc line around it (whitespace
-/// normalised, at most [`CONTEXT_BYTES`] each side), and `occurrence`, how many findings
+/// normalised, at most 200 bytes each side), and `occurrence`, how many findings
 /// before it in the doc share all of these. Lines added above it, or the cited code moving,
 /// leave it unchanged; a different citation gets a different one.
 pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> String {

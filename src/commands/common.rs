@@ -1,0 +1,90 @@
+//! What the commands share: the progress bar, running an audit, printing to a pipe that may be
+//! closed, and the exit code of a failed run.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use citegate::args::Selection;
+use citegate::model::Report;
+use citegate::report::human;
+
+/// A progress bar on stderr, only when stderr is a terminal and not in CI.
+struct Bar(indicatif::ProgressBar);
+
+impl citegate::audit::Progress for Bar {
+    fn stage(&self, name: &'static str, total: usize) {
+        self.0.set_message(name);
+        self.0.set_length(total as u64);
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, steps: usize) {
+        self.0.inc(steps as u64);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub fn progress_bar(quiet: bool) -> citegate::audit::ProgressSink {
+    if quiet || !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        return citegate::audit::ProgressSink::default();
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{msg:20} [{bar:40}] {pos}/{len} {elapsed}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    citegate::audit::ProgressSink(Some(std::sync::Arc::new(Bar(bar))))
+}
+
+pub fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
+    let mut options = selection.options();
+    options.progress = progress_bar(quiet);
+    citegate::audit::run(&options).map_err(|e| {
+        match e {
+            citegate::audit::AuditError::Config(c) if !c.text.is_empty() => {
+                eprintln!("{}", human::config_error(&c))
+            }
+            e => eprintln!("citegate: error: {e}"),
+        }
+        ExitCode::from(2)
+    })
+}
+
+/// A `--target` that names no usable commit, with what to do about it (a shallow clone).
+pub fn target_error(e: &citegate::resolve::RevError, rev: &str) -> String {
+    match e.describe(rev) {
+        (message, Some(hint)) => format!("--target {rev}: {message}\n  help: {hint}"),
+        (message, None) => format!("--target {rev}: {message}"),
+    }
+}
+
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Write to stdout; a closed pipe (`citegate audit | head`) ends quietly.
+pub fn print_out(text: &str, code: ExitCode) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Err(e) => failed(format_args!("cannot write the report: {e}")),
+    }
+}
+
+/// A run that failed: say why on stderr, exit 2.
+pub fn failed(why: impl std::fmt::Display) -> ExitCode {
+    eprintln!("citegate: error: {why}");
+    ExitCode::from(2)
+}

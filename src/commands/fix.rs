@@ -1,0 +1,89 @@
+//! `citegate fix`: apply the safe fixes (or print their diff).
+
+use std::process::ExitCode;
+
+use citegate::args::*;
+use citegate::fix;
+use citegate::report::printable;
+
+use super::common::*;
+
+pub fn fix_command(args: FixArgs) -> ExitCode {
+    let report = match run_audit(args.selection, false) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let plan = fix::plan(&report, args.repin);
+    let mut out = String::new();
+    let mut failed = false;
+    let mut fixed = 0;
+    for doc_fix in &plan.docs {
+        let doc = &report.docs[doc_fix.doc].doc;
+        if args.diff {
+            out.push_str(&printable(
+                &fix::unified_diff(&doc.name, &doc.text, &doc_fix.after),
+                true,
+            ));
+            continue;
+        }
+        match fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()) {
+            Ok(()) => {
+                fixed += doc_fix.applied;
+                let pins = match doc_fix.pins {
+                    0 => String::new(),
+                    n => format!(" and moved {n} pin{} to the target", plural(n)),
+                };
+                out.push_str(&format!(
+                    "{}: fixed {} citation{}{pins}\n",
+                    printable(&doc.name, false),
+                    doc_fix.applied,
+                    plural(doc_fix.applied)
+                ));
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("citegate: error: {}: {e}", doc.fs_path.display());
+            }
+        }
+    }
+    for (doc, f) in &plan.blocked {
+        let doc = &report.docs[*doc].doc;
+        let line = doc.lines.line(f.byte_start);
+        let to = match f.start_line {
+            0 => f.path.clone(),
+            _ => format!(
+                "{}:{}",
+                f.path,
+                citegate::model::LineRange::new(f.start_line, f.end_line)
+            ),
+        };
+        out.push_str(&format!(
+            "{}:{line}: not moved to {}: a citation on this line stays failing, and editing the line would hide it\n",
+            printable(&doc.name, false),
+            printable(&to, false),
+        ));
+    }
+    for m in report.pin_moves.iter().filter(|m| m.blocked()) {
+        out.push_str(&format!(
+            "{}: the doc's pin stays where it is: these citations cannot move with it: {}\n",
+            printable(&report.docs[m.doc].doc.name, false),
+            printable(&m.blocked_by.join(", "), false)
+        ));
+    }
+    if !args.diff {
+        out.push_str(&format!(
+            "{fixed} citation{} fixed in {} doc{}\n",
+            plural(fixed),
+            plan.docs.len(),
+            plural(plan.docs.len())
+        ));
+    }
+    let code = if failed {
+        ExitCode::from(2)
+    } else if args.diff && !plan.docs.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    print_out(&out, code)
+}
