@@ -406,5 +406,5 @@ pub fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, Strin
 
 /// `--llm`: an http(s) URL, checked before any work.
 pub fn llm_url(s: &str) -> Result<String, String> {
-    regenerate::llm::check_url(s).map(|()| s.to_string())
+    regenerate::chat::check_url(s).map(|()| s.to_string())
 }

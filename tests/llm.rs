@@ -2,6 +2,7 @@
 //! the chat-completions protocol with scripted replies: the gate, exactly one repair, refusals,
 //! retries that honour `Retry-After`, timeouts, the chaos test (retrieval emptied), traces and
 //! `replay`, and the API key never printed, traced or written.
+#![cfg(feature = "llm")]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

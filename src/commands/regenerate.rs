@@ -13,7 +13,7 @@ use super::common::*;
 pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     let mut audit = args.selection.options();
     audit.progress = progress_bar(false);
-    let llm = args.llm.map(|url| regenerate::llm::LlmOptions {
+    let llm = args.llm.map(|url| regenerate::chat::LlmOptions {
         url,
         model: args.model.unwrap_or_default(),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),

@@ -8,56 +8,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::chat::{check_url, CallError, ChatModel, LlmOptions, Reply};
+
 /// The environment variable the API key is read from.
 pub const KEY_VARIABLE: &str = "CITEGATE_API_KEY";
 /// The longest wait a `Retry-After` header is honoured for.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-
-/// How to reach the model.
-#[derive(Debug, Clone)]
-pub struct LlmOptions {
-    /// The API base, e.g. `http://127.0.0.1:11434/v1` (`/chat/completions` is appended).
-    pub url: String,
-    pub model: String,
-    /// Per request.
-    pub timeout: Duration,
-    /// Retries after the first attempt, on 429, 5xx and transport errors.
-    pub retries: u32,
-    /// Requests in flight at once.
-    pub concurrency: usize,
-}
-
-/// A model's reply: the message content and the tokens it cost.
-#[derive(Debug, Clone, Default)]
-pub struct Reply {
-    pub content: String,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// HTTP requests made for it (retries included).
-    pub requests: usize,
-}
-
-/// Why no reply came (the key never appears in it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallError {
-    pub message: String,
-    pub requests: usize,
-    /// The endpoint itself failed (unreachable, TLS, refused the credentials, no such route):
-    /// no other answer would fare better, and the run exits 2.
-    pub endpoint: bool,
-}
-
-/// Check an `--llm` URL before any work: an absolute `http` or `https` URL.
-pub fn check_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
-    match parsed.scheme() {
-        "http" | "https" if parsed.host().is_some() => Ok(()),
-        "http" | "https" => Err(format!("`{url}` names no host")),
-        other => Err(format!(
-            "`{url}`: the scheme must be http or https, not {other}"
-        )),
-    }
-}
 
 pub struct Client {
     http: reqwest::blocking::Client,
@@ -101,18 +57,23 @@ impl Client {
         })
     }
 
-    pub fn model(&self) -> &str {
+    fn send_once_failed(&self) -> Option<String> {
+        self.failed.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+}
+
+impl ChatModel for Client {
+    fn model(&self) -> &str {
         &self.model
     }
 
-    /// Why the endpoint failed (unreachable, TLS, credentials refused, no such route), if it did.
-    pub fn endpoint_failure(&self) -> Option<String> {
-        self.failed.lock().map(|f| f.clone()).unwrap_or_default()
+    fn endpoint_failure(&self) -> Option<String> {
+        self.send_once_failed()
     }
 
     /// One chat completion, retried when the server says so or the connection fails. Once the
     /// endpoint has failed, nothing more is sent.
-    pub fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
+    fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
         if let Some(why) = self.endpoint_failure() {
             let message = format!("not sent: the endpoint failed earlier ({why})");
             return Err(CallError {
@@ -129,7 +90,9 @@ impl Client {
         }
         result
     }
+}
 
+impl Client {
     fn send(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
         let body = json!({
             "model": self.model,

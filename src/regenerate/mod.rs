@@ -5,8 +5,10 @@
 //! caller prints the diff or writes the docs atomically.
 
 pub mod answer;
+pub mod chat;
 pub mod gate;
 pub mod ground;
+#[cfg(feature = "llm")]
 pub mod llm;
 pub mod markdown;
 pub mod model;
@@ -41,7 +43,7 @@ pub struct Options {
     pub audit: AuditOptions,
     pub top_k: usize,
     /// Ask this model for what offline re-grounding could not do.
-    pub llm: Option<llm::LlmOptions>,
+    pub llm: Option<chat::LlmOptions>,
 }
 
 /// Why a run failed as a whole.
@@ -79,7 +81,7 @@ fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
 /// then (with `--llm`) the model for what is still refused.
 pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     if let Some(llm) = &opts.llm {
-        llm::check_url(&llm.url).map_err(Error::Model)?;
+        chat::check_url(&llm.url).map_err(Error::Model)?;
     }
     let report = audit::run(&opts.audit)?;
     let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
@@ -127,17 +129,12 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let mut endpoint_failure = None;
     let (spent, rewrites) = match (&opts.llm, &index) {
         (Some(llm), Some(index)) => {
-            let client = llm::Client::new(llm).map_err(Error::Model)?;
-            let mut spent = model::stage(
-                &client,
-                &ctx,
-                index,
-                &pending,
-                &mut results,
-                llm.concurrency,
-            );
+            let client = connect(llm)?;
+            let client = client.as_ref();
+            let mut spent =
+                model::stage(client, &ctx, index, &pending, &mut results, llm.concurrency);
             let (rewrites, more) = paragraph::stage(
-                &client,
+                client,
                 &ctx,
                 index,
                 &docs,
@@ -158,6 +155,21 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let mut run = assemble(&report, &pending, results, md_docs, spent, outcomes);
     run.endpoint_failure = endpoint_failure;
     Ok(run)
+}
+
+/// The model at `--llm`: the HTTP client when citegate is built with the `llm` feature.
+fn connect(llm: &chat::LlmOptions) -> Result<Box<dyn chat::ChatModel>, Error> {
+    #[cfg(feature = "llm")]
+    {
+        Ok(Box::new(llm::Client::new(llm).map_err(Error::Model)?))
+    }
+    #[cfg(not(feature = "llm"))]
+    {
+        let _ = llm;
+        Err(Error::Model(
+            "citegate was built without the `llm` feature: no model can be asked".to_string(),
+        ))
+    }
 }
 
 /// The run's outcomes (`outcomes`: those decided before, with each answer's and claim's; sorted),

@@ -7,9 +7,9 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use super::answer::{Ctx, Pending};
+use super::chat::{CallError, ChatModel};
 use super::gate::{self, Violation};
 use super::ground;
-use super::llm::{CallError, Client};
 use super::outcome::{Kind, Outcome};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
@@ -62,7 +62,7 @@ impl Question {
 }
 
 /// Ask once, gate the reply, repair once, gate again.
-pub fn ask(client: &Client, gate: &gate::Gate, q: &Question) -> Asked {
+pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
     let target = gate.target;
     let system = prompt::system(q.contract, &target.to_string());
     let user = prompt::user(q.contract, &q.text, &q.chunks);
@@ -180,7 +180,7 @@ impl Spent {
 /// Ask the model about every answer offline re-grounding refused (in whole or in part), at most
 /// `concurrency` at a time, and merge each reply that passed the gate into its answer.
 pub fn stage(
-    client: &Client,
+    client: &dyn ChatModel,
     ctx: &Ctx,
     index: &Index,
     pending: &[Pending],

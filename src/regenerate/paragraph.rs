@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use super::answer::Ctx;
+use super::chat::ChatModel;
 use super::gate::{self, Violation};
-use super::llm::Client;
 use super::model::{self, Question, Spent};
 use super::prompt::Contract;
 use super::trace::Subject;
@@ -110,7 +110,7 @@ pub fn bounds(text: &str, at: usize) -> Span {
 
 /// Ask the model to rewrite each paragraph, at most `concurrency` at a time.
 pub fn stage(
-    client: &Client,
+    client: &dyn ChatModel,
     ctx: &Ctx,
     index: &Index,
     exclude: &Arc<HashSet<String>>,

@@ -1,0 +1,141 @@
+//! The seam between `regenerate` and a model: [`ChatModel`], one chat completion with a JSON
+//! response format. The HTTP client for OpenAI-compatible endpoints (`llm::Client`) is one
+//! implementation, behind the default cargo feature `llm` (without it the library builds with no
+//! HTTP stack); [`Scripted`] replays set replies, for in-process tests of asking and repairing.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A chat model: what `regenerate` asks a question through.
+pub trait ChatModel: Sync {
+    /// The model's name, as recorded in traces.
+    fn model(&self) -> &str;
+    /// One chat completion of `messages`, its reply held to `response_format`.
+    fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError>;
+    /// Why the endpoint itself failed, once it has (no later question is sent).
+    fn endpoint_failure(&self) -> Option<String>;
+}
+
+/// How to reach the model.
+#[derive(Debug, Clone)]
+pub struct LlmOptions {
+    /// The API base, e.g. `http://127.0.0.1:11434/v1` (`/chat/completions` is appended).
+    pub url: String,
+    pub model: String,
+    /// Per request.
+    pub timeout: Duration,
+    /// Retries after the first attempt, on 429, 5xx and transport errors.
+    pub retries: u32,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+}
+
+/// A model's reply: the message content and the tokens it cost.
+#[derive(Debug, Clone, Default)]
+pub struct Reply {
+    pub content: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// HTTP requests made for it (retries included).
+    pub requests: usize,
+}
+
+/// Why no reply came (the key never appears in it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallError {
+    pub message: String,
+    pub requests: usize,
+    /// The endpoint itself failed (unreachable, TLS, refused the credentials, no such route):
+    /// no other answer would fare better, and the run exits 2.
+    pub endpoint: bool,
+}
+
+/// Check an `--llm` URL before any work: an absolute `http` or `https` URL with a host.
+pub fn check_url(url: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(format!("`{url}` is not a URL: no scheme"));
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return Err(format!(
+            "`{url}`: the scheme must be http or https, not {scheme}"
+        ));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("`{url}` names no host"));
+    }
+    Ok(())
+}
+
+/// A model that gives set replies, in order (then fails): asking, repairing and merging tested
+/// in process, without a server.
+pub struct Scripted {
+    pub name: String,
+    replies: Mutex<VecDeque<Result<Reply, CallError>>>,
+    /// The messages of every question asked, in order.
+    pub asked: Mutex<Vec<Vec<Value>>>,
+}
+
+impl Scripted {
+    pub fn new(replies: Vec<Result<Reply, CallError>>) -> Scripted {
+        Scripted {
+            name: "scripted".to_string(),
+            replies: Mutex::new(replies.into()),
+            asked: Mutex::default(),
+        }
+    }
+}
+
+impl ChatModel for Scripted {
+    fn model(&self) -> &str {
+        &self.name
+    }
+
+    fn chat(&self, messages: &[Value], _format: &Value) -> Result<Reply, CallError> {
+        self.asked
+            .lock()
+            .expect("asked lock")
+            .push(messages.to_vec());
+        let next = self.replies.lock().expect("replies lock").pop_front();
+        next.unwrap_or_else(|| {
+            Err(CallError {
+                message: "the script has no more replies".to_string(),
+                requests: 0,
+                endpoint: false,
+            })
+        })
+    }
+
+    fn endpoint_failure(&self) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url;
+
+    #[test]
+    fn llm_urls_are_http_with_a_host() {
+        assert!(check_url("http://127.0.0.1:11434/v1").is_ok());
+        assert!(check_url("https://api.example.com").is_ok());
+        assert!(check_url("http://[::1]:8080/v1").is_ok());
+        assert!(check_url("file:///etc/passwd")
+            .unwrap_err()
+            .contains("scheme must be"));
+        assert!(check_url("http:///v1")
+            .unwrap_err()
+            .contains("names no host"));
+        assert!(check_url("localhost:8080")
+            .unwrap_err()
+            .contains("not a URL"));
+    }
+}

@@ -1,0 +1,104 @@
+//! Asking and repairing through the `ChatModel` seam, in process, with a scripted model (no
+//! server): the gate decides every reply, a failing reply gets one repair turn holding the
+//! violations, and a transport error is an error outcome. (The HTTP client's transport is tested
+//! against a real 127.0.0.1 server in tests/llm.rs.)
+
+use citegate::audit;
+use citegate::model::{LineRange, Retrieved};
+use citegate::regenerate::chat::{CallError, Reply, Scripted};
+use citegate::regenerate::gate::Gate;
+use citegate::regenerate::model::{ask, Question};
+use citegate::regenerate::prompt::Contract;
+use citegate::regenerate::trace::Subject;
+use citegate::testing::Fixture;
+
+const SPEC: &str = "@@@ commit v1 code
+@@@ file src/cache.rs
+/// How long a cached response stays fresh.
+pub const TTL_SECONDS: u64 = 30;
+";
+
+const INVENTED: &str = r#"{"summary": "The TTL is 30 seconds.", "citations": [{"path": "src/ttl.rs", "startLine": 2, "endLine": 2, "quote": "TTL"}], "refuse": null}"#;
+const GROUNDED: &str = r#"{"summary": "The TTL is 30 seconds.", "citations": [{"path": "src/cache.rs", "startLine": 2, "endLine": 2, "quote": "pub const TTL_SECONDS: u64 = 30;"}], "refuse": null}"#;
+
+fn reply(content: &str) -> Result<Reply, CallError> {
+    Ok(Reply {
+        content: content.to_string(),
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        requests: 1,
+    })
+}
+
+fn question() -> Question {
+    Question {
+        doc: "answers/a.json".into(),
+        subject: Subject::Answer,
+        index: 0,
+        contract: Contract::Citations,
+        text: "How long does a cached response stay fresh?".into(),
+        chunks: Vec::new(),
+        chunk_ids: Vec::new(),
+        retrieved: vec![Retrieved {
+            path: "src/cache.rs".into(),
+            lines: LineRange::new(1, 2),
+        }],
+    }
+}
+
+#[test]
+fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let (repo, target, settings) = audit::open(fixture.path(), None, None).unwrap();
+    let gate = Gate::new(&repo, target, &settings);
+    let model = Scripted::new(vec![reply(INVENTED), reply(GROUNDED)]);
+    let asked = ask(&model, &gate, &question());
+    assert_eq!(asked.record.outcome, "regrounded");
+    assert_eq!(
+        asked.answer.unwrap()["citations"][0]["path"],
+        "src/cache.rs"
+    );
+    assert_eq!(asked.calls, 2);
+    let attempts = &asked.record.attempts;
+    assert_eq!(attempts.len(), 2);
+    assert!(!attempts[0].passed && attempts[1].passed);
+    assert!(
+        attempts[0]
+            .violations
+            .iter()
+            .any(|v| v.rule == "invented-path"),
+        "{:?}",
+        attempts[0].violations
+    );
+    // The repair turn restates the conversation and names what failed.
+    let asked_messages = model.asked.lock().unwrap();
+    let repair = &asked_messages[1];
+    assert_eq!(repair.len(), 4);
+    assert_eq!(repair[2]["content"], INVENTED);
+    assert!(repair[3]["content"]
+        .as_str()
+        .unwrap()
+        .contains("src/ttl.rs"));
+}
+
+#[test]
+fn two_failing_replies_are_refused_and_a_transport_error_is_an_error() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let (repo, target, settings) = audit::open(fixture.path(), None, None).unwrap();
+    let gate = Gate::new(&repo, target, &settings);
+    let model = Scripted::new(vec![reply(INVENTED), reply(INVENTED)]);
+    let asked = ask(&model, &gate, &question());
+    assert_eq!(asked.record.outcome, "refused");
+    assert!(asked.answer.is_none());
+    assert_eq!(asked.record.attempts.len(), 2);
+
+    let broken = Scripted::new(vec![Err(CallError {
+        message: "timed out after 2 s".into(),
+        requests: 3,
+        endpoint: false,
+    })]);
+    let asked = ask(&broken, &gate, &question());
+    assert_eq!(asked.record.outcome, "error");
+    assert_eq!(asked.record.error.as_deref(), Some("timed out after 2 s"));
+    assert_eq!(asked.calls, 3);
+}
