@@ -469,6 +469,18 @@ fn position(doc: &crate::model::Doc, span: crate::model::Span) -> crate::model::
     }
 }
 
+/// Each finding of a JSON doc that no rule tied to an answer (a literal, a claim without a
+/// usable citation, a problem inside one) is in the answer whose text holds it.
+fn in_answers(docs: &[AuditedDoc], findings: &mut [Finding]) {
+    for f in findings.iter_mut().filter(|f| f.answer.is_none()) {
+        let answers = &docs[f.doc].extracted.answers;
+        let after = answers.partition_point(|a| a.span.start <= f.span.start);
+        f.answer = after
+            .checked_sub(1)
+            .filter(|&i| f.span.end <= answers[i].span.end);
+    }
+}
+
 /// The settings' severities, and the configuration's `generated` paths: a missing path it says
 /// is generated at build time is a note, not an error.
 struct Graded<'a> {
@@ -506,6 +518,7 @@ fn finish(
         (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
     }
     findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
+    in_answers(&docs, &mut findings);
     // Findings alike in everything a fingerprint reads are told apart by their order in the doc.
     let mut alike: HashMap<String, usize> = HashMap::new();
     for f in &mut findings {

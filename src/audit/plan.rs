@@ -118,6 +118,7 @@ pub fn plan(
             };
             let subject = Subject {
                 doc: di,
+                index: ci,
                 doc_text: &d.doc.text,
                 citation: c,
                 revision: commit.as_ref().ok().copied(),

@@ -51,6 +51,12 @@ pub struct Finding {
     /// The lines actually at the revision, shown under the diagnostic.
     pub evidence: Option<String>,
     pub fix: Option<Fix>,
+    /// The citation it is about, as its index in the doc's citations: set by the rule that made
+    /// it (never found again by span).
+    pub cite: Option<usize>,
+    /// The JSON answer it is in, as its index in the doc's answers: set with its citation, else
+    /// when the audit finishes (the answer whose text holds it).
+    pub answer: Option<usize>,
     /// Where `span` is in the doc, in lines and columns, and what it covers: set when the audit
     /// finishes, so that every format (and a report merged from shards) prints the same place
     /// without the doc's text.
@@ -125,6 +131,8 @@ impl Finding {
             help: None,
             evidence: None,
             fix: None,
+            cite: None,
+            answer: None,
             at: Position::default(),
         }
     }

@@ -21,6 +21,8 @@ use crate::resolve::CodeRepo;
 /// A failing Markdown citation that no safe fix moves, with what it cited.
 pub struct Failing<'r> {
     pub doc: usize,
+    /// The citation's index in its doc.
+    pub index: usize,
     pub citation: &'r Citation,
     pub findings: Vec<&'r Finding>,
     pub contents: Vec<String>,
@@ -35,19 +37,18 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
         if d.doc.kind != DocKind::Markdown || !gate::wrong(f.rule, f.severity) {
             continue;
         }
-        let Some(citation) = d.extracted.citations.iter().find(|c| c.span == f.span) else {
+        let Some(index) = f.cite else {
             continue;
         };
+        let citation = d.citation(index);
         if f.safe_fix().is_some() || (d.extracted.doc_pin.is_some() && citation.pin.is_none()) {
             continue;
         }
-        match out
-            .iter_mut()
-            .find(|x| x.doc == f.doc && x.citation.span == f.span)
-        {
+        match out.iter_mut().find(|x| x.doc == f.doc && x.index == index) {
             Some(x) => x.findings.push(f),
             None => out.push(Failing {
                 doc: f.doc,
+                index,
                 citation,
                 findings: vec![f],
                 contents: Vec::new(),
@@ -198,8 +199,7 @@ pub fn docs(
         // Citations may share a span (`[a.js:64, 84]()` is two): the move is the one that
         // rewrites this citation's own line numbers.
         let d = &report.docs[f.doc];
-        let index =
-            (d.extracted.citations.iter()).position(|c| c.span == f.span && c.lines == f.lines);
+        let index = f.cite;
         let own = index.and_then(|i| d.citation(i).lines_span.map(|(s, _)| s));
         // Content found again, but the citation cannot move without its doc's pin.
         let under_doc_pin = index.is_some_and(|i| d.pin_of(i).1 == PinSource::Doc)

@@ -250,10 +250,11 @@ fn retrieve(
 fn kept(report: &Report) -> Vec<Outcome> {
     let mut out = Vec::new();
     for (d, doc) in report.docs.iter().enumerate() {
-        for (i, a) in doc.extracted.answers.iter().enumerate() {
-            let fails = report.findings.iter().any(|f| {
-                f.doc == d && gate::fails(f.rule, f.severity) && ground::within(f.span, a.span)
-            });
+        for i in 0..doc.extracted.answers.len() {
+            let fails = report
+                .findings
+                .iter()
+                .any(|f| f.doc == d && gate::fails(f.rule, f.severity) && f.answer == Some(i));
             if !fails {
                 let mut o = Outcome::new(&doc.doc.name, Kind::Kept);
                 o.answer = Some(i);
@@ -290,7 +291,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             let findings: Vec<&Finding> = failing
                 .iter()
                 .copied()
-                .filter(|f| ground::within(f.span, a.span))
+                .filter(|f| f.answer == Some(i))
                 .collect();
             if findings.is_empty() {
                 continue;

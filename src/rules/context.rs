@@ -10,6 +10,8 @@ use crate::registry::RuleId;
 /// A citation being judged, with what a finding about it needs.
 pub struct Subject<'a> {
     pub doc: usize,
+    /// The citation's index in its doc.
+    pub index: usize,
     pub doc_text: &'a str,
     pub citation: &'a Citation,
     pub revision: Option<Oid>,
@@ -22,6 +24,7 @@ impl<'a> Subject<'a> {
         let d = &docs[cite.doc];
         Subject {
             doc: cite.doc,
+            index: cite.index,
             doc_text: &d.doc.text,
             citation: d.citation(cite.index),
             revision: Some(revision),
@@ -40,6 +43,8 @@ impl<'a> Subject<'a> {
         );
         f.lines = self.citation.lines;
         f.revision = self.revision.map(|r| r.to_string());
+        f.cite = Some(self.index);
+        f.answer = self.citation.answer;
         f
     }
 
