@@ -131,6 +131,8 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
         };
         let report = match audit::run(&opts) {
             Ok(report) => report,
+            // A folder outside any repository has nothing to check.
+            Err(audit::AuditError::Repo { .. }) => continue,
             Err(e) => {
                 if let Some(uri) = path_uri(&root.join(crate::config::FILE_NAME)) {
                     add(uri, None, vec![failure(e.to_string())]);

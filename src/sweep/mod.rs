@@ -5,14 +5,14 @@
 
 pub mod history;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 use std::path::Path;
 
 use git2::Repository;
 use serde::Deserialize;
 
-use crate::model::Report;
+use crate::model::{LineIndex, LineRange, Report};
 use crate::report::{html, markdown};
 
 /// A small YAML (or JSON) file written when an index or wiki is built, e.g. `revision: 1a2b3c4d`.
@@ -197,6 +197,16 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
     let Ok(git) = Repository::open(&report.git_dir) else {
         return out;
     };
+    // Each (revision, path) is read once, however many findings cite it.
+    let mut files: HashMap<(String, String), Option<(String, LineIndex)>> = HashMap::new();
+    let mut lines_at = |rev: &str, path: &str, lines: LineRange| {
+        let file = files
+            .entry((rev.to_string(), path.to_string()))
+            .or_insert_with(|| read_file(&git, rev, path));
+        let (text, index) = file.as_ref()?;
+        let shown = index.slice(text, lines.start as usize, lines.end as usize);
+        Some(crate::report::clip(shown.to_string(), MAX_TARGET_TEXT))
+    };
     for f in &report.findings {
         let (Some(path), Some(lines), Some(rev)) = (&f.path, f.lines, &f.revision) else {
             continue;
@@ -205,12 +215,12 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
             continue;
         }
         if f.evidence.is_none() {
-            if let Some(text) = lines_at(&git, rev, path, lines) {
+            if let Some(text) = lines_at(rev, path, lines) {
                 out.at_revision.insert(f.at.fingerprint.clone(), text);
             }
         }
         if *rev != report.revision {
-            if let Some(text) = lines_at(&git, &report.revision, path, lines) {
+            if let Some(text) = lines_at(&report.revision, path, lines) {
                 out.at_target.insert(f.at.fingerprint.clone(), text);
             }
         }
@@ -218,14 +228,8 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
     out
 }
 
-/// Lines `lines` of `path` at `rev`, cut at [`MAX_TARGET_TEXT`] bytes; `None` when the file is
-/// not there.
-fn lines_at(
-    git: &Repository,
-    rev: &str,
-    path: &str,
-    lines: crate::model::LineRange,
-) -> Option<String> {
+/// The text of `path` at `rev` and its line index; `None` when the file is not there.
+fn read_file(git: &Repository, rev: &str, path: &str) -> Option<(String, LineIndex)> {
     let tree = git2::Oid::from_str(rev)
         .and_then(|id| git.find_commit(id))
         .and_then(|c| c.tree())
@@ -234,11 +238,9 @@ fn lines_at(
         .get_path(Path::new(path))
         .and_then(|e| git.find_blob(e.id()))
         .ok()?;
-    let text = String::from_utf8_lossy(blob.content());
-    let index = crate::model::LineIndex::new(&text);
-    let shown = index.slice(&text, lines.start as usize, lines.end as usize);
-    let shown = crate::report::clip(shown.to_string(), MAX_TARGET_TEXT);
-    Some(shown)
+    let text = String::from_utf8_lossy(blob.content()).into_owned();
+    let index = LineIndex::new(&text);
+    Some((text, index))
 }
 
 fn point(run: &history::Run) -> html::Point {
