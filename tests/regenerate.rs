@@ -293,6 +293,49 @@ pub fn a() -> u32 {
 }
 
 #[test]
+fn answers_regrounded_offline_need_no_retrieval_index_and_a_refusal_does() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+pub fn answer_value() -> u32 {
+    1
+}
+@@@ commit v2 the code moves down
+@@@ file src/a.rs
+// a header
+// more
+// and more
+
+pub fn answer_value() -> u32 {
+    1
+}
+@@@ untracked answers/moved.json
+{\"summary\": \"`answer_value()` returns 1.\", \"revision\": \"{{rev:v1}}\", \"citations\": [{\"path\": \"src/a.rs\", \"startLine\": 1, \"endLine\": 3, \"quote\": \"pub fn answer_value() -> u32 {\"}]}
+";
+    let fixture = Fixture::build(spec).unwrap();
+    let run = run(&fixture);
+    assert_eq!((run.counts.regrounded, run.counts.refused), (1, 0));
+    // Everything moved offline: no index read or built.
+    assert!(!fixture.path().join(".git/citegate").exists());
+    // A refusal says what was searched: then the index is built.
+    let answer = fixture.path().join("answers/moved.json");
+    let text = std::fs::read_to_string(&answer).unwrap();
+    std::fs::write(
+        &answer,
+        text.replace("pub fn answer_value() -> u32 {", "pub fn other() {"),
+    )
+    .unwrap();
+    let run = run_shard(&fixture, None);
+    assert_eq!(run.counts.refused, 1);
+    let refused = run
+        .outcomes
+        .iter()
+        .find(|o| o.outcome == Kind::Refused)
+        .unwrap();
+    assert!(!refused.searched.is_empty(), "{refused:?}");
+    assert!(fixture.path().join(".git/citegate").exists());
+}
+
+#[test]
 fn values_are_kept_exactly_and_an_answer_with_a_key_twice_is_not_rewritten() {
     // Issue 20: a number past f64 and a 30-digit integer in fields the audit does not use are
     // written back exactly as they were (they were rounded, or the answer left unwritable).

@@ -102,9 +102,25 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
     };
-    // The retrieval index (every file of the tree read and cut) is built only when something
-    // is to be re-grounded with it.
-    let index = match pending.is_empty() && paragraphs.is_empty() {
+    let ctx = answer::Ctx {
+        repo: &repo,
+        target,
+        gate: &gate,
+        located: &located,
+    };
+    // Offline first, with nothing retrieved: what moves needs no index.
+    let mut results: Vec<(Value, Vec<Outcome>)> = pending
+        .iter()
+        .map(|p| answer::regenerate(&ctx, p))
+        .collect();
+    let refused: Vec<usize> = (results.iter().enumerate())
+        .filter(|(_, (_, outcomes))| outcomes.iter().any(|o| o.outcome == Kind::Refused))
+        .map(|(i, _)| i)
+        .collect();
+    // The retrieval index (every file of the tree read and cut) is read or built only when
+    // something is refused (its refusal says what was searched; a model is asked with what was
+    // retrieved) or a paragraph is to be rewritten.
+    let index = match refused.is_empty() && paragraphs.is_empty() {
         true => None,
         false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
     };
@@ -115,17 +131,10 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
             top_k: opts.top_k,
         };
         retrieve(&repo, &git, index, &wanted, &mut pending);
+        for &i in &refused {
+            results[i] = answer::regenerate(&ctx, &pending[i]);
+        }
     }
-    let ctx = answer::Ctx {
-        repo: &repo,
-        target,
-        gate: &gate,
-        located: &located,
-    };
-    let mut results: Vec<(Value, Vec<Outcome>)> = pending
-        .iter()
-        .map(|p| answer::regenerate(&ctx, p))
-        .collect();
     let mut endpoint_failure = None;
     let (spent, rewrites) = match (&opts.llm, &index) {
         (Some(llm), Some(index)) => {
