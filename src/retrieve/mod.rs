@@ -91,13 +91,27 @@ impl Index {
     }
 
     fn new(commit: Oid, tree: Oid, entries: Vec<cache::Entry>) -> Index {
-        let corpus: Vec<&str> = entries.iter().map(|e| e.terms.as_str()).collect();
-        let embedder =
-            EmbedderBuilder::<u32, Spaced>::with_tokenizer_and_fit_to_corpus(Spaced, &corpus)
-                .build();
+        // The average chunk length in tokens, as `bm25` fits it to a corpus (the same value),
+        // counted in parallel without making a string per token.
+        let embedder = match entries.is_empty() {
+            true => EmbedderBuilder::<u32, Spaced>::with_tokenizer_and_fit_to_corpus(Spaced, &[]),
+            false => {
+                let total: u64 = (entries.par_iter())
+                    .map(|e| e.terms.split(' ').filter(|t| !t.is_empty()).count() as u64)
+                    .sum();
+                let avgdl = (total as f64 / entries.len() as f64) as f32;
+                EmbedderBuilder::<u32, Spaced>::with_avgdl(avgdl)
+            }
+        }
+        .build();
+        // Embedding is per chunk and in parallel; the scorer's inverted index is filled in order.
+        let embeddings: Vec<_> = entries
+            .par_iter()
+            .map(|e| embedder.embed(&e.terms))
+            .collect();
         let mut scorer = Scorer::new();
-        for (i, e) in entries.iter().enumerate() {
-            scorer.upsert(&(i as u32), embedder.embed(&e.terms));
+        for (i, embedding) in embeddings.into_iter().enumerate() {
+            scorer.upsert(&(i as u32), embedding);
         }
         let chunks = entries.into_iter().map(|e| e.chunk).collect();
         Index {
