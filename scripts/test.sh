@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The README's test command: installs, when missing, the real protocol clients the tests drive
+# (the official MCP Python SDK, pytest-lsp, headless Chromium), then runs `cargo test --locked`
+# (extra arguments are passed on). Installing system packages needs root (as in CI); otherwise it
+# says what to install and the tests that need it say so too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+apt_install() {
+  if need apt-get && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    echo "test.sh: please install: $*" >&2
+  fi
+}
+pip_install() {
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  python3 -m pip install --quiet "$1" 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages "$1" \
+    || echo "test.sh: please install the Python package $1" >&2
+}
+
+need python3 || apt_install python3
+# The official MCP Python SDK: the real client `tests/mcp.rs` talks to `citegate mcp` with.
+python3 -c "import mcp" >/dev/null 2>&1 || pip_install mcp
+# pytest-lsp (pygls): the real LSP client `tests/lsp.rs` drives `citegate lsp` with.
+python3 -c "import pytest_lsp" >/dev/null 2>&1 || pip_install pytest-lsp
+# Headless Chromium: the real browser `tests/dashboard.rs` renders `sweep --html` in.
+need chromium || apt_install chromium
+
+exec cargo test --locked "$@"
