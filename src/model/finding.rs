@@ -89,12 +89,13 @@ const CONTEXT_BYTES: usize = 200;
 pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> String {
     use super::hash::{fnv1a, FNV_OFFSET};
     let text = doc.text.as_str();
-    let start = text[..span.start.min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let end = text[span.end.min(text.len())..]
-        .find('\n')
-        .map_or(text.len(), |i| span.end.min(text.len()) + i);
+    // The line(s) holding the span, from the line index (a doc written on one line holds many
+    // findings: no scan to its line's ends).
+    let lines = &doc.lines;
+    let start = lines.line_start(lines.line(span.start)).unwrap_or(0);
+    let end = lines
+        .line_start(lines.line(span.end.min(text.len())) + 1)
+        .map_or(text.len(), |next| next - 1);
     let mut from = start.max(span.start.saturating_sub(CONTEXT_BYTES));
     let mut to = end.min(span.end + CONTEXT_BYTES).max(from);
     while !text.is_char_boundary(from) {
