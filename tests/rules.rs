@@ -23,8 +23,8 @@ fn render(report: &Report, doc: &str) -> String {
             out.push_str(&format!("  help: {help}\n"));
         }
         if let Some(fix) = &f.fix {
-            let before = &d.text[fix.byte_start..fix.byte_end];
-            out.push_str(&format!("  fix: {before:?} -> {:?}\n", fix.replacement));
+            let before = &d.text[fix.edit.byte_start..fix.edit.byte_end];
+            out.push_str(&format!("  fix: {before:?} -> {:?}\n", fix.edit.replacement));
         }
     }
     out

@@ -400,7 +400,7 @@ fn stale_stage(
         rules.on_stale(&s, target, verdict, pin_move, findings);
     }
     repins.sort_by(|(a, x), (b, y)| {
-        (&docs[*a].doc.name, x.byte_start).cmp(&(&docs[*b].doc.name, y.byte_start))
+        (&docs[*a].doc.name, x.edit.byte_start).cmp(&(&docs[*b].doc.name, y.edit.byte_start))
     });
     (repins, pin_moves)
 }

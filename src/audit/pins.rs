@@ -12,7 +12,7 @@ use git2::Oid;
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, AuditedDoc, CiteRef, Fix, PinMove, PinSource, Span};
+use crate::model::{Applicability, AuditedDoc, CiteRef, Edit, PinMove, PinSource, Span};
 
 /// Where a doc pin is: its doc and, for an answer's `revision`, the answer.
 type PinKey = (usize, Option<usize>);
@@ -54,7 +54,7 @@ fn plan_move(
     target: Oid,
 ) -> Option<PinMove> {
     let d = &docs[doc];
-    let mut edits = Vec::new();
+    let mut moves = Vec::new();
     let mut blocked_by = Vec::new();
     for cite in cites {
         let citation = d.citation(cite.index);
@@ -93,21 +93,22 @@ fn plan_move(
             &to,
             Applicability::Safe,
         ) {
-            Some(edit) => edits.push(edit),
+            Some(fix) => moves.push(fix),
             None => blocked_by.push(format!("`{label}` (its syntax cannot be rewritten)")),
         }
     }
-    if edits.is_empty() {
+    if moves.is_empty() {
         return None;
     }
     let span = match answer {
         Some(a) => d.extracted.answers[a].pin_span,
         None => d.extracted.doc_pin_span,
     };
+    let mut pin = None;
     let to = match span {
         Some(span) => {
             let (edit, written) = pin_edit(span, target);
-            edits.push(edit);
+            pin = Some(edit);
             written
         }
         None => {
@@ -116,31 +117,24 @@ fn plan_move(
         }
     };
     if !blocked_by.is_empty() {
-        edits.clear();
+        moves.clear();
+        pin = None;
     }
     Some(PinMove {
         doc,
         answer,
         to,
-        edits,
+        moves,
+        pin,
         blocked_by,
     })
 }
 
 /// The edit that writes `target` where the pin is, as long as the pin was written (8 to 40 hex
 /// digits), and what it writes.
-fn pin_edit(span: Span, target: Oid) -> (Fix, String) {
+fn pin_edit(span: Span, target: Oid) -> (Edit, String) {
     let written = target.to_string()[..span.len().clamp(8, 40)].to_string();
-    let edit = Fix {
-        path: String::new(),
-        start_line: 0,
-        end_line: 0,
-        replacement: written.clone(),
-        byte_start: span.start,
-        byte_end: span.end,
-        applicability: Applicability::Safe,
-    };
-    (edit, written)
+    (Edit::new(span, written.clone()), written)
 }
 
 fn why(verdict: &StaleVerdict) -> &'static str {

@@ -46,21 +46,23 @@ pub fn fix_command(args: FixArgs) -> ExitCode {
             }
         }
     }
-    for (doc, f) in &plan.blocked {
+    for (doc, b) in &plan.blocked {
         let doc = &report.docs[*doc].doc;
-        let line = doc.lines.line(f.byte_start);
-        let to = match f.start_line {
-            0 => f.path.clone(),
-            _ => format!(
-                "{}:{}",
+        let line = doc.lines.line(b.edit.byte_start);
+        let what = match &b.fix {
+            Some(f) if f.start_line == 0 => format!("not moved to {}", f.path),
+            Some(f) => format!(
+                "not moved to {}:{}",
                 f.path,
                 citegate::model::LineRange::new(f.start_line, f.end_line)
             ),
+            // A doc pin's own edit, held with its citations.
+            None => "the pin not moved".to_string(),
         };
         out.push_str(&format!(
-            "{}:{line}: not moved to {}: a citation on this line stays failing, and editing the line would hide it\n",
+            "{}:{line}: {}: a citation on this line stays failing, and editing the line would hide it\n",
             printable(&doc.name, false),
-            printable(&to, false),
+            printable(&what, false),
         ));
     }
     for m in report.pin_moves.iter().filter(|m| m.blocked()) {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::Path;
 
-use crate::model::{Applicability, Finding, Fix, Report, Span};
+use crate::model::{Applicability, Edit, Finding, Fix, PinMove, Report, Span};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
@@ -24,7 +24,31 @@ pub struct DocFix {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub docs: Vec<DocFix>,
-    pub blocked: Vec<(usize, Fix)>,
+    pub blocked: Vec<(usize, Blocked)>,
+}
+
+/// An edit held back, and the fix it belongs to (`None`: a doc pin's own edit, or a rewritten
+/// paragraph's).
+#[derive(Debug, Clone)]
+pub struct Blocked {
+    pub edit: Edit,
+    pub fix: Option<Fix>,
+}
+
+/// An edit of the plan and the fix it belongs to, if any.
+#[derive(Clone, Copy)]
+struct Item<'r> {
+    edit: &'r Edit,
+    fix: Option<&'r Fix>,
+}
+
+/// The edits of a pin move: its citations' fixes, then the pin's own edit.
+fn move_items(m: &PinMove) -> impl Iterator<Item = Item<'_>> {
+    let moved = m.moves.iter().map(|f| Item {
+        edit: &f.edit,
+        fix: Some(f),
+    });
+    moved.chain(m.pin.iter().map(|edit| Item { edit, fix: None }))
 }
 
 /// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
@@ -35,16 +59,16 @@ pub fn plan(report: &Report, opt_in: bool) -> Plan {
 
 /// [`plan`] with `first`: edits by doc (a rewritten paragraph) that win over the report's fixes
 /// they overlap.
-pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>>) -> Plan {
+pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit>>) -> Plan {
     let wanted = |fix: &Fix| match fix.applicability {
         Applicability::Safe => true,
         Applicability::OptIn => opt_in,
     };
-    let mut by_doc: BTreeMap<usize, Vec<&Fix>> = BTreeMap::new();
-    for (doc, fixes) in first {
-        by_doc.entry(*doc).or_default().extend(fixes.iter());
+    let mut by_doc: BTreeMap<usize, Vec<Item<'_>>> = BTreeMap::new();
+    for (doc, edits) in first {
+        let items = edits.iter().map(|edit| Item { edit, fix: None });
+        by_doc.entry(*doc).or_default().extend(items);
     }
-    let overlaps = |a: &Fix, b: &Fix| a.byte_start < b.byte_end && b.byte_start < a.byte_end;
     let mut pins: BTreeMap<usize, usize> = BTreeMap::new();
     let attached = report
         .findings
@@ -54,25 +78,29 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>
     for (doc, fix) in attached.chain(repins) {
         let taken = first
             .get(&doc)
-            .is_some_and(|f| f.iter().any(|e| overlaps(e, fix)));
+            .is_some_and(|f| f.iter().any(|e| e.overlaps(&fix.edit)));
         if wanted(fix) && !taken {
-            by_doc.entry(doc).or_default().push(fix);
+            let item = Item {
+                edit: &fix.edit,
+                fix: Some(fix),
+            };
+            by_doc.entry(doc).or_default().push(item);
         }
     }
     // A doc pin moves with all its citations or not at all (see `audit::pins`): a move any of
     // whose edits would overlap another is left for the next run, whole.
     for m in report.pin_moves.iter().filter(|m| !m.blocked()) {
-        let fixes = by_doc.entry(m.doc).or_default();
-        if !m.edits.iter().any(|e| fixes.iter().any(|f| overlaps(e, f))) {
-            fixes.extend(m.edits.iter());
+        let items = by_doc.entry(m.doc).or_default();
+        if !m.edits().any(|e| items.iter().any(|i| i.edit.overlaps(e))) {
+            items.extend(move_items(m));
             *pins.entry(m.doc).or_default() += 1;
         }
     }
     let mut blocked = Vec::new();
     let docs = by_doc
         .into_iter()
-        .filter_map(|(doc, mut fixes)| {
-            let mut held = hold_failing_lines(report, doc, &mut fixes);
+        .filter_map(|(doc, mut items)| {
+            let mut held = hold_failing_lines(report, doc, &mut items);
             // A doc pin moves with all its citations or not at all.
             let mut pins = pins.get(&doc).copied().unwrap_or(0);
             for m in report
@@ -80,16 +108,28 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>
                 .iter()
                 .filter(|m| m.doc == doc && !m.blocked())
             {
-                let is_held = |held: &[&Fix], e: &Fix| held.iter().any(|h| std::ptr::eq(*h, e));
-                if m.edits.iter().any(|e| is_held(&held, e)) {
-                    fixes.retain(|f| !m.edits.iter().any(|e| std::ptr::eq(*f, e)));
-                    let rest: Vec<&Fix> = m.edits.iter().filter(|e| !is_held(&held, e)).collect();
+                let is_held =
+                    |held: &[Item<'_>], e: &Edit| held.iter().any(|h| std::ptr::eq(h.edit, e));
+                if m.edits().any(|e| is_held(&held, e)) {
+                    items.retain(|i| !m.edits().any(|e| std::ptr::eq(i.edit, e)));
+                    let rest: Vec<Item<'_>> =
+                        move_items(m).filter(|i| !is_held(&held, i.edit)).collect();
                     held.extend(rest);
                     pins = pins.saturating_sub(1);
                 }
             }
-            blocked.extend(held.into_iter().map(|f| (doc, f.clone())));
-            let (after, applied) = apply(&report.docs[doc].doc.text, &fixes);
+            blocked.extend(held.into_iter().map(|i| {
+                let edit = i.edit.clone();
+                (
+                    doc,
+                    Blocked {
+                        edit,
+                        fix: i.fix.cloned(),
+                    },
+                )
+            }));
+            let edits: Vec<&Edit> = items.iter().map(|i| i.edit).collect();
+            let (after, applied) = apply(&report.docs[doc].doc.text, &edits);
             (applied > 0).then_some(DocFix {
                 doc,
                 after,
@@ -106,7 +146,7 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Fix>
 /// the line would make its last commit the new one, and the failing citation would be checked
 /// as if written there, hidden from the next audit. Dropping an edit can leave its own citation
 /// failing, so this runs to a fixpoint. Returns the dropped edits.
-fn hold_failing_lines<'r>(report: &Report, doc: usize, fixes: &mut Vec<&'r Fix>) -> Vec<&'r Fix> {
+fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>) -> Vec<Item<'r>> {
     let d = &report.docs[doc];
     let by_span: HashMap<Span, usize> = (d.extracted.citations.iter().enumerate())
         .map(|(i, c)| (c.span, i))
@@ -128,8 +168,9 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, fixes: &mut Vec<&'r Fix>)
     loop {
         // The kept edits by start, with the furthest end so far: whether one overlaps a span is
         // a binary search (a doc may hold thousands of citations).
-        let mut ranges: Vec<(usize, usize)> =
-            fixes.iter().map(|x| (x.byte_start, x.byte_end)).collect();
+        let mut ranges: Vec<(usize, usize)> = (items.iter())
+            .map(|i| (i.edit.byte_start, i.edit.byte_end))
+            .collect();
         ranges.sort_unstable();
         let reach: Vec<usize> = ranges
             .iter()
@@ -148,13 +189,16 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, fixes: &mut Vec<&'r Fix>)
             .filter(|f| !covered(f))
             .flat_map(|f| lines(f.span.start, f.span.end))
             .collect();
-        let touches = |x: &Fix| held.range(lines(x.byte_start, x.byte_end)).next().is_some();
-        let (hit, kept): (Vec<&Fix>, Vec<&Fix>) = fixes.iter().partition(|x| touches(x));
+        let touches = |i: &Item<'_>| {
+            let e = i.edit;
+            held.range(lines(e.byte_start, e.byte_end)).next().is_some()
+        };
+        let (hit, kept): (Vec<Item<'r>>, Vec<Item<'r>>) = items.iter().partition(|i| touches(i));
         if hit.is_empty() {
             return dropped;
         }
         dropped.extend(hit);
-        *fixes = kept;
+        *items = kept;
     }
 }
 
@@ -167,26 +211,46 @@ pub fn unified_diff(name: &str, before: &str, after: &str) -> String {
         .to_string()
 }
 
-/// `text` with the fixes applied. Overlapping fixes after the first are skipped (a second run
+/// `text` with the edits applied. Overlapping edits after the first are skipped (a second run
 /// picks them up); returns the new text and how many were applied.
-pub fn apply(text: &str, fixes: &[&Fix]) -> (String, usize) {
-    let mut sorted: Vec<&Fix> = fixes.to_vec();
-    sorted.sort_by_key(|f| (f.byte_start, f.byte_end));
+pub fn apply(text: &str, edits: &[&Edit]) -> (String, usize) {
+    let (out, applied, _) = apply_spans(text, edits, &[]);
+    (out, applied)
+}
+
+/// [`apply`], and where each of `spans` (of `text`) is in the new text: an edit inside a span
+/// moves its end, edits before it move it whole.
+pub fn apply_spans(text: &str, edits: &[&Edit], spans: &[Span]) -> (String, usize, Vec<Span>) {
+    let mut sorted: Vec<&Edit> = edits.to_vec();
+    sorted.sort_by_key(|e| (e.byte_start, e.byte_end));
     sorted.dedup_by(|a, b| a == b);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    let mut applied = 0;
-    for f in sorted {
-        if f.byte_start < at || f.byte_end > text.len() {
+    // Each applied edit's end in the old text, and the growth up to and including it.
+    let mut grown: Vec<(usize, isize)> = Vec::new();
+    let mut total: isize = 0;
+    for e in sorted {
+        if e.byte_start < at || e.byte_end > text.len() {
             continue;
         }
-        out.push_str(&text[at..f.byte_start]);
-        out.push_str(&f.replacement);
-        at = f.byte_end;
-        applied += 1;
+        out.push_str(&text[at..e.byte_start]);
+        out.push_str(&e.replacement);
+        at = e.byte_end;
+        total += e.replacement.len() as isize - (e.byte_end - e.byte_start) as isize;
+        grown.push((e.byte_end, total));
     }
     out.push_str(&text[at..]);
-    (out, applied)
+    // An offset moves by the growth of every edit that ends at or before it.
+    let moved = |p: usize, inclusive: bool| {
+        let n = grown.partition_point(|&(end, _)| end < p || (inclusive && end == p));
+        let shift = n.checked_sub(1).map_or(0, |i| grown[i].1);
+        (p as isize + shift) as usize
+    };
+    let spans = spans
+        .iter()
+        .map(|s| Span::new(moved(s.start, false), moved(s.end, true)))
+        .collect();
+    (out, grown.len(), spans)
 }
 
 /// Replace `path` with `content` atomically: a temporary file in the same folder, the original's
@@ -231,16 +295,8 @@ pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Re
 mod tests {
     use super::*;
 
-    fn fix(start: usize, end: usize, text: &str) -> Fix {
-        Fix {
-            path: "a".into(),
-            start_line: 1,
-            end_line: 1,
-            replacement: text.into(),
-            byte_start: start,
-            byte_end: end,
-            applicability: Applicability::Safe,
-        }
+    fn fix(start: usize, end: usize, text: &str) -> Edit {
+        Edit::new(Span::new(start, end), text)
     }
 
     #[test]
@@ -253,6 +309,18 @@ mod tests {
         assert_eq!(n, 2);
         let overlapping = fix(6, 9, "x");
         assert_eq!(apply(text, &[&f1, &overlapping]).1, 1);
+    }
+
+    #[test]
+    fn spans_move_with_the_edits_before_and_inside_them() {
+        let text = "see a.rs:1-2 and b.rs:3.";
+        let grow = fix(9, 12, "10-20"); // inside the first citation
+        let shrink = fix(22, 23, "4"); // inside the second
+        let spans = [Span::new(4, 12), Span::new(17, 23)];
+        let (out, n, moved) = apply_spans(text, &[&shrink, &grow], &spans);
+        assert_eq!((out.as_str(), n), ("see a.rs:10-20 and b.rs:4.", 2));
+        assert_eq!(&out[moved[0].start..moved[0].end], "a.rs:10-20");
+        assert_eq!(&out[moved[1].start..moved[1].end], "b.rs:4");
     }
 
     #[cfg(unix)]

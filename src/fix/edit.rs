@@ -3,7 +3,7 @@
 
 use git2::Oid;
 
-use crate::model::{Applicability, Citation, Fix, LineRange, PathStyle, PinSource, Span};
+use crate::model::{Applicability, Citation, Edit, Fix, LineRange, PathStyle, PinSource, Span};
 
 /// Where a citation's content was found again.
 #[derive(Debug, Clone, Default)]
@@ -96,9 +96,7 @@ pub fn build(
         path: path.to_string(),
         start_line: lines.start,
         end_line: lines.end,
-        replacement,
-        byte_start: start,
-        byte_end: end,
+        edit: Edit::new(Span::new(start, end), replacement),
         applicability,
     })
 }

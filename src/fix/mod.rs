@@ -4,5 +4,7 @@
 pub mod apply;
 pub mod edit;
 
-pub use apply::{apply, plan, plan_with, unified_diff, write_atomic, DocFix, Plan};
+pub use apply::{
+    apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, Plan,
+};
 pub use edit::{build, Relocation};

@@ -94,7 +94,7 @@ impl Analysis {
         }
         if wanted(&CodeActionKind::REFACTOR_REWRITE) {
             for (_, fix) in &self.report().repins {
-                if meets(fix.byte_start, fix.byte_end) {
+                if meets(fix.edit.byte_start, fix.edit.byte_end) {
                     let title = format!("Re-pin to the target ({})", cited(fix));
                     let kind = CodeActionKind::REFACTOR_REWRITE;
                     let action = self.action(uri, title, kind, fix, &mut at);
@@ -132,8 +132,8 @@ impl Analysis {
         at: &mut Positions<'_>,
     ) -> CodeAction {
         let edit = TextEdit::new(
-            at.range(fix.byte_start, fix.byte_end),
-            fix.replacement.clone(),
+            at.range(fix.edit.byte_start, fix.edit.byte_end),
+            fix.edit.replacement.clone(),
         );
         CodeAction {
             title,

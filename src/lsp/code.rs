@@ -82,8 +82,8 @@ pub fn rename_edits(
             };
             if let Some(fix) = fix::build(&d.doc.text, c, pin, &to, Applicability::Safe) {
                 edits.push(TextEdit::new(
-                    at.range(fix.byte_start, fix.byte_end),
-                    fix.replacement,
+                    at.range(fix.edit.byte_start, fix.edit.byte_end),
+                    fix.edit.replacement,
                 ));
             }
         }

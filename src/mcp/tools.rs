@@ -195,7 +195,7 @@ fn findings(report: &Report) -> Value {
                 v["help"] = json!(help);
             }
             if let Some(fix) = &f.fix {
-                v["fix"] = json!({"replace": f.at.snippet, "with": fix.replacement});
+                v["fix"] = json!({"replace": f.at.snippet, "with": fix.edit.replacement});
             }
             v
         })

@@ -18,20 +18,86 @@ pub enum Applicability {
     OptIn,
 }
 
-/// A content-verified edit of the citation in the doc.
+/// One replacement in a doc: the bytes `[byte_start, byte_end)` become `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Edit {
+    pub replacement: String,
+    pub byte_start: usize,
+    pub byte_end: usize,
+}
+
+impl Edit {
+    pub fn new(span: Span, replacement: impl Into<String>) -> Edit {
+        Edit {
+            replacement: replacement.into(),
+            byte_start: span.start,
+            byte_end: span.end,
+        }
+    }
+
+    /// Whether the two replace some byte in common.
+    pub fn overlaps(&self, other: &Edit) -> bool {
+        self.byte_start < other.byte_end && other.byte_start < self.byte_end
+    }
+
+    /// Whether it lies inside `span`.
+    pub fn within(&self, span: Span) -> bool {
+        span.start <= self.byte_start && self.byte_end <= span.end
+    }
+}
+
+/// A content-verified fix of a citation: where the citation will cite, the edit that writes it
+/// (in the citation's own syntax), and whether it may be applied without asking.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "FixWire", from = "FixWire")]
 pub struct Fix {
     /// The corrected citation.
     pub path: String,
     pub start_line: i64,
     pub end_line: i64,
-    /// Replace the doc bytes `[byte_start, byte_end)` with `replacement`.
-    pub replacement: String,
-    pub byte_start: usize,
-    pub byte_end: usize,
+    pub edit: Edit,
     /// Decided where the fix is built, not by the rule that carries it.
-    #[serde(skip)]
     pub applicability: Applicability,
+}
+
+/// A fix as the JSON report writes it (version 1: one flat object).
+#[derive(Serialize, Deserialize)]
+struct FixWire {
+    path: String,
+    start_line: i64,
+    end_line: i64,
+    replacement: String,
+    byte_start: usize,
+    byte_end: usize,
+}
+
+impl From<Fix> for FixWire {
+    fn from(f: Fix) -> FixWire {
+        FixWire {
+            path: f.path,
+            start_line: f.start_line,
+            end_line: f.end_line,
+            replacement: f.edit.replacement,
+            byte_start: f.edit.byte_start,
+            byte_end: f.edit.byte_end,
+        }
+    }
+}
+
+impl From<FixWire> for Fix {
+    fn from(w: FixWire) -> Fix {
+        Fix {
+            path: w.path,
+            start_line: w.start_line,
+            end_line: w.end_line,
+            edit: Edit {
+                replacement: w.replacement,
+                byte_start: w.byte_start,
+                byte_end: w.byte_end,
+            },
+            applicability: Applicability::Safe,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

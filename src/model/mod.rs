@@ -19,6 +19,6 @@ pub use extracted::{
     Answer, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, Retrieved, SourceEntry, Sources,
     Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
-pub use finding::{fingerprint, Applicability, Finding, Fix, Position};
+pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::extracted::{AuditedDoc, CiteRef};
-use super::finding::{Finding, Fix};
+use super::finding::{Edit, Finding, Fix};
 use crate::registry::{RuleId, Severity};
 
 /// Why `--since` selected a doc.
@@ -91,8 +91,10 @@ pub struct PinMove {
     pub answer: Option<usize>,
     /// The target, as the pin will be written.
     pub to: String,
-    /// Each citation that moved, re-cited, and the pin itself; applied together or not at all.
-    pub edits: Vec<Fix>,
+    /// Each citation that moves, re-cited; applied with the pin's edit, all or nothing.
+    pub moves: Vec<Fix>,
+    /// The edit that writes the new pin (`None` when the pin's place is unknown).
+    pub pin: Option<Edit>,
     /// Citations that cannot move with the pin, with why; the pin stays while there are any.
     pub blocked_by: Vec<String>,
 }
@@ -100,6 +102,11 @@ pub struct PinMove {
 impl PinMove {
     pub fn blocked(&self) -> bool {
         !self.blocked_by.is_empty()
+    }
+
+    /// Every edit of the move: the citations' and the pin's.
+    pub fn edits(&self) -> impl Iterator<Item = &Edit> {
+        self.moves.iter().map(|f| &f.edit).chain(self.pin.iter())
     }
 }
 

@@ -81,7 +81,7 @@ impl Pending<'_> {
     }
 
     fn fix_in(&self, span: Span) -> Option<&Fix> {
-        let inside = |f: &&&Fix| span.start <= f.byte_start && f.byte_end <= span.end;
+        let inside = |f: &&&Fix| f.edit.within(span);
         self.fixes.iter().find(inside).copied()
     }
 

@@ -13,7 +13,7 @@ use super::outcome::{Kind, Moved, Outcome, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::model::{
-    Applicability, Citation, DocKind, Finding, Fix, LineRange, PinSource, Report, Span,
+    Applicability, Citation, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report, Span,
 };
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
@@ -101,22 +101,11 @@ pub fn relocations(
 /// is checked in memory at the target, and a move is kept when no failing finding lies in its
 /// citation's new span.
 fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
-    moves.sort_by_key(|(_, f)| f.byte_start);
+    moves.sort_by_key(|(_, f)| f.edit.byte_start);
     let d = &report.docs[doc].doc;
-    let mut text = String::with_capacity(d.text.len());
-    let mut at = 0;
-    let mut shift: isize = 0;
-    let mut spans = Vec::new();
-    for (cite, fix) in &moves {
-        text.push_str(&d.text[at..fix.byte_start]);
-        text.push_str(&fix.replacement);
-        at = fix.byte_end;
-        let grown = fix.replacement.len() as isize - (fix.byte_end - fix.byte_start) as isize;
-        let start = (cite.start as isize + shift) as usize;
-        shift += grown;
-        spans.push(Span::new(start, (cite.end as isize + shift) as usize));
-    }
-    text.push_str(&d.text[at..]);
+    let edits: Vec<&Edit> = moves.iter().map(|(_, f)| &f.edit).collect();
+    let cites: Vec<Span> = moves.iter().map(|(cite, _)| *cite).collect();
+    let (text, _, spans) = fix::apply_spans(&d.text, &edits, &cites);
     let moved = gate.in_memory(&d.name, DocKind::Markdown, text);
     let (failing, moved) = gate.failing(moved);
     // A move fails when a finding lies on its citation, or in the claim (sentence) it supports:
@@ -148,29 +137,20 @@ pub fn docs(
     rewrites: &[Rewrite],
 ) -> (Vec<Rewritten>, Vec<Outcome>) {
     let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut first: BTreeMap<usize, Vec<Fix>> = BTreeMap::new();
+    let mut first: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
     for r in rewrites {
         if let Some(text) = &r.text {
-            first.entry(r.doc).or_default().push(Fix {
-                path: String::new(),
-                start_line: 0,
-                end_line: 0,
-                replacement: text.clone(),
-                byte_start: r.span.start,
-                byte_end: r.span.end,
-                applicability: Applicability::Safe,
-            });
+            first
+                .entry(r.doc)
+                .or_default()
+                .push(Edit::new(r.span, text.clone()));
         }
     }
     for (doc, fixes) in relocated {
         let taken = first.get(doc).cloned().unwrap_or_default();
-        let free = |f: &&Fix| {
-            !taken
-                .iter()
-                .any(|t| f.byte_start < t.byte_end && t.byte_start < f.byte_end)
-        };
+        let free = |f: &&Fix| !taken.iter().any(|t| t.overlaps(&f.edit));
         let entry = first.entry(*doc).or_default();
-        entry.extend(fixes.iter().filter(free).cloned());
+        entry.extend(fixes.iter().filter(free).map(|f| f.edit.clone()));
     }
     let plan = fix::plan_with(report, false, &first);
     let docs = plan
@@ -205,14 +185,14 @@ pub fn docs(
         let under_doc_pin = index.is_some_and(|i| d.pin_of(i).1 == PinSource::Doc)
             && matches!(f.rule, RuleId::StaleMoved | RuleId::StaleRenamed);
         let moved = relocated.get(&f.doc).into_iter().flatten().find(|x| {
-            f.span.start <= x.byte_start
-                && x.byte_end <= f.span.end
-                && own.is_none_or(|s| x.byte_start <= s.start && s.end <= x.byte_end)
+            let e = &x.edit;
+            e.within(f.span) && own.is_none_or(|s| e.byte_start <= s.start && s.end <= e.byte_end)
         });
         let fix = f.safe_fix().or(moved);
         let held = fix.is_some_and(|x| {
             (plan.blocked.iter()).any(|(d, b)| {
-                *d == f.doc && (b.byte_start, b.byte_end) == (x.byte_start, x.byte_end)
+                *d == f.doc
+                    && (b.edit.byte_start, b.edit.byte_end) == (x.edit.byte_start, x.edit.byte_end)
             })
         });
         let by = Moves {

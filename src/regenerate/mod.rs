@@ -327,7 +327,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             let fixes = findings
                 .iter()
                 .filter_map(|f| f.fix.as_ref())
-                .chain(moves.flat_map(|m| &m.edits))
+                .chain(moves.flat_map(|m| &m.moves))
                 .collect();
             out.push(answer::Pending {
                 doc: d,

@@ -48,11 +48,9 @@ pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Pa
         let doc = &report.docs[f.doc].doc;
         let safe = f.safe_fix().is_some();
         // A citation re-anchored offline (its content found once elsewhere) is not asked about.
-        let moved = relocated.get(&f.doc).is_some_and(|fixes| {
-            fixes
-                .iter()
-                .any(|x| f.span.start <= x.byte_start && x.byte_end <= f.span.end)
-        });
+        let moved = relocated
+            .get(&f.doc)
+            .is_some_and(|fixes| fixes.iter().any(|x| x.edit.within(f.span)));
         if doc.kind != DocKind::Markdown || !gate::wrong(f.rule, f.severity) || safe || moved {
             continue;
         }

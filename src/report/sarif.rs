@@ -99,8 +99,8 @@ fn result(report: &Report, f: &Finding) -> Value {
             "artifactChanges": [{
                 "artifactLocation": {"uri": uri(&doc.name), "uriBaseId": "SRCROOT"},
                 "replacements": [{
-                    "deletedRegion": {"byteOffset": fix.byte_start, "byteLength": fix.byte_end - fix.byte_start},
-                    "insertedContent": {"text": fix.replacement},
+                    "deletedRegion": {"byteOffset": fix.edit.byte_start, "byteLength": fix.edit.byte_end - fix.edit.byte_start},
+                    "insertedContent": {"text": fix.edit.replacement},
                 }],
             }],
         }]);
