@@ -24,7 +24,10 @@ fn render(report: &Report, doc: &str) -> String {
         }
         if let Some(fix) = &f.fix {
             let before = &d.text[fix.edit.byte_start..fix.edit.byte_end];
-            out.push_str(&format!("  fix: {before:?} -> {:?}\n", fix.edit.replacement));
+            out.push_str(&format!(
+                "  fix: {before:?} -> {:?}\n",
+                fix.edit.replacement
+            ));
         }
     }
     out
