@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's test command: installs, when missing, the real protocol clients the tests drive
-# (the official MCP Python SDK, pytest-lsp, headless Chromium), then runs `cargo test --locked`
-# (extra arguments are passed on). Installing system packages needs root (as in CI); otherwise it
-# says what to install and the tests that need it say so too.
+# Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
+# pytest-lsp, headless Chromium): the first half of the README's test command
+# (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
+# in CI); otherwise it says what to install, and the tests that need it say so too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,4 +30,3 @@ python3 -c "import pytest_lsp" >/dev/null 2>&1 || pip_install pytest-lsp
 # Headless Chromium: the real browser `tests/dashboard.rs` renders `sweep --html` in.
 need chromium || apt_install chromium
 
-exec cargo test --locked "$@"
