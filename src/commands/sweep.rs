@@ -24,7 +24,7 @@ pub fn sweep_command(args: SweepArgs) -> ExitCode {
         None => None,
         Some(Ok(d)) => Some(d),
         Some(Err(e)) => {
-            return failed(format_args!("{e}"));
+            return failed(e);
         }
     };
     let since = match dashboard(&report, &args.dashboard) {
@@ -62,7 +62,6 @@ fn dashboard(
     args: &DashboardArgs,
 ) -> Result<Option<sweep::history::Since>, ExitCode> {
     let (html, history) = (args.html.as_deref(), args.history.as_deref());
-    let fail = |e: String| failed(e);
     let date = sweep::history::now();
     let trend = match history.map(sweep::history::read) {
         None => None,
@@ -75,16 +74,16 @@ fn dashboard(
                 .push(sweep::history::run_of(report, date.clone()));
             Some(trend)
         }
-        Some(Err(e)) => return Err(fail(e)),
+        Some(Err(e)) => return Err(failed(e)),
     };
     if let Some(dir) = html {
         let extras = sweep::extras(report, trend.as_ref(), date);
         let pages = citegate::report::html::render(report, &extras);
-        sweep::write_html(dir, &pages).map_err(|e| fail(e.to_string()))?;
+        sweep::write_html(dir, &pages).map_err(failed)?;
     }
     let recorded = trend.as_ref().and_then(|t| t.runs.last());
     if let (Some(path), Some(run)) = (history, recorded) {
-        sweep::history::append(path, run).map_err(fail)?;
+        sweep::history::append(path, run).map_err(failed)?;
     }
     Ok(trend.and_then(|t| t.since()))
 }

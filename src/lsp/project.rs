@@ -91,7 +91,7 @@ impl Project {
         Ok(fresh)
     }
 
-    /// The repository-relative name of a doc at `path`, when the configuration audits it.
+    /// Whether the configuration audits the doc at `path` (its include and exclude globs).
     pub fn wants(&self, snapshot: &Snapshot, path: &Path) -> bool {
         let name = load::doc_name(&snapshot.repo, path);
         snapshot.settings.config.wants_doc(&name)

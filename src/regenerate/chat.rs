@@ -3,8 +3,6 @@
 //! implementation, behind the default cargo feature `llm` (without it the library builds with no
 //! HTTP stack); [`Scripted`] replays set replies, for in-process tests of asking and repairing.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -76,24 +74,27 @@ pub fn check_url(url: &str) -> Result<(), String> {
 }
 
 /// A model that gives set replies, in order (then fails): asking, repairing and merging tested
-/// in process, without a server.
+/// in process, without a server (test helpers only: the `testing` feature).
+#[cfg(any(test, feature = "testing"))]
 pub struct Scripted {
     pub name: String,
-    replies: Mutex<VecDeque<Result<Reply, CallError>>>,
+    replies: std::sync::Mutex<std::collections::VecDeque<Result<Reply, CallError>>>,
     /// The messages of every question asked, in order.
-    pub asked: Mutex<Vec<Vec<Value>>>,
+    pub asked: std::sync::Mutex<Vec<Vec<Value>>>,
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl Scripted {
     pub fn new(replies: Vec<Result<Reply, CallError>>) -> Scripted {
         Scripted {
             name: "scripted".to_string(),
-            replies: Mutex::new(replies.into()),
-            asked: Mutex::default(),
+            replies: std::sync::Mutex::new(replies.into()),
+            asked: Default::default(),
         }
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 impl ChatModel for Scripted {
     fn model(&self) -> &str {
         &self.name

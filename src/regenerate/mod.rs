@@ -130,7 +130,9 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
             docs: settings.config.retrieve_docs,
             top_k: opts.top_k,
         };
-        retrieve(&repo, &git, index, &wanted, &mut pending);
+        // Only the refused need it: what was searched for their refusal, or the question to a
+        // model.
+        retrieve(&repo, &git, index, &wanted, &mut pending, &refused);
         for &i in &refused {
             results[i] = answer::regenerate(&ctx, &pending[i]);
         }
@@ -227,17 +229,19 @@ struct Wanted<'a> {
     top_k: usize,
 }
 
-/// Retrieve at the target for each pending answer (its own docs left out).
+/// Retrieve at the target for the pending answers `which` (their own docs left out).
 fn retrieve(
     repo: &CodeRepo,
     git: &git2::Repository,
     index: &Index,
     wanted: &Wanted,
     pending: &mut [answer::Pending],
+    which: &[usize],
 ) {
     let top_k = wanted.top_k;
-    let names = Enclosing::of(repo, git, index, pending);
-    for p in pending {
+    let names = Enclosing::of(repo, git, index, which.iter().map(|&i| &pending[i]));
+    for &i in which {
+        let p = &mut pending[i];
         let mut query = query(p, &names);
         query.exclude = wanted.exclude.clone();
         query.docs = wanted.docs;
@@ -258,13 +262,13 @@ fn retrieve(
 /// The JSON answers with no finding that fails the gate: kept as they are.
 fn kept(report: &Report) -> Vec<Outcome> {
     let mut out = Vec::new();
+    let failing: HashSet<(usize, usize)> = (report.findings.iter())
+        .filter(|f| gate::fails(f.rule, f.severity))
+        .filter_map(|f| Some((f.doc, f.answer?)))
+        .collect();
     for (d, doc) in report.docs.iter().enumerate() {
         for i in 0..doc.extracted.answers.len() {
-            let fails = report
-                .findings
-                .iter()
-                .any(|f| f.doc == d && gate::fails(f.rule, f.severity) && f.answer == Some(i));
-            if !fails {
+            if !failing.contains(&(d, i)) {
                 let mut o = Outcome::new(&doc.doc.name, Kind::Kept);
                 o.answer = Some(i);
                 out.push(o);
@@ -358,15 +362,15 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
 struct Enclosing(std::collections::HashMap<(Oid, String, usize), String>);
 
 impl Enclosing {
-    fn of(
+    fn of<'p, 'r: 'p>(
         repo: &CodeRepo,
         git: &git2::Repository,
         index: &Index,
-        pending: &[answer::Pending],
+        pending: impl Iterator<Item = &'p answer::Pending<'r>>,
     ) -> Enclosing {
         let mut wanted: std::collections::BTreeMap<(Oid, String), BTreeSet<usize>> =
             Default::default();
-        for f in pending.iter().flat_map(|p| &p.findings) {
+        for f in pending.flat_map(|p| &p.findings) {
             if let Some(key) = Self::key(f) {
                 wanted.entry((key.0, key.1)).or_default().insert(key.2);
             }
