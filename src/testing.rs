@@ -89,7 +89,11 @@ pub fn check_spans(text: &str, ext: &Extracted) -> Result<(), String> {
         for l in &claim.literals {
             inside(l.span, "literal")?;
         }
-        if let Some(c) = claim.citations.iter().find(|&&c| c >= ext.citations.len()) {
+        if let Some(c) = claim
+            .citations
+            .iter()
+            .find(|&&c| c.index() >= ext.citations.len())
+        {
             return Err(format!(
                 "a claim cites citation {c} of {}",
                 ext.citations.len()

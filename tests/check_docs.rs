@@ -93,7 +93,10 @@ fn literal_support_is_gathered_only_when_asked_for() {
     let repo = CodeRepo::discover(fixture.path()).unwrap();
     let head = repo.resolve(&repo.open().unwrap(), "HEAD").unwrap();
     let docs = vec![doc("docs/a.md", "`load()` is in src/cache.rs:2.\n")];
-    let cite = CiteRef { doc: 0, index: 0 };
+    let cite = CiteRef {
+        doc: 0,
+        index: citegate::model::CiteId::new(0),
+    };
     let groups = vec![(
         (head, "src/cache.rs".to_string()),
         vec![(cite, PinSource::Target)],

@@ -1,15 +1,21 @@
 //! The answer contract, one owner: what makes a JSON answer a refusal, which keys carry its pin,
-//! and the refusal reasons. Extraction reads answers as located trees ([`Node`]) and the gate and
-//! `regenerate` hold model replies as [`serde_json::Value`]; both are read through [`Json`], so
-//! the audit and the gate cannot disagree on whether an answer refused.
+//! the refusal reasons, the retrieval payload, the keys of a citation object and how it is
+//! pointed elsewhere ([`object`]), and the response schema a reply is held to ([`schema`]).
+//! Extraction reads answers as located trees ([`crate::extract::json_spans::Node`]) and the gate
+//! and `regenerate` hold model replies as [`serde_json::Value`]; both are read through [`Json`],
+//! so the audit and the gate cannot disagree on whether an answer refused.
 //!
 //! Seed 000's contract: `{summary, citations: [{path, startLine, endLine, quote}], refuse?:
 //! {reason}}`; seed 001's: `{summary, claims: [{text, path, start_line, end_line}],
 //! open_questions}`, where no claim and an open question is the refusal.
 
-use serde_json::Value;
+pub mod json;
+pub mod object;
+pub mod schema;
 
-use crate::extract::json_spans::{Node, Value as NodeValue};
+pub use json::Json;
+pub use object::{cited, fields, repoint, Fields};
+
 use crate::extract::path::resolve_path;
 use crate::model::{CitedPath, LineRange, Retrieved};
 
@@ -28,62 +34,6 @@ pub enum Refuse {
     Valid,
     /// Anything else (`{}`, `true`, an unknown reason): not a refusal.
     Invalid,
-}
-
-/// A JSON value as the contract reads it: a located tree or a `serde_json::Value`.
-pub trait Json: Sized {
-    fn field(&self, key: &str) -> Option<&Self>;
-    fn text(&self) -> Option<&str>;
-    fn items(&self) -> Option<&[Self]>;
-    /// `null` or `false`: as absent as a missing key.
-    fn falsy(&self) -> bool;
-    /// An integer, also written as a string (`"12"`); never a rounded or clamped one.
-    fn integer(&self) -> Option<i64>;
-}
-
-impl<'a> Json for Node<'a> {
-    fn field(&self, key: &str) -> Option<&Self> {
-        self.get(key)
-    }
-    fn text(&self) -> Option<&str> {
-        self.as_str()
-    }
-    fn items(&self) -> Option<&[Self]> {
-        self.as_array()
-    }
-    fn falsy(&self) -> bool {
-        matches!(self.value, NodeValue::Null | NodeValue::Bool(false))
-    }
-    fn integer(&self) -> Option<i64> {
-        self.as_i64()
-    }
-}
-
-impl Json for Value {
-    fn field(&self, key: &str) -> Option<&Self> {
-        self.get(key)
-    }
-    fn text(&self) -> Option<&str> {
-        self.as_str()
-    }
-    fn items(&self) -> Option<&[Self]> {
-        self.as_array().map(Vec::as_slice)
-    }
-    fn falsy(&self) -> bool {
-        matches!(self, Value::Null | Value::Bool(false))
-    }
-    fn integer(&self) -> Option<i64> {
-        match self {
-            // The number as written: the located reader's rules apply to both.
-            Value::Number(n) => Node {
-                span: Default::default(),
-                value: NodeValue::Number(&n.to_string()),
-            }
-            .as_i64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        }
-    }
 }
 
 /// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,
@@ -161,6 +111,7 @@ pub fn pin<J: Json>(answer: &J) -> Option<&J> {
 mod tests {
     use super::*;
     use crate::extract::json_spans;
+    use serde_json::Value;
 
     fn both(text: &str) -> (bool, bool) {
         let node = json_spans::parse(text, 0).unwrap();

@@ -52,7 +52,7 @@ pub fn dump(repo: &CodeRepo, target: Oid, mut docs: Vec<AuditedDoc>, settings: &
     let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
     let mut citations = Vec::new();
     for (doc, d) in docs.iter().enumerate() {
-        for (index, c) in d.extracted.citations.iter().enumerate() {
+        for (index, c) in d.extracted.citations.enumerated() {
             let (pin, source) = d.pin_of(index);
             let resolve = |revs: &mut HashMap<String, Option<Oid>>, p: &str| {
                 *revs

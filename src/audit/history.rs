@@ -32,7 +32,7 @@ pub fn implied_pins(
 ) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
     let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
     for (doc, d) in docs.iter().enumerate() {
-        for index in 0..d.extracted.citations.len() {
+        for (index, _) in d.extracted.citations.enumerated() {
             if d.pin_of(index).1 == PinSource::Target && d.citation(index).repo_path().is_some() {
                 by_doc.entry(doc).or_default().push(CiteRef { doc, index });
             }

@@ -21,9 +21,10 @@ use rayon::prelude::*;
 use crate::check::stale::{self, StaleItem, StaleVerdict};
 use crate::check::{self, quotes, CiteFacts, Needs};
 use crate::discover;
-use crate::fix::{self, Relocation};
+use crate::fix::Relocation;
 use crate::model::{
-    Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report, Summary,
+    AnswerId, Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report,
+    Summary,
 };
 use crate::registry::RuleId;
 use crate::resolve::ahead::read_ahead;
@@ -415,7 +416,7 @@ fn repin(s: &Subject<'_>, target: Oid) -> Option<Fix> {
         rev: Some(target),
         ..Relocation::default()
     };
-    fix::build(s.doc_text, s.citation, s.pin, &to, Applicability::OptIn)
+    s.fix(&to, Applicability::OptIn)
 }
 
 /// Claims: every checked literal must be supported by one of the claim's spans. Claims with a
@@ -431,7 +432,7 @@ fn claims_stage(
         .filter_map(|f| Some((f.cite, f.support.as_ref()?)))
         .collect();
     for (di, d) in docs.iter().enumerate() {
-        for claim in &d.extracted.claims {
+        for (id, claim) in d.extracted.claims.enumerated() {
             if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
                 continue;
             }
@@ -450,7 +451,7 @@ fn claims_stage(
                 .iter()
                 .map(|&ci| d.citation(ci).label())
                 .collect();
-            rules.on_claim(di, claim, &supports, &labels, findings);
+            rules.on_claim(di, (id, claim), &supports, &labels, findings);
         }
     }
 }
@@ -477,6 +478,7 @@ fn in_answers(docs: &[AuditedDoc], findings: &mut [Finding]) {
         let after = answers.partition_point(|a| a.span.start <= f.span.start);
         f.answer = after
             .checked_sub(1)
+            .map(AnswerId::new)
             .filter(|&i| f.span.end <= answers[i].span.end);
     }
 }

@@ -12,10 +12,10 @@ use git2::Oid;
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, AuditedDoc, CiteRef, Edit, PinMove, PinSource, Span};
+use crate::model::{AnswerId, Applicability, AuditedDoc, CiteRef, Edit, PinMove, PinSource, Span};
 
 /// Where a doc pin is: its doc and, for an answer's `revision`, the answer.
-type PinKey = (usize, Option<usize>);
+type PinKey = (usize, Option<AnswerId>);
 
 /// The pin moves of every doc pin under which some citation moved.
 pub fn moves(
@@ -27,7 +27,7 @@ pub fn moves(
     let facts_of: HashMap<CiteRef, &CiteFacts> = facts.iter().map(|f| (f.cite, f)).collect();
     let mut under: BTreeMap<PinKey, Vec<CiteRef>> = BTreeMap::new();
     for (doc, d) in docs.iter().enumerate() {
-        for (index, c) in d.extracted.citations.iter().enumerate() {
+        for (index, c) in d.extracted.citations.enumerated() {
             let answer_pin = c.answer.filter(|a| d.extracted.answers[*a].pin.is_some());
             let doc_pin = answer_pin.is_some() || d.extracted.doc_pin.is_some();
             if c.pin.is_none() && doc_pin {
@@ -93,7 +93,10 @@ fn plan_move(
             &to,
             Applicability::Safe,
         ) {
-            Some(fix) => moves.push(fix),
+            Some(mut fix) => {
+                fix.cite = Some(cite.index);
+                moves.push(fix)
+            }
             None => blocked_by.push(format!("`{label}` (its syntax cannot be rewritten)")),
         }
     }

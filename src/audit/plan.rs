@@ -8,7 +8,7 @@ use git2::{Oid, Repository};
 
 use super::history::Implied;
 use crate::check::Group;
-use crate::model::{AuditedDoc, CiteRef, Finding, PinSource};
+use crate::model::{AuditedDoc, CiteId, CiteRef, Finding, PinSource};
 use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
@@ -39,6 +39,7 @@ pub fn drop_tentative(
         }
         let keep: Vec<bool> = (0..d.extracted.citations.len())
             .map(|index| {
+                let index = CiteId::new(index);
                 let c = d.citation(index);
                 let (true, Some(path)) = (c.tentative, c.repo_path()) else {
                     return true;
@@ -55,7 +56,8 @@ pub fn drop_tentative(
         let mut next = 0;
         for (index, kept) in keep.iter().enumerate() {
             if *kept {
-                moved.insert(CiteRef { doc, index }, CiteRef { doc, index: next });
+                let (from, to) = (CiteId::new(index), CiteId::new(next));
+                moved.insert(CiteRef { doc, index: from }, CiteRef { doc, index: to });
                 next += 1;
             }
         }
@@ -107,7 +109,7 @@ pub fn plan(
     // Paths borrowed from the docs while grouping; owned, and sorted, once per group at the end.
     let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
     for (di, d) in docs.iter().enumerate() {
-        for (ci, c) in d.extracted.citations.iter().enumerate() {
+        for (ci, c) in d.extracted.citations.enumerated() {
             let (pin, source) = d.pin_of(ci);
             let commit = match pin {
                 None => Ok(target),

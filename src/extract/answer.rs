@@ -9,8 +9,9 @@ use regex::Regex;
 
 use crate::answer::{self as contract, Refuse, REFUSAL_REASONS};
 use crate::model::{
-    Answer, Citation, Claim, Doc, Extracted, LineRange, LineStyle, Literal, PathStyle, Quote,
-    Retrieved, Span, Syntax, Unusable, UnusableCitation,
+    Answer, AnswerId, AnswerObject, AnswerUnit, Citation, CiteId, Claim, ClaimId, Doc, Extracted,
+    LineRange, LineStyle, Literal, PathStyle, Quote, Retrieved, Span, Syntax, Unusable,
+    UnusableCitation,
 };
 use crate::registry::RuleId;
 
@@ -234,10 +235,9 @@ fn answer(ext: &mut Extracted, node: &Node) {
     if !contract_problems(ext, node) {
         return;
     }
-    let index = ext.answers.len();
     let pin = contract::pin(node);
     let retrieved = retrieved(ext, node);
-    ext.answers.push(Answer {
+    let index = ext.answers.push_id(Answer {
         span: node.span,
         pin: pin.and_then(Node::as_str).map(str::to_string),
         pin_span: pin
@@ -246,47 +246,120 @@ fn answer(ext: &mut Extracted, node: &Node) {
         retrieved,
         refused: contract::refuses(node),
         cited: false,
+        units: Vec::new(),
     });
     let before = ext.citations.len();
-
+    let mut units = Vec::new();
     if let Some(cites) = node.get("citations").and_then(Node::as_array) {
         let claim = new_claim(ext, node.span, literals_in(node.get("summary")));
-        for item in cites {
-            citation(ext, item, index, claim, "citation");
-        }
-        prose_citations(ext, node.get("summary"), index, claim);
+        let at = Place {
+            answer: index,
+            claim,
+            what: "citation",
+        };
+        let objects = cites
+            .iter()
+            .enumerate()
+            .map(|(i, item)| object(format!("/citations/{i}"), citation(ext, item, at)))
+            .collect();
+        prose_citations(ext, node.get("summary"), at);
+        units.push(AnswerUnit {
+            pointer: None,
+            claim,
+            objects,
+        });
     }
-    if let Some(claims) = node.get("claims").and_then(Node::as_array) {
-        for item in claims {
-            let claim = new_claim(ext, item.span, literals_in(item.get("text")));
-            let nested = item.get("citations").and_then(Node::as_array);
-            let usable_before = ext.citations.len();
-            match nested {
-                Some(cites) => cites
-                    .iter()
-                    .for_each(|c| citation(ext, c, index, claim, "claim citation")),
-                None => citation(ext, item, index, claim, "claim"),
-            }
-            if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
-                unusable(ext, item.span, "claim", Unusable::CitesNothing);
-            }
-            prose_citations(ext, item.get("text"), index, claim);
-        }
+    for (j, item) in node
+        .get("claims")
+        .and_then(Node::as_array)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        units.push(claim_unit(ext, item, index, format!("/claims/{j}")));
     }
-    ext.answers[index].cited = ext.citations.len() > before;
+    let a = &mut ext.answers[index];
+    a.cited = ext.citations.len() > before;
+    a.units = units;
+}
+
+/// One claim of a `{claims}` answer: its own path and lines, or its nested `citations`.
+fn claim_unit(ext: &mut Extracted, item: &Node, answer: AnswerId, pointer: String) -> AnswerUnit {
+    let claim = new_claim(ext, item.span, literals_in(item.get("text")));
+    let nested = item.get("citations").and_then(Node::as_array);
+    let usable_before = ext.citations.len();
+    let objects = match nested {
+        Some(cites) => {
+            let at = Place {
+                answer,
+                claim,
+                what: "claim citation",
+            };
+            let each = |(k, c)| (format!("{pointer}/citations/{k}"), c);
+            cites
+                .iter()
+                .enumerate()
+                .map(each)
+                .map(|(p, c)| object(p, citation(ext, c, at)))
+                .collect()
+        }
+        None => {
+            let at = Place {
+                answer,
+                claim,
+                what: "claim",
+            };
+            vec![object(pointer.clone(), citation(ext, item, at))]
+        }
+    };
+    if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
+        let at = Place {
+            answer,
+            claim,
+            what: "claim",
+        };
+        unusable(ext, item.span, at, Unusable::CitesNothing, None);
+    }
+    prose_citations(
+        ext,
+        item.get("text"),
+        Place {
+            answer,
+            claim,
+            what: "claim",
+        },
+    );
+    AnswerUnit {
+        pointer: Some(pointer),
+        claim,
+        objects,
+    }
+}
+
+fn object(pointer: String, cite: Option<CiteId>) -> AnswerObject {
+    AnswerObject { pointer, cite }
+}
+
+/// Where a citation object is: its answer, its claim, and what users call it ("citation",
+/// "claim", "claim citation").
+#[derive(Clone, Copy)]
+struct Place {
+    answer: AnswerId,
+    claim: ClaimId,
+    what: &'static str,
 }
 
 /// The `path:line` citations written in an answer's prose (its summary, a claim's text) that
 /// none of the claim's citations covers: each is checked like a citation (it must hold, and lie
 /// in the retrieval), since a reader clicks it all the same. Placed on the whole string when it
 /// holds escapes (its decoded offsets are not the doc's); never rewritten by a fix.
-fn prose_citations(ext: &mut Extracted, prose: Option<&Node>, answer: usize, claim: usize) {
+fn prose_citations(ext: &mut Extracted, prose: Option<&Node>, at: Place) {
     let Some((node, text)) = prose.and_then(|n| Some((n, n.as_str()?))) else {
         return;
     };
     let verbatim = node.span.len() == text.len() + 2;
     for b in bare::find_at_most(text, crate::model::MAX_CITATIONS_PER_DOC) {
-        let covered = ext.claims[claim].citations.iter().any(|&i| {
+        let covered = ext.claims[at.claim].citations.iter().any(|&i| {
             let c = &ext.citations[i];
             c.repo_path() == Some(b.path.trim_start_matches("./"))
                 && matches!((c.lines, b.lines), (Some(have), Some(l)) if have.contains(&l))
@@ -301,45 +374,59 @@ fn prose_citations(ext: &mut Extracted, prose: Option<&Node>, answer: usize, cla
             ),
             false => node.span,
         };
-        let mut c = b.citation(Syntax::Bare, span);
-        c.answer = Some(answer);
-        c.claim = Some(claim);
-        ext.claims[claim].citations.push(ext.citations.len());
-        ext.citations.push(c);
+        push_citation(ext, b.citation(Syntax::Bare, span), at);
     }
 }
 
-fn unusable(ext: &mut Extracted, span: Span, what: &'static str, why: Unusable) {
-    ext.unusable.push(UnusableCitation { span, what, why });
+/// Add `c` to the doc, in its answer and claim.
+fn push_citation(ext: &mut Extracted, mut c: Citation, at: Place) -> CiteId {
+    c.answer = Some(at.answer);
+    c.claim = Some(at.claim);
+    let id = ext.citations.push_id(c);
+    ext.claims[at.claim].citations.push(id);
+    id
 }
 
-fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> usize {
-    ext.claims.push(Claim {
+fn unusable(ext: &mut Extracted, span: Span, at: Place, why: Unusable, cite: Option<CiteId>) {
+    ext.unusable.push(UnusableCitation {
+        span,
+        what: at.what,
+        why,
+        answer: at.answer,
+        claim: at.claim,
+        cite,
+    });
+}
+
+fn new_claim(ext: &mut Extracted, span: Span, literals: Vec<Literal>) -> ClaimId {
+    ext.claims.push_id(Claim {
         span,
         literals,
         citations: Vec::new(),
-    });
-    ext.claims.len() - 1
+    })
 }
 
-/// One citation object (or a claim that carries its own path and lines).
-fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what: &'static str) {
+/// One citation object (or a claim that carries its own path and lines): the citation read from
+/// it, if it gives one.
+fn citation(ext: &mut Extracted, item: &Node, at: Place) -> Option<CiteId> {
     if !item.is_object() {
-        return unusable(ext, item.span, what, Unusable::NotAnObject);
+        unusable(ext, item.span, at, Unusable::NotAnObject, None);
+        return None;
     }
-    let path_node = item.get_any(&["path", "file"]);
-    let Some(path) = path_node.and_then(Node::as_str) else {
-        return unusable(ext, item.span, what, Unusable::NoPath);
+    let fields = contract::fields(item);
+    let Some(path) = fields.path.and_then(Node::as_str) else {
+        unusable(ext, item.span, at, Unusable::NoPath, None);
+        return None;
     };
-    let start = item.get_any(&["startLine", "start_line"]);
-    let end = item.get_any(&["endLine", "end_line"]);
+    let (start, end) = (fields.start, fields.end);
     // A line number that is written but cannot be one (1.5, 1e30, past i64) is reported as such.
     let unreadable = [start, end]
         .into_iter()
         .flatten()
         .find(|n| n.as_i64().is_none() && n.number_text().is_some());
     let Some(start_line) = start.and_then(Node::as_i64).or(unreadable.map(|_| 0)) else {
-        return unusable(ext, item.span, what, Unusable::NoLines);
+        unusable(ext, item.span, at, Unusable::NoLines, None);
+        return None;
     };
     let end_line = end.and_then(Node::as_i64).unwrap_or(start_line);
     let mut c = Citation::new(
@@ -358,27 +445,26 @@ fn citation(ext: &mut Extracted, item: &Node, answer: usize, claim: usize, what:
         let span = Span::new(s.span.start.min(e.span.start), s.span.end.max(e.span.end));
         c.lines_span = Some((span, LineStyle::JsonFields { start_first }));
     }
-    c.path_span = path_node.map(|n| {
+    c.path_span = fields.path.map(|n| {
         let inside = Span::new(n.span.start + 1, n.span.end.saturating_sub(1));
         (inside, PathStyle::Json)
     });
-    if let Some(q) = item
+    let quote = item
         .get("quote")
-        .filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty()))
-    {
+        .filter(|q| q.as_str().is_some_and(|s| !s.trim().is_empty()));
+    if let Some(q) = quote {
         c.quote = Some(Quote {
             text: q.as_str().unwrap_or_default().to_string(),
             span: q.span,
         });
-    } else if what == "citation" {
+    }
+    let id = push_citation(ext, c, at);
+    if quote.is_none() && at.what == "citation" {
         // Seed 000's contract: a citation carries the exact text it cites (`cite_ok` refuses a
         // missing or blank quote). The citation is still checked for what it does say.
-        unusable(ext, item.span, what, Unusable::NoQuote);
+        unusable(ext, item.span, at, Unusable::NoQuote, Some(id));
     }
-    c.answer = Some(answer);
-    c.claim = Some(claim);
-    ext.claims[claim].citations.push(ext.citations.len());
-    ext.citations.push(c);
+    Some(id)
 }
 
 #[cfg(test)]
@@ -404,10 +490,69 @@ mod tests {
             "open_questions": []}]"#;
         let ext = extract_json(&doc(DocKind::Json, text));
         assert_eq!(ext.citations.len(), 2);
-        assert_eq!(ext.answers[0].pin.as_deref(), Some("abc"));
-        assert_eq!(ext.claims[0].literals[0].text, "TTL_SECONDS = 30");
-        assert_eq!(ext.citations[0].quote.as_ref().unwrap().text, "x");
+        assert_eq!(ext.answers.as_slice()[0].pin.as_deref(), Some("abc"));
+        assert_eq!(
+            ext.claims.as_slice()[0].literals[0].text,
+            "TTL_SECONDS = 30"
+        );
+        assert_eq!(
+            ext.citations.as_slice()[0].quote.as_ref().unwrap().text,
+            "x"
+        );
         assert!(ext.problems.is_empty());
+    }
+
+    #[test]
+    fn units_name_their_citation_objects_by_pointer_and_id() {
+        let a = r#"{"summary": "s", "citations": [{"path": "a", "startLine": 1, "quote": "q"}, {"quote": "q"}]}"#;
+        let ext = extract_json(&doc(DocKind::Json, a));
+        let units = &ext.answers.as_slice()[0].units;
+        assert_eq!(units.len(), 1);
+        assert_eq!(units[0].pointer, None);
+        let objects: Vec<(&str, Option<CiteId>)> = (units[0].objects.iter())
+            .map(|o| (o.pointer.as_str(), o.cite))
+            .collect();
+        assert_eq!(
+            objects,
+            [
+                ("/citations/0", Some(CiteId::new(0))),
+                ("/citations/1", None)
+            ]
+        );
+        assert_eq!(ext.unusable[0].why, Unusable::NoPath);
+        assert_eq!(ext.unusable[0].claim, units[0].claim);
+
+        let b = r#"{"claims": [{"text": "t", "path": "a", "start_line": 1}, {"text": "u", "citations": [{"path": "b", "start_line": 2}]}]}"#;
+        let ext = extract_json(&doc(DocKind::Json, b));
+        let units = &ext.answers.as_slice()[0].units;
+        let got: Vec<(Option<&str>, Vec<&str>, ClaimId)> = units
+            .iter()
+            .map(|u| {
+                let o = u.objects.iter().map(|o| o.pointer.as_str()).collect();
+                (u.pointer.as_deref(), o, u.claim)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("/claims/0"), vec!["/claims/0"], ClaimId::new(0)),
+                (
+                    Some("/claims/1"),
+                    vec!["/claims/1/citations/0"],
+                    ClaimId::new(1)
+                )
+            ]
+        );
+        assert_eq!(ext.citations[CiteId::new(1)].claim, Some(ClaimId::new(1)));
+    }
+
+    #[test]
+    fn a_citation_without_its_quote_is_still_read_and_named() {
+        let a = r#"{"summary": "s", "citations": [{"path": "a", "startLine": 1}]}"#;
+        let ext = extract_json(&doc(DocKind::Json, a));
+        assert_eq!(ext.citations.len(), 1);
+        assert_eq!(ext.unusable[0].why, Unusable::NoQuote);
+        assert_eq!(ext.unusable[0].cite, Some(CiteId::new(0)));
     }
 
     #[test]
@@ -416,7 +561,7 @@ mod tests {
             "\u{feff}{\"summary\": \"s\", \"citations\": [{\"path\": \"a.rs\", \"startLine\": 1}]}";
         let ext = extract_json(&doc(DocKind::Json, text));
         assert!(ext.problems.is_empty(), "{:?}", ext.problems);
-        let span = ext.citations[0].span;
+        let span = ext.citations.as_slice()[0].span;
         assert!(text[span.start..span.end].starts_with("{\"path\""));
         let ext = extract_jsonl(&doc(DocKind::JsonLines, text));
         assert_eq!(ext.citations.len(), 1);
@@ -465,12 +610,12 @@ mod tests {
     #[test]
     fn an_answer_without_citations_or_refuse_is_uncited() {
         let ext = extract_json(&doc(DocKind::Json, r#"{"summary": "s", "citations": []}"#));
-        assert!(!ext.answers[0].cited && !ext.answers[0].refused);
+        assert!(!ext.answers.as_slice()[0].cited && !ext.answers.as_slice()[0].refused);
         let ext = extract_json(&doc(
             DocKind::Json,
             r#"{"summary": "", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#,
         ));
-        assert!(ext.answers[0].refused);
+        assert!(ext.answers.as_slice()[0].refused);
         let ext = extract_json(&doc(
             DocKind::Json,
             r#"{"summary": "", "claims": [{"text": "t", "citations": []}, {"text": "u", "path": "a.rs"}]}"#,

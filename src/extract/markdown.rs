@@ -15,7 +15,8 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd, TextMer
 use regex::Regex;
 
 use crate::model::{
-    Citation, Claim, Doc, Extracted, Literal, PathStyle, Quote, Span, Syntax, MAX_CITATIONS_PER_DOC,
+    Citation, CiteId, Claim, Doc, Extracted, Literal, PathStyle, Quote, Span, Syntax,
+    MAX_CITATIONS_PER_DOC,
 };
 
 use super::context::ExtractContext;
@@ -44,7 +45,7 @@ static EDITOR_LINK: LazyLock<Regex> =
 /// One piece of a block, in doc order, before it is split into claims.
 enum Piece {
     Literal(Literal),
-    Citation(usize),
+    Citation(CiteId),
     SentenceBreak,
 }
 
@@ -236,8 +237,7 @@ impl<'a> Walker<'a> {
         if self.room() == 0 {
             return;
         }
-        self.ext.citations.push(citation);
-        let idx = self.ext.citations.len() - 1;
+        let idx = self.ext.citations.push_id(citation);
         self.push_piece(Piece::Citation(idx));
     }
 
@@ -515,8 +515,12 @@ impl<'a> Walker<'a> {
         if prev == 0 || fence_line - prev > 2 {
             return;
         }
-        let on_line: Vec<usize> = (0..self.ext.citations.len())
-            .filter(|&i| self.doc.lines.line(self.ext.citations[i].span.start) == prev)
+        let on_line: Vec<CiteId> = self
+            .ext
+            .citations
+            .enumerated()
+            .filter(|(_, c)| self.doc.lines.line(c.span.start) == prev)
+            .map(|(i, _)| i)
             .collect();
         if let [only] = on_line[..] {
             let c = &mut self.ext.citations[only];
@@ -562,7 +566,7 @@ impl<'a> Walker<'a> {
                 uncited.extend(claim.literals);
                 continue;
             }
-            let after = |&i: &usize| {
+            let after = |&i: &CiteId| {
                 inline_sources.is_some_and(|at| self.ext.citations[i].span.start >= at)
             };
             if claim.citations.iter().all(after) {
@@ -594,7 +598,7 @@ impl<'a> Walker<'a> {
     }
 
     fn push_claim(&mut self, claim: Claim) {
-        let idx = self.ext.claims.len();
+        let idx = self.ext.claims.next_id();
         for &c in &claim.citations {
             self.ext.citations[c].claim = Some(idx);
         }
@@ -662,7 +666,7 @@ mod tests {
         let starts: Vec<usize> = ext.citations.iter().map(|c| c.span.start).collect();
         assert_eq!(starts[..3], [0, 10, 20]);
         assert_eq!(
-            &text[ext.citations[4].span.start..ext.citations[4].span.end],
+            &text[ext.citations.as_slice()[4].span.start..ext.citations.as_slice()[4].span.end],
             "a.rs:4"
         );
     }

@@ -1,7 +1,7 @@
 //! Applying fixes to docs without losing a byte: edits only inside their spans, overlapping edits
 //! left to the next run, atomic writes that refuse a doc changed since it was read.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -148,9 +148,6 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit
 /// failing, so this runs to a fixpoint. Returns the dropped edits.
 fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>) -> Vec<Item<'r>> {
     let d = &report.docs[doc];
-    let by_span: HashMap<Span, usize> = (d.extracted.citations.iter().enumerate())
-        .map(|(i, c)| (c.span, i))
-        .collect();
     let lines = |start: usize, end: usize| {
         d.doc.lines.line(start)..=d.doc.lines.line(end.saturating_sub(1).max(start))
     };
@@ -158,11 +155,7 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>
         .findings
         .iter()
         .filter(|f| f.doc == doc && f.rule.says_wrong(f.severity))
-        .filter(|f| {
-            by_span
-                .get(&f.span)
-                .is_some_and(|&i| d.pin_of(i).0.is_none())
-        })
+        .filter(|f| f.cite.is_some_and(|i| d.pin_of(i).0.is_none()))
         .collect();
     let mut dropped = Vec::new();
     loop {

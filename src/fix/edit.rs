@@ -98,5 +98,6 @@ pub fn build(
         end_line: lines.end,
         edit: Edit::new(Span::new(start, end), replacement),
         applicability,
+        cite: None,
     })
 }

@@ -10,7 +10,9 @@ use lsp_types::{
 use super::project::Checked;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
-use crate::model::{AuditedDoc, Citation, CiteRef, Finding, Fix, LineRange, PinSource, Report};
+use crate::model::{
+    AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, LineRange, PinSource, Report,
+};
 use crate::registry::Severity;
 use crate::resolve::FileAt;
 
@@ -144,19 +146,18 @@ impl Analysis {
     }
 
     /// The citation under a byte offset (the innermost, when spans nest).
-    fn citation_at(&self, offset: usize) -> Option<(usize, &Citation)> {
+    fn citation_at(&self, offset: usize) -> Option<(CiteId, &Citation)> {
         self.doc()
             .extracted
             .citations
-            .iter()
-            .enumerate()
+            .enumerated()
             .filter(|(_, c)| c.span.start <= offset && offset <= c.span.end)
             .min_by_key(|(_, c)| c.span.len())
     }
 
     /// The revision a citation is read at: its implied pin, its own or its doc's, else the
     /// target; and how it got it.
-    fn revision_of(&self, index: usize) -> (Option<git2::Oid>, &'static str) {
+    fn revision_of(&self, index: CiteId) -> (Option<git2::Oid>, &'static str) {
         let report = self.report();
         let s = &self.checked.snapshot;
         if let Some(sha) = report.implied.get(&CiteRef { doc: 0, index }) {

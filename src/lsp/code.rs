@@ -68,7 +68,7 @@ pub fn rename_edits(
     for d in &index.docs {
         let mut edits = Vec::new();
         let mut at = Positions::new(&d.doc.text, &d.doc.lines, encoding);
-        for (i, c) in d.extracted.citations.iter().enumerate() {
+        for (i, c) in d.extracted.citations.enumerated() {
             let pin = d.pin_of(i).1;
             if matches!(pin, PinSource::Citation | PinSource::Doc) || c.foreign.is_some() {
                 continue;

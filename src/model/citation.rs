@@ -1,6 +1,7 @@
 //! What a citation is: a path, an optional 1-based inclusive line range, an optional quote and pin,
 //! and the span in the doc where it was written.
 
+use super::ids::{AnswerId, CiteId, ClaimId};
 use super::span::Span;
 
 /// 1-based, inclusive. Kept signed so that impossible ranges (`0`, `-3`, end before start) survive
@@ -324,9 +325,9 @@ pub struct Citation {
     pub foreign: Option<Foreign>,
     /// The claim (sentence, list item, JSON claim) this citation supports, as an index into
     /// [`super::Extracted::claims`].
-    pub claim: Option<usize>,
+    pub claim: Option<ClaimId>,
     /// For JSON answers: the answer this citation belongs to (its `revision` and `retrieved` apply).
-    pub answer: Option<usize>,
+    pub answer: Option<AnswerId>,
 }
 
 impl Citation {
@@ -401,7 +402,7 @@ pub struct Literal {
 pub struct Claim {
     pub span: Span,
     pub literals: Vec<Literal>,
-    pub citations: Vec<usize>,
+    pub citations: Vec<CiteId>,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::citation::{Citation, LineRange, PinSource};
 use super::doc::Doc;
+use super::ids::{AnswerId, CiteId, ClaimId, IndexVec};
 use super::span::Span;
 use crate::registry::RuleId;
 
@@ -25,6 +26,28 @@ pub struct Answer {
     pub refused: bool,
     /// At least one of its citation objects could be read as a citation.
     pub cited: bool,
+    /// What its claims rest on, as the extractor found them: `regenerate` rewrites the answer
+    /// through these, never by finding its findings again by span.
+    pub units: Vec<AnswerUnit>,
+}
+
+/// A claim of a JSON answer and the citation objects it rests on; for a `{summary, citations}`
+/// answer, the answer itself (its summary) and its `citations`.
+#[derive(Debug, Clone)]
+pub struct AnswerUnit {
+    /// `/claims/N` in the answer; `None`: the answer itself.
+    pub pointer: Option<String>,
+    pub claim: ClaimId,
+    pub objects: Vec<AnswerObject>,
+}
+
+/// One citation object of an answer (or a claim that carries its own path and lines).
+#[derive(Debug, Clone)]
+pub struct AnswerObject {
+    /// Where it is in the answer, as a JSON pointer (`/citations/0`, `/claims/2/citations/1`).
+    pub pointer: String,
+    /// The citation read from it; `None` when it gives none (no path, no line range).
+    pub cite: Option<CiteId>,
 }
 
 /// A problem that kept (part of) a doc from being read: broken JSON or YAML, invalid UTF-8, a
@@ -56,6 +79,11 @@ pub struct UnusableCitation {
     /// What the object is, as users call it ("citation", "claim", "claim citation").
     pub what: &'static str,
     pub why: Unusable,
+    /// The answer and claim it is in, and the citation read from it anyway (an object without
+    /// its `quote` is still checked for what it cites).
+    pub answer: AnswerId,
+    pub claim: ClaimId,
+    pub cite: Option<CiteId>,
 }
 
 /// A `[n] path (52%)` entry of a `Sources:` list.
@@ -87,9 +115,9 @@ pub struct Sources {
 /// Everything extracted from one doc.
 #[derive(Debug, Clone, Default)]
 pub struct Extracted {
-    pub citations: Vec<Citation>,
-    pub claims: Vec<super::citation::Claim>,
-    pub answers: Vec<Answer>,
+    pub citations: IndexVec<CiteId, Citation>,
+    pub claims: IndexVec<ClaimId, super::citation::Claim>,
+    pub answers: IndexVec<AnswerId, Answer>,
     /// A whole-doc pin from front matter (`citegate: {rev: REV}`), and where its value is written.
     pub doc_pin: Option<String>,
     pub doc_pin_span: Option<Span>,
@@ -112,7 +140,7 @@ impl Extracted {
         for c in &self.citations {
             new_index.push(keep(c).then(|| {
                 kept += 1;
-                kept - 1
+                CiteId::new(kept - 1)
             }));
         }
         if kept == self.citations.len() {
@@ -127,7 +155,7 @@ impl Extracted {
             claim.citations = claim
                 .citations
                 .iter()
-                .filter_map(|&c| new_index[c])
+                .filter_map(|&c| new_index[c.index()])
                 .collect();
         }
     }
@@ -167,12 +195,12 @@ impl AuditedDoc {
         AuditedDoc { doc, extracted }
     }
 
-    pub fn citation(&self, index: usize) -> &Citation {
+    pub fn citation(&self, index: CiteId) -> &Citation {
         &self.extracted.citations[index]
     }
 
     /// A citation's own or doc-level pin, and where it came from.
-    pub fn pin_of(&self, index: usize) -> (Option<&str>, PinSource) {
+    pub fn pin_of(&self, index: CiteId) -> (Option<&str>, PinSource) {
         let c = self.citation(index);
         if let Some(p) = c.pin.as_deref() {
             return (Some(p), PinSource::Citation);
@@ -195,5 +223,5 @@ pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CiteRef {
     pub doc: usize,
-    pub index: usize,
+    pub index: CiteId,
 }

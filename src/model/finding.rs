@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::citation::LineRange;
 use super::doc::Doc;
+use super::ids::{AnswerId, CiteId, ClaimId};
 use super::span::Span;
 use crate::registry::{RuleId, Severity};
 
@@ -58,6 +59,8 @@ pub struct Fix {
     pub edit: Edit,
     /// Decided where the fix is built, not by the rule that carries it.
     pub applicability: Applicability,
+    /// The citation it moves (in the doc of the finding or pin move that carries it).
+    pub cite: Option<CiteId>,
 }
 
 /// A fix as the JSON report writes it (version 1: one flat object).
@@ -96,6 +99,7 @@ impl From<FixWire> for Fix {
                 byte_end: w.byte_end,
             },
             applicability: Applicability::Safe,
+            cite: None,
         }
     }
 }
@@ -119,10 +123,13 @@ pub struct Finding {
     pub fix: Option<Fix>,
     /// The citation it is about, as its index in the doc's citations: set by the rule that made
     /// it (never found again by span).
-    pub cite: Option<usize>,
+    pub cite: Option<CiteId>,
     /// The JSON answer it is in, as its index in the doc's answers: set with its citation, else
     /// when the audit finishes (the answer whose text holds it).
-    pub answer: Option<usize>,
+    pub answer: Option<AnswerId>,
+    /// The claim it is about (a JSON claim, or the answer's summary): set by the rule that
+    /// made it, or from its citation's claim.
+    pub claim: Option<ClaimId>,
     /// Where `span` is in the doc, in lines and columns, and what it covers: set when the audit
     /// finishes, so that every format (and a report merged from shards) prints the same place
     /// without the doc's text.
@@ -200,6 +207,7 @@ impl Finding {
             fix: None,
             cite: None,
             answer: None,
+            claim: None,
             at: Position::default(),
         }
     }

@@ -7,6 +7,7 @@ pub mod doc;
 pub mod extracted;
 pub mod finding;
 pub mod hash;
+pub mod ids;
 pub mod report;
 pub mod span;
 
@@ -16,9 +17,10 @@ pub use citation::{
 };
 pub use doc::{Doc, DocKind};
 pub use extracted::{
-    Answer, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, Retrieved, SourceEntry, Sources,
-    Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
+    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocProblem, Extracted, Marker,
+    Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
+pub use ids::{AnswerId, CiteId, ClaimId, IndexVec};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};

@@ -88,7 +88,7 @@ pub struct PinMove {
     /// Index of the doc in [`Report::docs`].
     pub doc: usize,
     /// The answer whose `revision` moves; `None`: the doc's front matter.
-    pub answer: Option<usize>,
+    pub answer: Option<super::ids::AnswerId>,
     /// The target, as the pin will be written.
     pub to: String,
     /// Each citation that moves, re-cited; applied with the pin's edit, all or nothing.

@@ -8,9 +8,9 @@ use git2::Oid;
 use serde_json::Value;
 
 use super::gate::{self, Retrieval, Violation};
-use super::ground::{self, Located, Unit};
+use super::ground::{self, Located};
 use super::outcome::{Kind, Moved, Outcome};
-use crate::model::{Finding, Fix, Retrieved, Span};
+use crate::model::{AnswerId, AnswerUnit, CiteId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
@@ -23,19 +23,21 @@ pub struct Ctx<'a> {
     pub located: &'a Located,
 }
 
-/// One answer to re-ground: where it is, its JSON, its units and its failing findings.
+/// One answer to re-ground: where it is, its JSON, its units (as the audit extracted them) and
+/// its failing findings.
 pub struct Pending<'r> {
     pub doc: usize,
     pub name: String,
-    pub answer: usize,
+    pub answer: AnswerId,
+    /// Where the answer is written in its doc (the rewritten answer replaces it).
     pub span: Span,
     pub value: Value,
-    pub units: Vec<Unit>,
+    pub units: &'r [AnswerUnit],
     pub findings: Vec<&'r Finding>,
     /// Safe fixes of its citations: the findings' own, and those that move with its pin.
     pub fixes: Vec<&'r Fix>,
-    /// What each failing citation object cited, by pointer (filled before `locate`).
-    pub contents: Vec<(String, Vec<String>)>,
+    /// What each failing citation cited (filled before `locate`).
+    pub contents: Vec<(CiteId, Vec<String>)>,
     /// The chunks retrieved at the target for this answer (indices into the index), as a
     /// payload, and as `path:start-end` for a refusal's `searched`.
     pub chunks: Vec<usize>,
@@ -47,42 +49,45 @@ pub struct Pending<'r> {
 }
 
 impl Pending<'_> {
-    fn findings_in(&self, span: Span) -> Vec<&Finding> {
-        self.findings
-            .iter()
-            .copied()
-            .filter(|f| ground::within(f.span, span))
-            .collect()
+    /// The failing findings about citation `cite`.
+    fn findings_of(&self, cite: CiteId) -> Vec<&Finding> {
+        let of = |f: &&&Finding| f.cite == Some(cite);
+        self.findings.iter().filter(of).copied().collect()
+    }
+
+    /// The failing findings of `unit`: every one of the answer's for the answer itself, the
+    /// claim's own for a claim.
+    fn findings_of_unit<'a>(&'a self, unit: &'a AnswerUnit) -> impl Iterator<Item = &'a Finding> {
+        let whole = unit.pointer.is_none();
+        let of = move |f: &&&Finding| whole || f.claim == Some(unit.claim);
+        self.findings.iter().filter(of).copied()
     }
 
     /// Fill `contents`: the quote or span text of every citation object with a failing finding.
     pub fn read_contents(&mut self, repo: &CodeRepo, git: &git2::Repository) {
         let mut contents = Vec::new();
-        for cite in self.units.iter().flat_map(|u| &u.cites) {
-            let fs = self.findings_in(cite.span);
+        let objects = self.units.iter().flat_map(|u| &u.objects);
+        for (cite, object) in objects.filter_map(|o| Some((o.cite?, o))) {
+            let fs = self.findings_of(cite);
             if fs.is_empty() {
                 continue;
             }
-            let object = self.value.pointer(&cite.pointer).unwrap_or(&Value::Null);
-            let quote = object.get("quote").and_then(Value::as_str);
-            contents.push((
-                cite.pointer.clone(),
-                ground::contents(repo, git, quote, &fs),
-            ));
+            let value = self.value.pointer(&object.pointer).unwrap_or(&Value::Null);
+            let quote = value.get("quote").and_then(Value::as_str);
+            contents.push((cite, ground::contents(repo, git, quote, &fs)));
         }
         self.contents = contents;
     }
 
-    fn contents(&self, pointer: &str) -> &[String] {
+    fn contents(&self, cite: CiteId) -> &[String] {
         self.contents
             .iter()
-            .find(|(p, _)| p == pointer)
+            .find(|(c, _)| *c == cite)
             .map_or(&[], |(_, c)| c.as_slice())
     }
 
-    fn fix_in(&self, span: Span) -> Option<&Fix> {
-        let inside = |f: &&&Fix| f.edit.within(span);
-        self.fixes.iter().find(inside).copied()
+    fn fix_of(&self, cite: CiteId) -> Option<&Fix> {
+        self.fixes.iter().find(|f| f.cite == Some(cite)).copied()
     }
 
     /// The answer pinned at the target; its own `retrieved` is kept as written.
@@ -106,7 +111,7 @@ impl Pending<'_> {
 
     fn outcome(&self, kind: Kind) -> Outcome {
         let mut o = Outcome::new(&self.name, kind);
-        o.answer = Some(self.answer);
+        o.answer = Some(self.answer.index());
         o
     }
 }
@@ -120,48 +125,54 @@ pub fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
 }
 
 /// Move the failing citation objects of `unit` inside `value` (whose pointers are relative to
-/// `base`); `Err` says why one cannot move.
+/// `base`); `Err` says why one cannot move. A failing finding of the unit that is about none of
+/// its citation objects (a literal, an object that gives no citation, a citation in its prose)
+/// cannot be moved away.
 fn move_cites(
     ctx: &Ctx,
     p: &Pending,
-    unit: &Unit,
+    unit: &AnswerUnit,
     base: &str,
     value: &mut Value,
 ) -> Result<Vec<Moved>, String> {
     let mut moved = Vec::new();
-    let in_cites = |f: &&Finding| unit.cites.iter().any(|c| ground::within(f.span, c.span));
-    if let Some(f) = p.findings_in(unit.span).into_iter().find(|f| !in_cites(f)) {
+    let in_objects = |f: &Finding| {
+        unit.objects
+            .iter()
+            .any(|o| o.cite.is_some() && o.cite == f.cite)
+    };
+    if let Some(f) = p.findings_of_unit(unit).find(|f| !in_objects(f)) {
         return Err(format!("{}: {}", f.rule, f.message));
     }
-    for cite in &unit.cites {
-        let fs = p.findings_in(cite.span);
+    for (cite, object) in unit.objects.iter().filter_map(|o| Some((o.cite?, o))) {
+        let fs = p.findings_of(cite);
         if fs.is_empty() {
             continue;
         }
-        let fix = p.fix_in(cite.span);
-        let (path, lines) = ground::relocate(&fs, fix, p.contents(&cite.pointer), ctx.located)?;
-        let pointer = cite.pointer.strip_prefix(base).unwrap_or(&cite.pointer);
+        let fix = p.fix_of(cite);
+        let (path, lines) = ground::relocate(&fs, fix, p.contents(cite), ctx.located)?;
+        let pointer = object.pointer.strip_prefix(base).unwrap_or(&object.pointer);
         let Some(object) = value.pointer_mut(pointer) else {
             continue;
         };
-        let from = ground::cited(object);
-        ground::repoint(object, &path, lines);
+        let from = crate::answer::cited(object);
+        crate::answer::repoint(object, &path, lines);
         moved.push(Moved {
             from,
-            to: ground::cited(object),
+            to: crate::answer::cited(object),
         });
     }
     Ok(moved)
 }
 
 /// `{summary, citations}`: every citation moves and the answer passes the gate, or it is refused.
-fn whole(ctx: &Ctx, p: &Pending, unit: &Unit) -> (Value, Vec<Outcome>) {
+fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
     let mut candidate = p.at_target(ctx);
     let refused = |why: String, violations: Vec<Violation>| {
         let outside = violations
             .iter()
             .any(|v| v.rule == RuleId::NotRetrieved.as_str());
-        let reason = match unit.cites.is_empty() || outside {
+        let reason = match unit.objects.is_empty() || outside {
             true => "no_span_in_retrieval",
             false => "stale_index",
         };
@@ -253,7 +264,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
                     .unwrap_or_default();
                 open.push(Value::String(format!(
                     "Not grounded at {short}: {text} (cited {})",
-                    ground::cited(&old[j])
+                    crate::answer::cited(&old[j])
                 )));
             }
         }

@@ -1,7 +1,7 @@
 //! The seam between `regenerate` and a model: [`ChatModel`], one chat completion with a JSON
 //! response format. The HTTP client for OpenAI-compatible endpoints (`llm::Client`) is one
 //! implementation, behind the default cargo feature `llm` (without it the library builds with no
-//! HTTP stack); [`Scripted`] replays set replies, for in-process tests of asking and repairing.
+//! HTTP stack); `Scripted` (feature `testing`) replays set replies, for in-process tests of asking and repairing.
 
 use std::time::Duration;
 

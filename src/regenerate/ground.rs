@@ -6,85 +6,14 @@
 use std::collections::HashMap;
 
 use git2::Repository;
-use serde_json::Value;
 
-use crate::extract::json_spans::{self, Node};
-use crate::model::{Applicability, Finding, Fix, LineRange, Span};
+use crate::model::{Applicability, Finding, Fix, LineRange};
 use crate::normalize::normalize;
 use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 
 /// Where each content text is at the target (path, lines), as `check::quotes::locate` found it.
 pub type Located = HashMap<String, Vec<(String, LineRange)>>;
-
-/// A citation object of an answer: where it is in the answer (a JSON pointer) and in the doc.
-#[derive(Debug, Clone)]
-pub struct CiteObject {
-    pub pointer: String,
-    pub span: Span,
-}
-
-/// What a claim (or, for the `citations` schema, the whole answer) rests on.
-#[derive(Debug, Clone)]
-pub struct Unit {
-    /// `/claims/N`; `None`: the answer itself (`{summary, citations}`).
-    pub pointer: Option<String>,
-    pub span: Span,
-    pub cites: Vec<CiteObject>,
-}
-
-/// The units of an answer whose JSON text starts at `offset` in its doc.
-pub fn units(text: &str, offset: usize) -> Vec<Unit> {
-    let Some(node) = json_spans::parse(text, offset) else {
-        return Vec::new();
-    };
-    let objects = |node: Option<&Node>, base: &str| -> Vec<CiteObject> {
-        node.and_then(Node::as_array)
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-            .map(|(i, n)| CiteObject {
-                pointer: format!("{base}/{i}"),
-                span: n.span,
-            })
-            .collect()
-    };
-    let mut out = Vec::new();
-    if node.get("citations").is_some() {
-        out.push(Unit {
-            pointer: None,
-            span: node.span,
-            cites: objects(node.get("citations"), "/citations"),
-        });
-    }
-    for (j, claim) in node
-        .get("claims")
-        .and_then(Node::as_array)
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
-        let pointer = format!("/claims/{j}");
-        let cites = match claim.get("citations") {
-            Some(nested) => objects(Some(nested), &format!("{pointer}/citations")),
-            None => vec![CiteObject {
-                pointer: pointer.clone(),
-                span: claim.span,
-            }],
-        };
-        out.push(Unit {
-            pointer: Some(pointer),
-            span: claim.span,
-            cites,
-        });
-    }
-    out
-}
-
-/// Whether `inner` lies within `outer`.
-pub fn within(inner: Span, outer: Span) -> bool {
-    outer.start <= inner.start && inner.end <= outer.end
-}
 
 /// Rules whose citation is never moved: the cited code changed where it was (a copy of the old
 /// text elsewhere may be dead code), occurs several times, or the citation names no readable
@@ -192,90 +121,9 @@ fn distinctive(content: &str, lines: LineRange) -> bool {
     lines.len() >= MIN_MOVE_LINES && chars >= MIN_MOVE_CHARS
 }
 
-/// Point a citation object at `path:lines`, keeping the key names it uses.
-pub fn repoint(object: &mut Value, path: &str, lines: LineRange) {
-    let Some(o) = object.as_object_mut() else {
-        return;
-    };
-    let path_key = if o.contains_key("file") && !o.contains_key("path") {
-        "file"
-    } else {
-        "path"
-    };
-    o.insert(path_key.into(), Value::String(path.to_string()));
-    let snake = o.contains_key("start_line") || o.contains_key("end_line");
-    let (start, end) = if snake {
-        ("start_line", "end_line")
-    } else {
-        ("startLine", "endLine")
-    };
-    o.insert(start.into(), lines.start.into());
-    o.insert(end.into(), lines.end.into());
-}
-
-/// `path:start-end` of a citation object as written.
-pub fn cited(object: &Value) -> String {
-    let get = |keys: &[&str]| keys.iter().find_map(|k| object.get(*k));
-    let path = get(&["path", "file"])
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    let start = get(&["startLine", "start_line"]).and_then(Value::as_i64);
-    let end = get(&["endLine", "end_line"])
-        .and_then(Value::as_i64)
-        .or(start);
-    match (start, end) {
-        (Some(s), Some(e)) => format!("{path}:{}", LineRange::new(s, e)),
-        _ => path.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn units_follow_both_schemas() {
-        let a = r#"{"summary": "s", "citations": [{"path": "a"}, {"path": "b"}]}"#;
-        let u = units(a, 10);
-        assert_eq!(u.len(), 1);
-        assert_eq!(u[0].pointer, None);
-        let pointers: Vec<&str> = u[0].cites.iter().map(|c| c.pointer.as_str()).collect();
-        assert_eq!(pointers, ["/citations/0", "/citations/1"]);
-        assert_eq!(
-            u[0].cites[0].span.start,
-            10 + a.find("{\"path\": \"a\"").unwrap()
-        );
-
-        let b = r#"{"claims": [{"text": "t", "path": "a"}, {"text": "u", "citations": [{"path": "b"}]}]}"#;
-        let u = units(b, 0);
-        let got: Vec<(Option<&str>, Vec<&str>)> = u
-            .iter()
-            .map(|u| {
-                let c = u.cites.iter().map(|c| c.pointer.as_str()).collect();
-                (u.pointer.as_deref(), c)
-            })
-            .collect();
-        assert_eq!(
-            got,
-            [
-                (Some("/claims/0"), vec!["/claims/0"]),
-                (Some("/claims/1"), vec!["/claims/1/citations/0"])
-            ]
-        );
-    }
-
-    #[test]
-    fn repointing_keeps_the_key_names() {
-        let mut v: Value =
-            serde_json::from_str(r#"{"path": "a", "start_line": 1, "end_line": 2, "text": "t"}"#)
-                .unwrap();
-        repoint(&mut v, "b", LineRange::new(5, 6));
-        assert_eq!(
-            v.to_string(),
-            r#"{"path":"b","start_line":5,"end_line":6,"text":"t"}"#
-        );
-        assert_eq!(cited(&v), "b:5-6");
-    }
 
     #[test]
     fn content_is_moved_only_when_found_exactly_once() {

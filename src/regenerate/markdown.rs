@@ -13,7 +13,8 @@ use super::outcome::{Kind, Moved, Outcome, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::model::{
-    Applicability, Citation, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report, Span,
+    Applicability, Citation, CiteId, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report,
+    Span,
 };
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
@@ -21,8 +22,7 @@ use crate::resolve::CodeRepo;
 /// A failing Markdown citation that no safe fix moves, with what it cited.
 pub struct Failing<'r> {
     pub doc: usize,
-    /// The citation's index in its doc.
-    pub index: usize,
+    pub index: CiteId,
     pub citation: &'r Citation,
     pub findings: Vec<&'r Finding>,
     pub contents: Vec<String>,
@@ -87,7 +87,8 @@ pub fn relocations(
             rev: (pin == PinSource::Citation).then_some(target),
         };
         let text = &report.docs[x.doc].doc.text;
-        if let Some(fix) = fix::edit::build(text, x.citation, pin, &to, Applicability::Safe) {
+        if let Some(mut fix) = fix::edit::build(text, x.citation, pin, &to, Applicability::Safe) {
+            fix.cite = Some(x.index);
             out.entry(x.doc).or_default().push((x.citation.span, fix));
         }
     }
@@ -108,23 +109,27 @@ fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) 
     let (text, _, spans) = fix::apply_spans(&d.text, &edits, &cites);
     let moved = gate.in_memory(&d.name, DocKind::Markdown, text);
     let (failing, moved) = gate.failing(moved);
-    // A move fails when a finding lies on its citation, or in the claim (sentence) it supports:
-    // a literal of the sentence not in the new span.
-    let claim_of = |span: Span| {
-        let c = moved.extracted.citations.iter().find(|c| c.span == span)?;
-        Some(moved.extracted.claims.get(c.claim?)?.span)
+    // A move fails when a finding is about its citation, or about the claim (sentence) it
+    // supports: a literal of the sentence not in the new span. The moved doc is read anew: its
+    // citation is the one the edit wrote, where the edit wrote it.
+    let passes = |span: Span| {
+        let Some((id, c)) = moved
+            .extracted
+            .citations
+            .enumerated()
+            .find(|(_, c)| c.span == span)
+        else {
+            return false; // The moved text no longer reads as that citation.
+        };
+        !failing.iter().any(|f| {
+            let literal = f.rule == RuleId::UnsupportedLiteral;
+            f.cite == Some(id) || (literal && c.claim.is_some() && f.claim == c.claim)
+        })
     };
     moves
         .into_iter()
         .zip(spans)
-        .filter(|(_, span)| {
-            let claim = claim_of(*span);
-            !failing.iter().any(|f| {
-                let inside = |s: Span| f.span.start < s.end && s.start < f.span.end;
-                let literal = f.rule == RuleId::UnsupportedLiteral;
-                inside(*span) || (literal && claim.is_some_and(inside))
-            })
-        })
+        .filter(|(_, span)| passes(*span))
         .map(|((_, fix), _)| fix)
         .collect()
 }
@@ -176,18 +181,14 @@ pub fn docs(
         {
             continue;
         }
-        // Citations may share a span (`[a.js:64, 84]()` is two): the move is the one that
-        // rewrites this citation's own line numbers.
+        // Citations may share a span (`[a.js:64, 84]()` is two): the move is this citation's.
         let d = &report.docs[f.doc];
         let index = f.cite;
-        let own = index.and_then(|i| d.citation(i).lines_span.map(|(s, _)| s));
         // Content found again, but the citation cannot move without its doc's pin.
         let under_doc_pin = index.is_some_and(|i| d.pin_of(i).1 == PinSource::Doc)
             && matches!(f.rule, RuleId::StaleMoved | RuleId::StaleRenamed);
-        let moved = relocated.get(&f.doc).into_iter().flatten().find(|x| {
-            let e = &x.edit;
-            e.within(f.span) && own.is_none_or(|s| e.byte_start <= s.start && s.end <= e.byte_end)
-        });
+        let moved = (relocated.get(&f.doc).into_iter().flatten())
+            .find(|x| index.is_some() && x.cite == index);
         let fix = f.safe_fix().or(moved);
         let held = fix.is_some_and(|x| {
             (plan.blocked.iter()).any(|(d, b)| {

@@ -28,7 +28,7 @@ use serde_json::Value;
 use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
-use crate::model::{DocKind, Finding, Report};
+use crate::model::{AnswerId, DocKind, Finding, Report};
 use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -262,15 +262,15 @@ fn retrieve(
 /// The JSON answers with no finding that fails the gate: kept as they are.
 fn kept(report: &Report) -> Vec<Outcome> {
     let mut out = Vec::new();
-    let failing: HashSet<(usize, usize)> = (report.findings.iter())
+    let failing: HashSet<(usize, AnswerId)> = (report.findings.iter())
         .filter(|f| gate::fails(f.rule, f.severity))
         .filter_map(|f| Some((f.doc, f.answer?)))
         .collect();
     for (d, doc) in report.docs.iter().enumerate() {
-        for i in 0..doc.extracted.answers.len() {
+        for (i, _) in doc.extracted.answers.enumerated() {
             if !failing.contains(&(d, i)) {
                 let mut o = Outcome::new(&doc.doc.name, Kind::Kept);
-                o.answer = Some(i);
+                o.answer = Some(i.index());
                 out.push(o);
             }
         }
@@ -300,7 +300,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             o.why = Some(format!("cannot be read as an answer: {}", f.message));
             unwritable.push(o);
         }
-        for (i, a) in doc.extracted.answers.iter().enumerate() {
+        for (i, a) in doc.extracted.answers.enumerated() {
             let findings: Vec<&Finding> = failing
                 .iter()
                 .copied()
@@ -316,7 +316,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                     // Read by the audit, but not as a JSON value (a number past f64): listed,
                     // left as written.
                     let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
-                    o.answer = Some(i);
+                    o.answer = Some(i.index());
                     o.reason = Some("not_regrounded".into());
                     o.why = Some(format!("the answer cannot be rewritten: {e}"));
                     unwritable.push(o);
@@ -340,7 +340,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                 name: doc.doc.name.clone(),
                 answer: i,
                 span: a.span,
-                units: ground::units(text, a.span.start),
+                units: &a.units,
                 value,
                 findings,
                 contents: Vec::new(),

@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 use super::answer::{Ctx, Pending};
 use super::chat::{CallError, ChatModel};
 use super::gate::{self, Violation};
-use super::ground;
 use super::outcome::{Kind, Outcome};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
@@ -195,7 +194,7 @@ pub fn stage(
         let mut q = Question {
             doc: p.name.clone(),
             subject: trace::Subject::Answer,
-            index: p.answer,
+            index: p.answer.index(),
             contract: Contract::of(&p.value),
             text: prompt::question(&p.value),
             chunks: Vec::new(),
@@ -306,9 +305,9 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
         return;
     }
     let mut o = Outcome::new(&p.name, Kind::Regrounded);
-    o.answer = Some(p.answer);
+    o.answer = Some(p.answer.index());
     o.model = true;
-    o.citations = cited.iter().map(ground::cited).collect();
+    o.citations = cited.iter().map(crate::answer::cited).collect();
     match contract {
         prompt::Contract::Citations => result.1 = vec![o],
         _ => result.1.push(o),

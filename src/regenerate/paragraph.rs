@@ -50,7 +50,7 @@ pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Pa
         // A citation re-anchored offline (its content found once elsewhere) is not asked about.
         let moved = relocated
             .get(&f.doc)
-            .is_some_and(|fixes| fixes.iter().any(|x| x.edit.within(f.span)));
+            .is_some_and(|fixes| fixes.iter().any(|x| x.cite.is_some() && x.cite == f.cite));
         if doc.kind != DocKind::Markdown || !gate::wrong(f.rule, f.severity) || safe || moved {
             continue;
         }

@@ -4,14 +4,16 @@
 use git2::Oid;
 
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, AuditedDoc, Citation, CiteRef, Finding, PinMove, PinSource};
+use crate::model::{
+    Applicability, AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, PinMove, PinSource,
+};
 use crate::registry::RuleId;
 
 /// A citation being judged, with what a finding about it needs.
 pub struct Subject<'a> {
     pub doc: usize,
     /// The citation's index in its doc.
-    pub index: usize,
+    pub index: CiteId,
     pub doc_text: &'a str,
     pub citation: &'a Citation,
     pub revision: Option<Oid>,
@@ -45,6 +47,7 @@ impl<'a> Subject<'a> {
         f.revision = self.revision.map(|r| r.to_string());
         f.cite = Some(self.index);
         f.answer = self.citation.answer;
+        f.claim = self.citation.claim;
         f
     }
 
@@ -58,14 +61,16 @@ impl<'a> Subject<'a> {
     /// Attach the fix that makes the citation cite `to`, when its syntax can say it safely. The
     /// content was found again, exactly and uniquely: the fix is safe.
     pub fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
-        f.fix = fix::build(
-            self.doc_text,
-            self.citation,
-            self.pin,
-            &to,
-            Applicability::Safe,
-        );
+        f.fix = self.fix(&to, Applicability::Safe);
         f
+    }
+
+    /// The fix that makes the citation cite `to`, when its syntax can say it; it names the
+    /// citation it moves.
+    pub fn fix(&self, to: &Relocation, applicability: Applicability) -> Option<Fix> {
+        let mut fix = fix::build(self.doc_text, self.citation, self.pin, to, applicability)?;
+        fix.cite = Some(self.index);
+        Some(fix)
     }
 }
 

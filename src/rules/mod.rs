@@ -32,7 +32,7 @@ use git2::Oid;
 
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
-use crate::model::{AuditedDoc, CitedPath, Claim, Finding, PinMove, Retrieved};
+use crate::model::{AuditedDoc, CitedPath, Claim, ClaimId, Finding, PinMove, Retrieved};
 use crate::registry::RuleId;
 use crate::resolve::RevError;
 
@@ -176,7 +176,7 @@ impl Rules<'_> {
     pub fn on_claim(
         &self,
         doc: usize,
-        claim: &Claim,
+        claim: (ClaimId, &Claim),
         supports: &[&Vec<bool>],
         labels: &[String],
         out: &mut Vec<Finding>,

@@ -16,32 +16,33 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
                 Unusable::NotAnObject => format!("this {what} is not an object"),
                 Unusable::NoPath => format!("this {what} has no `path`"),
                 Unusable::NoLines => {
-                    format!("this {what} has no usable line range (`startLine`/`start_line`)")
+                    let [camel, snake] = crate::answer::object::START_KEYS;
+                    format!("this {what} has no usable line range (`{camel}`/`{snake}`)")
                 }
                 Unusable::CitesNothing => "this claim cites nothing".to_string(),
                 Unusable::NoQuote => format!(
                     "this {what} has no `quote`: the answer contract requires the exact text it cites"
                 ),
             };
-            Finding::new(RuleId::UncitedClaim, doc, u.span, message)
+            let mut f = Finding::new(RuleId::UncitedClaim, doc, u.span, message);
+            (f.answer, f.claim, f.cite) = (Some(u.answer), Some(u.claim), u.cite);
+            f
         })
         .collect();
-    for answer in &ext.answers {
+    for (id, answer) in ext.answers.enumerated() {
         // An answer whose claims are already reported is not reported again as a whole.
-        let inside =
-            |f: &Finding| answer.span.start <= f.span.start && f.span.end <= answer.span.end;
-        if answer.cited || answer.refused || out.iter().any(inside) {
+        if answer.cited || answer.refused || out.iter().any(|f| f.answer == Some(id)) {
             continue;
         }
-        out.push(
-            Finding::new(
-                RuleId::UncitedClaim,
-                doc,
-                answer.span,
-                "this answer has neither citations nor a refusal",
-            )
-            .help("an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)"),
-        );
+        let mut f = Finding::new(
+            RuleId::UncitedClaim,
+            doc,
+            answer.span,
+            "this answer has neither citations nor a refusal",
+        )
+        .help("an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)");
+        f.answer = Some(id);
+        out.push(f);
     }
     out
 }

@@ -3,14 +3,14 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsupported-literal.yaml` (`citegate explain unsupported-literal`).
 
-use crate::model::{Claim, Finding, LiteralKind};
+use crate::model::{Claim, ClaimId, Finding, LiteralKind};
 use crate::registry::RuleId;
 
 /// `supports[i][l]`: whether the claim's `i`th citation's span supports its `l`th literal;
 /// `labels`: the claim's citations as written in messages (`src/a.rs:3-5`).
 pub fn check(
     doc: usize,
-    claim: &Claim,
+    (id, claim): (ClaimId, &Claim),
     supports: &[&Vec<bool>],
     labels: &[String],
 ) -> Vec<Finding> {
@@ -25,7 +25,7 @@ pub fn check(
             .map(|c| format!("`{c}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        let f = Finding::new(
+        let mut f = Finding::new(
             RuleId::UnsupportedLiteral,
             doc,
             literal.span,
@@ -35,6 +35,7 @@ pub fn check(
                 if labels.len() == 1 { "" } else { "s" }
             ),
         );
+        f.claim = Some(id);
         out.push(match kind {
             LiteralKind::Identifier { .. } => f.help("it is neither an identifier in the span nor the name of the function or type enclosing it"),
             LiteralKind::Expression { .. } => {
