@@ -49,7 +49,11 @@ fn question() -> Question {
 #[test]
 fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let (repo, target, settings) = audit::open(fixture.path(), None, None).unwrap();
+    let audit::Session {
+        repo,
+        target,
+        settings,
+    } = audit::Session::at(fixture.path(), None, None).unwrap();
     let gate = Gate::new(&repo, target, &settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(GROUNDED)]);
     let asked = ask(&model, &gate, &question());
@@ -84,7 +88,11 @@ fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
 #[test]
 fn two_failing_replies_are_refused_and_a_transport_error_is_an_error() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let (repo, target, settings) = audit::open(fixture.path(), None, None).unwrap();
+    let audit::Session {
+        repo,
+        target,
+        settings,
+    } = audit::Session::at(fixture.path(), None, None).unwrap();
     let gate = Gate::new(&repo, target, &settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(INVENTED)]);
     let asked = ask(&model, &gate, &question());

@@ -10,10 +10,10 @@ pub mod options;
 pub mod pins;
 pub mod plan;
 pub mod progress;
+pub mod session;
 pub mod settings;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 
 use git2::Oid;
 use rayon::prelude::*;
@@ -35,12 +35,18 @@ use crate::select;
 pub use load::MAX_DOC_BYTES;
 pub use options::{AuditError, AuditOptions, Shard};
 pub use progress::{Progress, ProgressSink};
+pub use session::Session;
 pub use settings::{Levels, Settings};
 
 /// Run an audit: open the repository, resolve the settings and the target, load the docs (only
 /// those a change can affect, with `--since`), and check them.
 pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
-    with_docs(opts, |loaded| {
+    run_in(&Session::open(opts)?, opts)
+}
+
+/// Run an audit in a session already open (`regenerate` audits, then gates, in one).
+pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditError> {
+    with_docs(session, opts, |loaded| {
         let Loaded {
             repo,
             settings,
@@ -70,7 +76,7 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
 
 /// `audit --dump`: every extracted citation and where it resolves, without checking it.
 pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
-    with_docs(opts, |loaded| {
+    with_docs(&Session::open(opts)?, opts, |loaded| {
         let out = dump::dump(loaded.repo, loaded.target, loaded.docs, loaded.settings);
         loaded.settings.progress.finish();
         let broken = loaded.repo.broken_objects();
@@ -84,7 +90,10 @@ pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
 /// The docs an audit would check, read and extracted but not checked (the language server's
 /// index of who cites what).
 pub fn load_docs(opts: &AuditOptions) -> Result<(Vec<AuditedDoc>, Settings), AuditError> {
-    with_docs(opts, |loaded| Ok((loaded.docs, loaded.settings.clone())))
+    let session = Session::open(opts)?;
+    with_docs(&session, opts, |loaded| {
+        Ok((loaded.docs, loaded.settings.clone()))
+    })
 }
 
 /// What an audit has loaded: the repository, its settings, the target and the docs read.
@@ -100,20 +109,23 @@ pub struct Loaded<'a> {
 /// Open the repository, resolve the settings and the target, load the docs (only those a change
 /// can affect, with `--since`) and hand them to `then`, inside the run's thread pool.
 fn with_docs<T>(
+    session: &Session,
     opts: &AuditOptions,
     then: impl FnOnce(Loaded<'_>) -> Result<T, AuditError> + Send,
 ) -> Result<T, AuditError>
 where
     T: Send,
 {
-    let repo_start = opts.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let Session {
+        repo,
+        target,
+        settings,
+    } = session;
+    let (repo, target) = (repo, *target);
     let repo_error = |e: git2::Error| AuditError::Repo {
-        path: repo_start.clone(),
+        path: repo.git_dir.clone(),
         error: e.message().to_string(),
     };
-    let repo = CodeRepo::discover(&repo_start).map_err(repo_error)?;
-    let settings = Settings::resolve(opts, &repo)?;
-    let target = resolve_target(&repo, opts, &settings)?;
     // Include and exclude globs are written from the repository root, where the file is.
     let wanted = |p: &std::path::Path| {
         let name = repo.relative(p);
@@ -127,9 +139,9 @@ where
             error: e.error,
         })?;
     if let Some(shard) = opts.shard {
-        files.retain(|f| shard.holds(&load::doc_name(&repo, &f.path)));
+        files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
     }
-    let mut ctx = settings.extract_context(&repo);
+    let mut ctx = settings.extract_context(repo);
     ctx.repo_ids
         .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
     let mut pool = rayon::ThreadPoolBuilder::new();
@@ -144,7 +156,7 @@ where
         // With --since, the change is known before any doc is parsed: docs that cannot cite a
         // changed file (their text does not hold its name) are not even extracted.
         let change = match &opts.since {
-            Some(since) => Some(since_change(&repo, &git, since, target)?),
+            Some(since) => Some(since_change(repo, &git, since, target)?),
             None => None,
         };
         let keep =
@@ -153,7 +165,7 @@ where
         let docs: Vec<AuditedDoc> = files
             .par_iter()
             .filter_map(|f| {
-                let d = load::read_and_extract(f, &repo, &ctx, &keep).map(|mut d| {
+                let d = load::read_and_extract(f, repo, &ctx, &keep).map(|mut d| {
                     load::configure(&mut d, &settings.config);
                     d
                 });
@@ -169,8 +181,8 @@ where
             None => (docs, None),
         };
         then(Loaded {
-            repo: &repo,
-            settings: &settings,
+            repo,
+            settings,
             target,
             docs,
             selection,
@@ -193,58 +205,6 @@ fn jobs(n: usize) -> Result<usize, AuditError> {
         )));
     }
     Ok(n.max(1))
-}
-
-/// The target commit: the `--worktree` snapshot, or the settings' target revision.
-fn resolve_target(
-    repo: &CodeRepo,
-    opts: &AuditOptions,
-    settings: &Settings,
-) -> Result<Oid, AuditError> {
-    let git = repo.open().map_err(|e| AuditError::Repo {
-        path: repo.git_dir.clone(),
-        error: e.message().to_string(),
-    })?;
-    if opts.worktree {
-        return repo.snapshot_worktree(&git).map_err(|e| AuditError::Rev {
-            flag: "--worktree",
-            rev: String::new(),
-            message: e.message().to_string(),
-            hint: None,
-        });
-    }
-    let name = &settings.target;
-    repo.resolve(&git, name).map_err(|e| {
-        let (message, hint) = e.describe(name);
-        AuditError::Rev {
-            flag: "--target",
-            rev: name.clone(),
-            message,
-            hint,
-        }
-    })
-}
-
-/// The repository holding `start`, its settings (`config`, else `.citegate.yaml`) and the target
-/// (`target`, else the configuration's, else HEAD): what a command that checks answers (`gate`,
-/// `replay`, the MCP server) needs before its first answer.
-pub fn open(
-    start: &std::path::Path,
-    target: Option<&str>,
-    config: Option<&PathBuf>,
-) -> Result<(CodeRepo, Oid, Settings), AuditError> {
-    let repo = CodeRepo::discover(start).map_err(|e| AuditError::Repo {
-        path: start.to_path_buf(),
-        error: e.message().to_string(),
-    })?;
-    let opts = AuditOptions {
-        target: target.map(str::to_string),
-        config: config.cloned(),
-        ..AuditOptions::default()
-    };
-    let settings = Settings::resolve(&opts, &repo)?;
-    let target = resolve_target(&repo, &opts, &settings)?;
-    Ok((repo, target, settings))
 }
 
 /// What changed between merge-base(`since`, target) and the target.
@@ -274,7 +234,6 @@ pub fn check_docs(
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Report {
-    repo.set_target(target);
     let git = repo.worker();
     let implied = history::implied_when(settings.history, repo, target, &docs);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);

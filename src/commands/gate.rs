@@ -61,7 +61,8 @@ pub fn open_configured(
     config: Option<&PathBuf>,
 ) -> Result<(citegate::resolve::CodeRepo, git2::Oid, audit::Settings), String> {
     let start = repo.unwrap_or(std::path::Path::new("."));
-    audit::open(start, rev, config).map_err(|e| e.to_string())
+    let s = audit::Session::at(start, rev, config).map_err(|e| e.to_string())?;
+    Ok((s.repo, s.target, s.settings))
 }
 
 pub fn replay_command(args: ReplayArgs) -> ExitCode {

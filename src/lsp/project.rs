@@ -73,8 +73,11 @@ impl Project {
                 return Ok(s.clone());
             }
         }
-        let (repo, target, settings) =
-            audit::open(&self.root, None, None).map_err(|e| e.to_string())?;
+        let audit::Session {
+            repo,
+            target,
+            settings,
+        } = audit::Session::at(&self.root, None, None).map_err(|e| e.to_string())?;
         let ctx = settings.extract_context(&repo);
         let fresh = Arc::new(Snapshot {
             repo,

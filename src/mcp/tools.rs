@@ -79,7 +79,8 @@ pub struct Retrieve {
 }
 
 fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
-    audit::open(root, revision, None).map_err(|e| e.to_string())
+    let s = audit::Session::at(root, revision, None).map_err(|e| e.to_string())?;
+    Ok((s.repo, s.target, s.settings))
 }
 
 /// A repository-relative path that stays inside the repository, as the audit reads one.

@@ -83,27 +83,33 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     if let Some(llm) = &opts.llm {
         chat::check_url(&llm.url).map_err(Error::Model)?;
     }
-    let report = audit::run(&opts.audit)?;
-    let repo = CodeRepo::discover(&report.git_dir).map_err(|e| repo_error(&report.git_dir, e))?;
-    let target = Oid::from_str(&report.revision).map_err(|e| repo_error(&report.git_dir, e))?;
+    // One session for the audit, the re-grounding and the gate: one repository, one target,
+    // one `.citegate.yaml`, so the gate's verdict is the audit's.
+    let session = audit::Session::open(&opts.audit)?;
+    let report = audit::run_in(&session, &opts.audit)?;
+    let audit::Session {
+        repo,
+        target,
+        settings,
+    } = &session;
+    let target = *target;
     let (mut pending, unwritable) = pending(&report);
     // One handle for the serial reads of what failing citations cited.
     let git = repo.worker();
     for p in &mut pending {
-        p.read_contents(&repo, &git);
+        p.read_contents(repo, &git);
     }
-    let failing_md = markdown::failing(&repo, &report);
-    let docs = Arc::new(doc_names(&repo, &report, &opts.audit.paths));
-    let located = locate(&repo, target, &docs, &pending, &failing_md);
-    let settings = audit::Settings::resolve(&opts.audit, &repo)?;
-    let gate = gate::Gate::new(&repo, target, &settings);
+    let failing_md = markdown::failing(repo, &report);
+    let docs = Arc::new(doc_names(repo, &report, &opts.audit.paths));
+    let located = locate(repo, target, &docs, &pending, &failing_md);
+    let gate = gate::Gate::new(repo, target, settings);
     let relocated = markdown::relocations(&gate, &report, &failing_md, &located, target);
     let paragraphs = match opts.llm {
         Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
     };
     let ctx = answer::Ctx {
-        repo: &repo,
+        repo,
         target,
         gate: &gate,
         located: &located,
@@ -122,7 +128,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     // retrieved) or a paragraph is to be rewritten.
     let index = match refused.is_empty() && paragraphs.is_empty() {
         true => None,
-        false => Some(Index::at(&repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
+        false => Some(Index::at(repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
     };
     if let Some(index) = &index {
         let wanted = Wanted {
@@ -132,7 +138,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         };
         // Only the refused need it: what was searched for their refusal, or the question to a
         // model.
-        retrieve(&repo, &git, index, &wanted, &mut pending, &refused);
+        retrieve(repo, &git, index, &wanted, &mut pending, &refused);
         for &i in &refused {
             results[i] = answer::regenerate(&ctx, &pending[i]);
         }

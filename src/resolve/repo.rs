@@ -33,7 +33,9 @@ pub struct CodeRepo {
     /// comparisons (and any older revision with the same blob) share one read. Older revisions'
     /// blobs are not kept, which bounds the cache by the files cited at the target.
     target_blobs: Mutex<HashMap<Oid, Arc<str>>>,
-    target: std::sync::OnceLock<Oid>,
+    /// The commit whose text blobs are kept once read (see `target_blobs`), named when the
+    /// session is built ([`CodeRepo::with_target`]); `None`: none kept.
+    target: Option<Oid>,
     /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
     folders: Mutex<HashMap<PathBuf, PathBuf>>,
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
@@ -170,7 +172,7 @@ impl CodeRepo {
             commit_renames: Mutex::new(HashMap::new()),
             chains: Mutex::new(HashMap::new()),
             target_blobs: Mutex::new(HashMap::new()),
-            target: std::sync::OnceLock::new(),
+            target: None,
             folders: Mutex::new(HashMap::new()),
             broken: Mutex::new(std::collections::BTreeMap::new()),
         })
@@ -274,12 +276,15 @@ impl CodeRepo {
         tree.get_path(Path::new(path)).ok().map(|e| e.id())
     }
 
-    /// What `path` is at `commit`: text is read once and shared by every citation of it.
-    /// Name the target revision, whose text blobs are kept once read (see `target_blobs`).
-    pub fn set_target(&self, target: Oid) {
-        let _ = self.target.set(target);
+    /// The repository keeping `target`'s text blobs once read (see `target_blobs`): what a
+    /// session is built with, once its target is resolved.
+    pub fn with_target(mut self, target: Oid) -> CodeRepo {
+        self.target = Some(target);
+        self.target_blobs.get_mut().expect("blobs lock").clear();
+        self
     }
 
+    /// What `path` is at `commit`: text is read once and shared by every citation of it.
     pub fn file_at(
         &self,
         repo: &Repository,
@@ -333,7 +338,7 @@ impl CodeRepo {
                     match std::str::from_utf8(blob.content()) {
                         Ok(text) => {
                             let text: Arc<str> = Arc::from(text);
-                            if self.target.get() == Some(&commit) {
+                            if self.target == Some(commit) {
                                 self.target_blobs
                                     .lock()
                                     .expect("blobs lock")
