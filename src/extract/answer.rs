@@ -10,7 +10,7 @@ use regex::Regex;
 use crate::answer::{self as contract, Refuse, REFUSAL_REASONS};
 use crate::model::{
     Answer, AnswerId, AnswerObject, AnswerUnit, Citation, CiteId, Claim, ClaimId, Doc, Extracted,
-    LineRange, LineStyle, Literal, PathStyle, Quote, Retrieved, Span, Syntax, Unusable,
+    LineRange, LineStyle, Literal, ObjectAt, PathStyle, Quote, Retrieved, Span, Syntax, Unusable,
     UnusableCitation,
 };
 use crate::registry::RuleId;
@@ -260,11 +260,11 @@ fn answer(ext: &mut Extracted, node: &Node) {
         let objects = cites
             .iter()
             .enumerate()
-            .map(|(i, item)| object(format!("/citations/{i}"), citation(ext, item, at)))
+            .map(|(i, item)| object(ObjectAt::Citation(at32(i)), citation(ext, item, at)))
             .collect();
         prose_citations(ext, node.get("summary"), at);
         units.push(AnswerUnit {
-            pointer: None,
+            claim_at: None,
             claim,
             objects,
         });
@@ -276,68 +276,54 @@ fn answer(ext: &mut Extracted, node: &Node) {
         .iter()
         .enumerate()
     {
-        units.push(claim_unit(ext, item, index, format!("/claims/{j}")));
+        units.push(claim_unit(ext, item, index, at32(j)));
     }
     let a = &mut ext.answers[index];
     a.cited = ext.citations.len() > before;
     a.units = units;
 }
 
-/// One claim of a `{claims}` answer: its own path and lines, or its nested `citations`.
-fn claim_unit(ext: &mut Extracted, item: &Node, answer: AnswerId, pointer: String) -> AnswerUnit {
+/// One claim of a `{claims}` answer (`claims[j]`): its own path and lines, or its nested
+/// `citations`.
+fn claim_unit(ext: &mut Extracted, item: &Node, answer: AnswerId, j: u32) -> AnswerUnit {
     let claim = new_claim(ext, item.span, literals_in(item.get("text")));
+    let place = |what| Place {
+        answer,
+        claim,
+        what,
+    };
     let nested = item.get("citations").and_then(Node::as_array);
     let usable_before = ext.citations.len();
     let objects = match nested {
-        Some(cites) => {
-            let at = Place {
-                answer,
-                claim,
-                what: "claim citation",
-            };
-            let each = |(k, c)| (format!("{pointer}/citations/{k}"), c);
-            cites
-                .iter()
-                .enumerate()
-                .map(each)
-                .map(|(p, c)| object(p, citation(ext, c, at)))
-                .collect()
-        }
-        None => {
-            let at = Place {
-                answer,
-                claim,
-                what: "claim",
-            };
-            vec![object(pointer.clone(), citation(ext, item, at))]
-        }
+        Some(cites) => (cites.iter().enumerate())
+            .map(|(k, c)| {
+                let cite = citation(ext, c, place("claim citation"));
+                object(ObjectAt::ClaimCitation(j, at32(k)), cite)
+            })
+            .collect(),
+        None => vec![object(
+            ObjectAt::Claim(j),
+            citation(ext, item, place("claim")),
+        )],
     };
     if ext.citations.len() == usable_before && nested.is_some_and(|c| c.is_empty()) {
-        let at = Place {
-            answer,
-            claim,
-            what: "claim",
-        };
-        unusable(ext, item.span, at, Unusable::CitesNothing, None);
+        unusable(ext, item.span, place("claim"), Unusable::CitesNothing, None);
     }
-    prose_citations(
-        ext,
-        item.get("text"),
-        Place {
-            answer,
-            claim,
-            what: "claim",
-        },
-    );
+    prose_citations(ext, item.get("text"), place("claim"));
     AnswerUnit {
-        pointer: Some(pointer),
+        claim_at: Some(j),
         claim,
         objects,
     }
 }
 
-fn object(pointer: String, cite: Option<CiteId>) -> AnswerObject {
-    AnswerObject { pointer, cite }
+fn object(at: ObjectAt, cite: Option<CiteId>) -> AnswerObject {
+    AnswerObject { at, cite }
+}
+
+/// A position in a JSON array: a doc holds far fewer than `u32::MAX` items (16 MiB at most).
+fn at32(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Where a citation object is: its answer, its claim, and what users call it ("citation",
@@ -508,15 +494,16 @@ mod tests {
         let ext = extract_json(&doc(DocKind::Json, a));
         let units = &ext.answers.as_slice()[0].units;
         assert_eq!(units.len(), 1);
-        assert_eq!(units[0].pointer, None);
-        let objects: Vec<(&str, Option<CiteId>)> = (units[0].objects.iter())
-            .map(|o| (o.pointer.as_str(), o.cite))
+        assert_eq!(units[0].pointer(), None);
+        let objects: Vec<(String, Option<CiteId>)> = (units[0].objects.iter())
+            .map(|o| (o.pointer(), o.cite))
             .collect();
+        let s = |x: &str| x.to_string();
         assert_eq!(
             objects,
             [
-                ("/citations/0", Some(CiteId::new(0))),
-                ("/citations/1", None)
+                (s("/citations/0"), Some(CiteId::new(0))),
+                (s("/citations/1"), None)
             ]
         );
         assert_eq!(ext.unusable[0].why, Unusable::NoPath);
@@ -525,24 +512,20 @@ mod tests {
         let b = r#"{"claims": [{"text": "t", "path": "a", "start_line": 1}, {"text": "u", "citations": [{"path": "b", "start_line": 2}]}]}"#;
         let ext = extract_json(&doc(DocKind::Json, b));
         let units = &ext.answers.as_slice()[0].units;
-        let got: Vec<(Option<&str>, Vec<&str>, ClaimId)> = units
+        let got: Vec<(Option<String>, Vec<String>, ClaimId)> = units
             .iter()
             .map(|u| {
-                let o = u.objects.iter().map(|o| o.pointer.as_str()).collect();
-                (u.pointer.as_deref(), o, u.claim)
+                let o = u.objects.iter().map(AnswerObject::pointer).collect();
+                (u.pointer(), o, u.claim)
             })
             .collect();
-        assert_eq!(
-            got,
-            [
-                (Some("/claims/0"), vec!["/claims/0"], ClaimId::new(0)),
-                (
-                    Some("/claims/1"),
-                    vec!["/claims/1/citations/0"],
-                    ClaimId::new(1)
-                )
-            ]
+        let one = (Some(s("/claims/0")), vec![s("/claims/0")], ClaimId::new(0));
+        let two = (
+            Some(s("/claims/1")),
+            vec![s("/claims/1/citations/0")],
+            ClaimId::new(1),
         );
+        assert_eq!(got, [one, two]);
         assert_eq!(ext.citations[CiteId::new(1)].claim, Some(ClaimId::new(1)));
     }
 

@@ -35,19 +35,47 @@ pub struct Answer {
 /// answer, the answer itself (its summary) and its `citations`.
 #[derive(Debug, Clone)]
 pub struct AnswerUnit {
-    /// `/claims/N` in the answer; `None`: the answer itself.
-    pub pointer: Option<String>,
+    /// The claim's index in the answer's `claims`; `None`: the answer itself.
+    pub claim_at: Option<u32>,
     pub claim: ClaimId,
     pub objects: Vec<AnswerObject>,
+}
+
+impl AnswerUnit {
+    /// Where the claim is in the answer, as a JSON pointer (`/claims/2`); `None`: the answer.
+    pub fn pointer(&self) -> Option<String> {
+        self.claim_at.map(|j| format!("/claims/{j}"))
+    }
 }
 
 /// One citation object of an answer (or a claim that carries its own path and lines).
 #[derive(Debug, Clone)]
 pub struct AnswerObject {
-    /// Where it is in the answer, as a JSON pointer (`/citations/0`, `/claims/2/citations/1`).
-    pub pointer: String,
+    pub at: ObjectAt,
     /// The citation read from it; `None` when it gives none (no path, no line range).
     pub cite: Option<CiteId>,
+}
+
+/// Where a citation object is in its answer (kept as indices: most are never written back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectAt {
+    /// `citations[i]`.
+    Citation(u32),
+    /// `claims[j]`, a claim carrying its own path and lines.
+    Claim(u32),
+    /// `claims[j].citations[k]`.
+    ClaimCitation(u32, u32),
+}
+
+impl AnswerObject {
+    /// Where it is in the answer, as a JSON pointer (`/citations/0`, `/claims/2/citations/1`).
+    pub fn pointer(&self) -> String {
+        match self.at {
+            ObjectAt::Citation(i) => format!("/citations/{i}"),
+            ObjectAt::Claim(j) => format!("/claims/{j}"),
+            ObjectAt::ClaimCitation(j, k) => format!("/claims/{j}/citations/{k}"),
+        }
+    }
 }
 
 /// A problem that kept (part of) a doc from being read: broken JSON or YAML, invalid UTF-8, a

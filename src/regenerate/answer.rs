@@ -58,7 +58,7 @@ impl Pending<'_> {
     /// The failing findings of `unit`: every one of the answer's for the answer itself, the
     /// claim's own for a claim.
     fn findings_of_unit<'a>(&'a self, unit: &'a AnswerUnit) -> impl Iterator<Item = &'a Finding> {
-        let whole = unit.pointer.is_none();
+        let whole = unit.claim_at.is_none();
         let of = move |f: &&&Finding| whole || f.claim == Some(unit.claim);
         self.findings.iter().filter(of).copied()
     }
@@ -72,7 +72,10 @@ impl Pending<'_> {
             if fs.is_empty() {
                 continue;
             }
-            let value = self.value.pointer(&object.pointer).unwrap_or(&Value::Null);
+            let value = self
+                .value
+                .pointer(&object.pointer())
+                .unwrap_or(&Value::Null);
             let quote = value.get("quote").and_then(Value::as_str);
             contents.push((cite, ground::contents(repo, git, quote, &fs)));
         }
@@ -119,7 +122,7 @@ impl Pending<'_> {
 /// The re-grounded answer and what happened to it (one outcome per answer, or per claim).
 pub fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
     match p.units.first() {
-        Some(unit) if unit.pointer.is_none() => whole(ctx, p, unit),
+        Some(unit) if unit.claim_at.is_none() => whole(ctx, p, unit),
         _ => claims(ctx, p),
     }
 }
@@ -151,7 +154,8 @@ fn move_cites(
         }
         let fix = p.fix_of(cite);
         let (path, lines) = ground::relocate(&fs, fix, p.contents(cite), ctx.located)?;
-        let pointer = object.pointer.strip_prefix(base).unwrap_or(&object.pointer);
+        let full = object.pointer();
+        let pointer = full.strip_prefix(base).unwrap_or(&full);
         let Some(object) = value.pointer_mut(pointer) else {
             continue;
         };
@@ -228,8 +232,8 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
     for (j, unit) in p.units.iter().enumerate() {
         let Some(claim) = old.get(j) else { continue };
         let mut claim = claim.clone();
-        let base = unit.pointer.as_deref().unwrap_or_default();
-        let moved = move_cites(ctx, p, unit, base, &mut claim);
+        let base = unit.pointer().unwrap_or_default();
+        let moved = move_cites(ctx, p, unit, &base, &mut claim);
         let violations = match &moved {
             Ok(_) => ctx.gate.check(
                 &p.name,
