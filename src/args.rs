@@ -406,5 +406,7 @@ pub fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, Strin
 
 /// `--llm`: an http(s) URL, checked before any work.
 pub fn llm_url(s: &str) -> Result<String, String> {
-    regenerate::chat::check_url(s).map(|()| s.to_string())
+    regenerate::chat::check_url(s)
+        .map(|()| s.to_string())
+        .map_err(|e| e.to_string())
 }

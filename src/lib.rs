@@ -32,6 +32,7 @@ pub mod audit;
 pub mod check;
 pub mod config;
 pub mod discover;
+pub mod error;
 pub mod extract;
 pub mod fix;
 #[cfg(feature = "testing")]

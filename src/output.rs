@@ -46,32 +46,13 @@ fn remove_all(paths: &[PathBuf]) {
 }
 
 /// Why an output file was not written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// A folder on the way to the file, inside the current folder, is a symbolic link.
+    #[error("{} is a symbolic link: nothing is written through one", .0.display())]
     ThroughLink(PathBuf),
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for OutputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutputError::ThroughLink(link) => write!(
-                f,
-                "{} is a symbolic link: nothing is written through one",
-                link.display()
-            ),
-            OutputError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for OutputError {}
-
-impl From<std::io::Error> for OutputError {
-    fn from(e: std::io::Error) -> Self {
-        OutputError::Io(e)
-    }
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 /// Write `bytes` to a new file and rename it over `path`: a symbolic link at `path` is replaced,

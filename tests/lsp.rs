@@ -74,7 +74,7 @@ mod in_process {
 
     struct Client {
         conn: Connection,
-        server: Option<std::thread::JoinHandle<Result<(), String>>>,
+        server: Option<std::thread::JoinHandle<Result<(), citegate::lsp::LspError>>>,
         next: i32,
     }
 
@@ -141,7 +141,8 @@ mod in_process {
             self.request("shutdown", Value::Null);
             self.notify("exit", Value::Null);
             let server = self.server.take().unwrap();
-            assert_eq!(server.join().unwrap(), Ok(()));
+            let stopped = server.join().unwrap();
+            assert!(stopped.is_ok(), "{stopped:?}");
         }
     }
 

@@ -250,7 +250,7 @@ proptest! {
             prop_assert_eq!(a.refused, citegate::answer::refuses(&answer));
             // One parser: a payload read whole, or (unreadable) reported and empty.
             if let Some(r) = answer.get("retrieved").filter(|r| r.is_array()) {
-                match citegate::regenerate::gate::retrieved_of(r) {
+                match citegate::answer::payload_of(r) {
                     Ok(payload) => prop_assert_eq!(a.retrieved.clone(), Some(payload)),
                     Err(_) => {
                         prop_assert_eq!(a.retrieved.clone(), Some(Vec::new()));

@@ -36,10 +36,23 @@ pub enum Refuse {
     Invalid,
 }
 
+/// Why a retrieval payload cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadError {
+    #[error("expected a list of chunks")]
+    NotAList,
+    #[error("expected a list of chunks, or `retrieved: [...]`")]
+    NoListInObject,
+    #[error("chunk {0}: needs `path` and `start_line`")]
+    Incomplete(usize),
+    #[error("chunk {index}: `{path}` is no path in the repository")]
+    NotInRepository { index: usize, path: String },
+}
+
 /// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,
 /// `start`/`end`; an entry without an end is one line; other fields such as `text` ignored).
 /// `Err` names the first entry that cannot be read: a payload is read whole or not at all.
-pub fn payload<J: Json>(items: &[J]) -> Result<Vec<Retrieved>, String> {
+pub fn payload<J: Json>(items: &[J]) -> Result<Vec<Retrieved>, PayloadError> {
     let line = |item: &J, keys: [&str; 3]| keys.iter().find_map(|k| item.field(k)?.integer());
     items
         .iter()
@@ -49,17 +62,35 @@ pub fn payload<J: Json>(items: &[J]) -> Result<Vec<Retrieved>, String> {
             let start = line(item, ["start_line", "startLine", "start"]);
             let end = line(item, ["end_line", "endLine", "end"]).or(start);
             let (Some(path), Some(start), Some(end)) = (path, start, end) else {
-                return Err(format!("chunk {i}: needs `path` and `start_line`"));
+                return Err(PayloadError::Incomplete(i));
             };
             match resolve_path(path, None, false) {
                 CitedPath::Repo(path) => Ok(Retrieved {
                     path,
                     lines: LineRange::new(start, end),
                 }),
-                _ => Err(format!("chunk {i}: `{path}` is no path in the repository")),
+                _ => Err(PayloadError::NotInRepository {
+                    index: i,
+                    path: path.to_string(),
+                }),
             }
         })
         .collect()
+}
+
+/// A payload given on its own (`gate --retrieved FILE`, the MCP server's `retrieved`): the list,
+/// or an object holding it under `retrieved` or `chunks`.
+pub fn payload_of(value: &serde_json::Value) -> Result<Vec<Retrieved>, PayloadError> {
+    use serde_json::Value;
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(o) => match o.get("retrieved").or_else(|| o.get("chunks")) {
+            Some(Value::Array(items)) => items,
+            _ => return Err(PayloadError::NoListInObject),
+        },
+        _ => return Err(PayloadError::NotAList),
+    };
+    payload(items)
 }
 
 /// Whether a value is an answer at all: it has `citations` or `claims`.

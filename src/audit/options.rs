@@ -94,58 +94,49 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// A run that could not be made at all (exit code 2).
-#[derive(Debug)]
+/// A run that could not be made at all (exit code 2). The message names the flag or file that
+/// was wrong; the cause, where there is one, is its source ([`crate::error::chain`] prints both).
+#[derive(Debug, thiserror::Error)]
 pub enum AuditError {
+    #[error("{}: not a Git repository", path.display())]
     Repo {
         path: PathBuf,
-        error: String,
+        #[source]
+        source: git2::Error,
     },
     /// A revision option that names no usable commit: the option (`--target`, `--since`,
     /// `--worktree`), what was given, why, and what to do about it (a shallow clone).
+    #[error("{flag} {rev}: {message}{}", help(hint))]
     Rev {
         flag: &'static str,
         rev: String,
         message: String,
         hint: Option<String>,
     },
-    Path {
-        path: PathBuf,
-        error: String,
-    },
+    #[error("{}: {error}", path.display())]
+    Path { path: PathBuf, error: String },
+    #[error("worker threads: {0}")]
     Threads(String),
-    Config(ConfigError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// Objects the audit needed that the object database cannot give.
+    #[error("{}", Objects(.0))]
     Objects(Vec<crate::resolve::repo::ObjectError>),
 }
 
-impl std::fmt::Display for AuditError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AuditError::Repo { path, error } => {
-                write!(f, "{}: not a Git repository: {error}", path.display())
-            }
-            AuditError::Rev {
-                flag,
-                rev,
-                message,
-                hint,
-            } => {
-                write!(f, "{flag} {rev}: {message}")?;
-                match hint {
-                    Some(hint) => write!(f, "\n  help: {hint}"),
-                    None => Ok(()),
-                }
-            }
-            AuditError::Path { path, error } => write!(f, "{}: {error}", path.display()),
-            AuditError::Threads(e) => write!(f, "worker threads: {e}"),
-            AuditError::Config(e) => write!(f, "{e}"),
-            AuditError::Objects(objects) => broken_objects(f, objects),
-        }
-    }
+fn help(hint: &Option<String>) -> String {
+    hint.as_ref()
+        .map_or(String::new(), |h| format!("\n  help: {h}"))
 }
 
-impl std::error::Error for AuditError {}
+/// The objects of [`AuditError::Objects`], as printed.
+struct Objects<'a>(&'a [crate::resolve::repo::ObjectError]);
+
+impl std::fmt::Display for Objects<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        broken_objects(f, self.0)
+    }
+}
 
 /// Name every object that could not be read, and how to get the missing ones.
 fn broken_objects(

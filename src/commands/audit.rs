@@ -48,9 +48,7 @@ pub fn dump_command(args: AuditArgs) -> ExitCode {
     options.progress = progress_bar(false);
     let dump = match audit::dump(&options) {
         Ok(d) => d,
-        Err(e) => {
-            return failed(format_args!("{e}"));
-        }
+        Err(e) => return failed(chain(&e)),
     };
     let text = match args.format {
         Format::Human => citegate::report::dump::human(&dump),

@@ -48,7 +48,7 @@ pub fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> 
             citegate::audit::AuditError::Config(c) if !c.text.is_empty() => {
                 eprintln!("{}", human::config_error(&c))
             }
-            e => eprintln!("citegate: error: {e}"),
+            e => eprintln!("citegate: error: {}", chain(&e)),
         }
         ExitCode::from(2)
     })
@@ -88,3 +88,5 @@ pub fn failed(why: impl std::fmt::Display) -> ExitCode {
     eprintln!("citegate: error: {why}");
     ExitCode::from(2)
 }
+
+pub use citegate::error::chain;

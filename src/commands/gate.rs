@@ -61,7 +61,7 @@ pub fn open_configured(
     config: Option<&PathBuf>,
 ) -> Result<(citegate::resolve::CodeRepo, git2::Oid, audit::Settings), String> {
     let start = repo.unwrap_or(std::path::Path::new("."));
-    let s = audit::Session::at(start, rev, config).map_err(|e| e.to_string())?;
+    let s = audit::Session::at(start, rev, config).map_err(|e| chain(&e))?;
     Ok((s.repo, s.target, s.settings))
 }
 
@@ -92,5 +92,5 @@ pub fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Ret
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
-    regenerate::gate::retrieved_of(&value).map_err(|e| format!("{}: {e}", path.display()))
+    citegate::answer::payload_of(&value).map_err(|e| format!("{}: {e}", path.display()))
 }

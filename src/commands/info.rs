@@ -76,6 +76,6 @@ pub fn mcp(args: McpArgs) -> ExitCode {
 pub fn lsp() -> ExitCode {
     match citegate::lsp::serve() {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => failed(format_args!("lsp: {e}")),
+        Err(e) => failed(format_args!("lsp: {}", citegate::error::chain(&e))),
     }
 }

@@ -27,9 +27,7 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     };
     let run = match regenerate::run(&opts) {
         Ok(run) => run,
-        Err(e) => {
-            return failed(format_args!("{e}"));
-        }
+        Err(e) => return failed(chain(&e)),
     };
     let mut failed = false;
     let mut out = String::new();

@@ -74,7 +74,7 @@ fn dashboard(
                 .push(sweep::history::run_of(report, date.clone()));
             Some(trend)
         }
-        Some(Err(e)) => return Err(failed(e)),
+        Some(Err(e)) => return Err(failed(chain(&e))),
     };
     if let Some(dir) = html {
         let extras = sweep::extras(report, trend.as_ref(), date);
@@ -83,7 +83,7 @@ fn dashboard(
     }
     let recorded = trend.as_ref().and_then(|t| t.runs.last());
     if let (Some(path), Some(run)) = (history, recorded) {
-        sweep::history::append(path, run).map_err(failed)?;
+        sweep::history::append(path, run).map_err(|e| failed(chain(&e)))?;
     }
     Ok(trend.and_then(|t| t.since()))
 }
@@ -96,7 +96,7 @@ pub fn merge_command(args: MergeArgs) -> ExitCode {
     for path in &args.reports {
         let read = std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|text| json::read(&text));
+            .and_then(|text| json::read(&text).map_err(|e| chain(&e)));
         match read {
             Ok(r) => reports.push((path.display().to_string(), r)),
             Err(e) => {
@@ -108,7 +108,7 @@ pub fn merge_command(args: MergeArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             // It can name a doc, whose name a stranger chose: shown without terminal controls.
-            return failed(format_args!("{}", printable(&e, false)));
+            return failed(format_args!("{}", printable(&e.to_string(), false)));
         }
     };
     if let Err(code) = dashboard(&report, &args.dashboard) {

@@ -38,26 +38,36 @@ use text::{uri_path, Encoding};
 /// How long a doc must rest after an edit before it is checked and its diagnostics published.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
 
+/// Why the server stopped before the client said `exit`.
+#[derive(Debug, thiserror::Error)]
+pub enum LspError {
+    /// The client broke the protocol (no `initialize` first, a message after `exit`…).
+    #[error("protocol")]
+    Protocol(#[from] lsp_server::ProtocolError),
+    #[error("initialize: bad params")]
+    Params(#[from] serde_json::Error),
+    #[error("standard input or output")]
+    Io(#[from] std::io::Error),
+}
+
 /// Serve the Language Server Protocol on standard input and output until the client exits.
-pub fn serve() -> Result<(), String> {
+pub fn serve() -> Result<(), LspError> {
     let (connection, io) = Connection::stdio();
     run(&connection)?;
     drop(connection);
-    io.join().map_err(|e| e.to_string())
+    Ok(io.join()?)
 }
 
 /// Initialise and run the server on a connection until `shutdown` and `exit`.
-pub fn run(connection: &Connection) -> Result<(), String> {
-    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
-    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+pub fn run(connection: &Connection) -> Result<(), LspError> {
+    let (id, params) = connection.initialize_start()?;
+    let params: InitializeParams = serde_json::from_value(params)?;
     let encoding = encoding(&params);
     let result = serde_json::json!({
         "capabilities": capabilities(encoding),
         "serverInfo": {"name": "citegate", "version": env!("CARGO_PKG_VERSION")},
     });
-    connection
-        .initialize_finish(id, result)
-        .map_err(|e| e.to_string())?;
+    connection.initialize_finish(id, result)?;
     let pulls = params
         .capabilities
         .text_document
@@ -85,14 +95,11 @@ fn main_loop(
     connection: &Connection,
     state: &Arc<State>,
     queue: &mpsc::Sender<Uri>,
-) -> Result<(), String> {
+) -> Result<(), LspError> {
     for message in &connection.receiver {
         match message {
             Message::Request(request) => {
-                if connection
-                    .handle_shutdown(&request)
-                    .map_err(|e| e.to_string())?
-                {
+                if connection.handle_shutdown(&request)? {
                     return Ok(());
                 }
                 let state = state.clone();

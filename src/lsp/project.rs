@@ -77,7 +77,7 @@ impl Project {
             repo,
             target,
             settings,
-        } = audit::Session::at(&self.root, None, None).map_err(|e| e.to_string())?;
+        } = audit::Session::at(&self.root, None, None).map_err(|e| crate::error::chain(&e))?;
         let ctx = settings.extract_context(&repo);
         let fresh = Arc::new(Snapshot {
             repo,
@@ -121,7 +121,7 @@ impl Project {
             repo: Some(self.root.clone()),
             ..AuditOptions::default()
         };
-        let (mut docs, _) = audit::load_docs(&opts).map_err(|e| e.to_string())?;
+        let (mut docs, _) = audit::load_docs(&opts).map_err(|e| crate::error::chain(&e))?;
         let s = &snapshot;
         for d in &mut docs {
             if let Some((kind, text)) = open.get(&d.doc.fs_path) {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use crate::audit::{self, AuditOptions, Settings};
 use crate::extract::resolve_path;
 use crate::model::{CitedPath, DocKind, LineRange, Report};
-use crate::regenerate::gate::{self, Gate, Retrieval};
+use crate::regenerate::gate::{Gate, Retrieval};
 use crate::regenerate::service;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -79,7 +79,7 @@ pub struct Retrieve {
 }
 
 fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
-    let s = audit::Session::at(root, revision, None).map_err(|e| e.to_string())?;
+    let s = audit::Session::at(root, revision, None).map_err(|e| crate::error::chain(&e))?;
     Ok((s.repo, s.target, s.settings))
 }
 
@@ -117,7 +117,7 @@ pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
         other => other.to_string(),
     };
     let retrieved = match &p.retrieved {
-        Some(r) => Some(gate::retrieved_of(r).map_err(|e| format!("retrieved: {e}"))?),
+        Some(r) => Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?),
         None => None,
     };
     let retrieval = match (&retrieved, p.no_retrieval) {
@@ -157,7 +157,7 @@ pub fn check_docs(root: &Path, p: CheckDocs) -> Result<String, String> {
                 repo: Some(root.to_path_buf()),
                 ..AuditOptions::default()
             };
-            audit::run(&opts).map_err(|e| e.to_string())?
+            audit::run(&opts).map_err(|e| crate::error::chain(&e))?
         }
     };
     Ok(bounded(findings(&report), "findings"))

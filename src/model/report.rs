@@ -34,17 +34,42 @@ pub struct Summary {
     pub by_severity: BTreeMap<&'static str, usize>,
 }
 
+/// Why reports cannot be merged: each names the reports (by their labels) and what differs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    #[error("no report to merge")]
+    Nothing,
+    /// Two reports of different runs: what differs (revisions, repositories, settings, shard
+    /// counts) and the two values.
+    #[error("{first} and {other} are of different {what}: {a} and {b}")]
+    Differ {
+        first: String,
+        other: String,
+        what: &'static str,
+        a: String,
+        b: String,
+    },
+    #[error("{0} and {1} are the same shard {2}/{3}")]
+    SameShard(String, String, u32, u32),
+    #[error("{0} and {1} both audited {2}: shards hold disjoint docs")]
+    SameDoc(String, String, String),
+}
+
 /// The reports to merge are shards of one run: same revision, repository, settings and shard
 /// count; no shard twice; no doc in two of them.
-fn check_shards(reports: &[(String, Report)]) -> Result<(), String> {
+fn check_shards(reports: &[(String, Report)]) -> Result<(), MergeError> {
     let Some((first_name, first)) = reports.first() else {
         return Ok(());
     };
     let mut seen_docs: BTreeMap<&str, &str> = BTreeMap::new();
     let mut seen_shards: BTreeMap<u32, &str> = BTreeMap::new();
     for (name, r) in reports {
-        let differ = |what: &str, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| {
-            format!("{first_name} and {name} are of different {what}: {a:?} and {b:?}")
+        let differ = |what, a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| MergeError::Differ {
+            first: first_name.clone(),
+            other: name.clone(),
+            what,
+            a: format!("{a:?}"),
+            b: format!("{b:?}"),
         };
         if r.revision != first.revision {
             return Err(differ("revisions", &first.revision, &r.revision));
@@ -53,28 +78,26 @@ fn check_shards(reports: &[(String, Report)]) -> Result<(), String> {
             return Err(differ("repositories", &first.web_url, &r.web_url));
         }
         if r.settings != first.settings {
-            return Err(differ(
-                "settings (configuration)",
-                &first.settings,
-                &r.settings,
-            ));
+            let what = "settings (configuration)";
+            return Err(differ(what, &first.settings, &r.settings));
         }
         if r.shard.map(|s| s.1) != first.shard.map(|s| s.1) {
             return Err(differ("shard counts", &first.shard, &r.shard));
         }
         if let Some((index, count)) = r.shard {
             if let Some(other) = seen_shards.insert(index, name) {
-                return Err(format!(
-                    "{other} and {name} are the same shard {index}/{count}"
+                return Err(MergeError::SameShard(
+                    other.into(),
+                    name.clone(),
+                    index,
+                    count,
                 ));
             }
         }
         for d in &r.docs {
             if let Some(other) = seen_docs.insert(&d.doc.name, name) {
-                return Err(format!(
-                    "{other} and {name} both audited {}: shards hold disjoint docs",
-                    d.doc.name
-                ));
+                let doc = d.doc.name.clone();
+                return Err(MergeError::SameDoc(other.into(), name.clone(), doc));
             }
         }
     }
@@ -209,10 +232,10 @@ impl Report {
     /// sorted as one audit sorts them, counts added up and recomputed. Reports of different
     /// revisions, repositories, settings or shard counts, a shard given twice, and a doc in two
     /// reports are errors naming the reports.
-    pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
+    pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, MergeError> {
         check_shards(&reports)?;
         let mut reports = reports.into_iter().map(|(_, r)| r);
-        let mut out = reports.next().ok_or("no report to merge")?;
+        let mut out = reports.next().ok_or(MergeError::Nothing)?;
         for r in reports {
             out.web_url = out.web_url.or(r.web_url);
             out.summary.docs += r.summary.docs;

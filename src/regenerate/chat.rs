@@ -51,15 +51,30 @@ pub struct CallError {
     pub endpoint: bool,
 }
 
+/// Why no model can be asked at all (the run fails before any work, naming `--llm`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("`{0}` is not a URL: no scheme")]
+    NoScheme(String),
+    #[error("`{url}`: the scheme must be http or https, not {scheme}")]
+    Scheme { url: String, scheme: String },
+    #[error("`{0}` names no host")]
+    NoHost(String),
+    /// The HTTP client could not be built (its TLS backend), as the client said.
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+    #[error("citegate was built without the `llm` feature: no model can be asked")]
+    NotBuilt,
+}
+
 /// Check an `--llm` URL before any work: an absolute `http` or `https` URL with a host.
-pub fn check_url(url: &str) -> Result<(), String> {
+pub fn check_url(url: &str) -> Result<(), ModelError> {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Err(format!("`{url}` is not a URL: no scheme"));
+        return Err(ModelError::NoScheme(url.to_string()));
     };
     if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
-        return Err(format!(
-            "`{url}`: the scheme must be http or https, not {scheme}"
-        ));
+        let (url, scheme) = (url.to_string(), scheme.to_string());
+        return Err(ModelError::Scheme { url, scheme });
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
@@ -68,7 +83,7 @@ pub fn check_url(url: &str) -> Result<(), String> {
         None => host.split(':').next().unwrap_or(""),
     };
     if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("`{url}` names no host"));
+        return Err(ModelError::NoHost(url.to_string()));
     }
     Ok(())
 }
@@ -129,14 +144,9 @@ mod tests {
         assert!(check_url("http://127.0.0.1:11434/v1").is_ok());
         assert!(check_url("https://api.example.com").is_ok());
         assert!(check_url("http://[::1]:8080/v1").is_ok());
-        assert!(check_url("file:///etc/passwd")
-            .unwrap_err()
-            .contains("scheme must be"));
-        assert!(check_url("http:///v1")
-            .unwrap_err()
-            .contains("names no host"));
-        assert!(check_url("localhost:8080")
-            .unwrap_err()
-            .contains("not a URL"));
+        let err = |url: &str| check_url(url).unwrap_err().to_string();
+        assert!(err("file:///etc/passwd").contains("scheme must be"));
+        assert!(err("http:///v1").contains("names no host"));
+        assert!(err("localhost:8080").contains("not a URL"));
     }
 }

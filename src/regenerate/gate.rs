@@ -323,21 +323,6 @@ fn violation(f: &Finding) -> Violation {
     }
 }
 
-/// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,
-/// `start`/`end`; other fields such as `text` are ignored), or an object holding one under
-/// `retrieved` or `chunks`. `Err` names the first entry that cannot be read.
-pub fn retrieved_of(value: &Value) -> Result<Vec<Retrieved>, String> {
-    let items = match value {
-        Value::Array(items) => items,
-        Value::Object(o) => match o.get("retrieved").or_else(|| o.get("chunks")) {
-            Some(Value::Array(items)) => items,
-            _ => return Err("expected a list of chunks, or `retrieved: [...]`".into()),
-        },
-        _ => return Err("expected a list of chunks".into()),
-    };
-    crate::answer::payload(items)
-}
-
 /// The refusal of an answer: no summary and no citations (`{summary, citations}`), or no claims,
 /// each old claim listed in `open_questions` (`{summary, claims}`); `refuse` with the reason
 /// and what was searched; the old text under `kept_as` (`stale` for an answer the code moved
@@ -390,7 +375,9 @@ pub fn refusal(
 /// chunks it was checked against), with the violations. `answer` is what was received, read as
 /// a value (`null` when it could not be).
 pub fn refused(answer: &Value, retrieval: Retrieval, violations: &[Violation]) -> Value {
-    let own = answer.get("retrieved").and_then(|r| retrieved_of(r).ok());
+    let own = answer
+        .get("retrieved")
+        .and_then(|r| crate::answer::payload_of(r).ok());
     let searched: Vec<String> = match retrieval {
         Retrieval::Given(r) => r,
         Retrieval::Required | Retrieval::Optional => own.as_deref().unwrap_or_default(),

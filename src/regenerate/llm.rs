@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::chat::{check_url, CallError, ChatModel, LlmOptions, Reply};
+use super::chat::{check_url, CallError, ChatModel, LlmOptions, ModelError, Reply};
 
 /// The environment variable the API key is read from.
 pub const KEY_VARIABLE: &str = "CITEGATE_API_KEY";
@@ -38,13 +38,13 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    pub fn new(opts: &LlmOptions) -> Result<Client, String> {
+    pub fn new(opts: &LlmOptions) -> Result<Client, ModelError> {
         check_url(&opts.url)?;
         let http = reqwest::blocking::Client::builder()
             .timeout(opts.timeout)
             .connect_timeout(opts.timeout)
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+            .map_err(|e| ModelError::Client(e.to_string()))?;
         let key = std::env::var(KEY_VARIABLE).ok().filter(|k| !k.is_empty());
         Ok(Client {
             http,

@@ -47,33 +47,19 @@ pub struct Options {
 }
 
 /// Why a run failed as a whole.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Audit(AuditError),
-    Model(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Audit(e) => write!(f, "{e}"),
-            Error::Model(e) => write!(f, "--llm: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<AuditError> for Error {
-    fn from(e: AuditError) -> Self {
-        Error::Audit(e)
-    }
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    /// The model named by `--llm` cannot be asked.
+    #[error("--llm")]
+    Model(#[source] chat::ModelError),
 }
 
 fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
     AuditError::Repo {
         path: path.to_path_buf(),
-        error: e.message().to_string(),
+        source: e,
     }
 }
 
@@ -183,9 +169,7 @@ fn connect(llm: &chat::LlmOptions) -> Result<Box<dyn chat::ChatModel>, Error> {
     #[cfg(not(feature = "llm"))]
     {
         let _ = llm;
-        Err(Error::Model(
-            "citegate was built without the `llm` feature: no model can be asked".to_string(),
-        ))
+        Err(Error::Model(chat::ModelError::NotBuilt))
     }
 }
 

@@ -225,26 +225,37 @@ struct InFinding {
     fix: Option<Fix>,
 }
 
+/// Why a JSON report cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("not a citegate JSON report")]
+    Json(#[from] serde_json::Error),
+    #[error("report version {0} (this citegate reads {VERSION})")]
+    Version(u32),
+    /// The revision as written, made printable.
+    #[error("revision {0:?} is not a full commit ID")]
+    Revision(String),
+    #[error("shard {0}")]
+    Shard(String),
+    #[error("unknown rule `{0}`")]
+    Rule(String),
+}
+
 /// A JSON report read back (`citegate merge`): what every format renders, without the docs' text.
-pub fn read(text: &str) -> Result<Report, String> {
-    let r: InReport = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn read(text: &str) -> Result<Report, ReadError> {
+    let r: InReport = serde_json::from_str(text)?;
     if r.version != VERSION {
-        return Err(format!(
-            "report version {} (this citegate reads {VERSION})",
-            r.version
-        ));
+        return Err(ReadError::Version(r.version));
     }
     let full_sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
     if !full_sha(&r.revision) {
-        return Err(format!(
-            "revision {:?} is not a full commit ID",
-            crate::report::printable(&r.revision, false)
-        ));
+        let written = crate::report::printable(&r.revision, false);
+        return Err(ReadError::Revision(written.into_owned()));
     }
     let shard = match r.shard.as_deref() {
         None => None,
         Some(s) => {
-            let shard: crate::audit::Shard = s.parse().map_err(|e| format!("shard {e}"))?;
+            let shard: crate::audit::Shard = s.parse().map_err(ReadError::Shard)?;
             Some((shard.index, shard.count))
         }
     };
@@ -276,7 +287,7 @@ pub fn read(text: &str) -> Result<Report, String> {
     }
     let mut findings = Vec::with_capacity(r.findings.len());
     for f in r.findings {
-        let rule = RuleId::from_id(&f.rule).ok_or_else(|| format!("unknown rule `{}`", f.rule))?;
+        let rule = RuleId::from_id(&f.rule).ok_or_else(|| ReadError::Rule(f.rule.clone()))?;
         let doc = doc_of(&f.doc, false, &mut docs);
         let mut finding = Finding::new(rule, doc, Span::default(), f.message);
         finding.severity = f.severity;

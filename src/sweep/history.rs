@@ -4,7 +4,7 @@
 //! findings are new and which were fixed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -117,23 +117,31 @@ pub fn now() -> String {
     humantime::format_rfc3339_seconds(at).to_string()
 }
 
+/// Why a history file cannot be read or written; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("{}", .0.display())]
+    Io(PathBuf, #[source] std::io::Error),
+    #[error("{}: not a regular file of at most {} MiB", .0.display(), MAX_HISTORY_BYTES >> 20)]
+    NotAFile(PathBuf),
+    #[error("{}", .0.display())]
+    Write(PathBuf, #[source] crate::output::OutputError),
+}
+
 /// The runs recorded in `path` (none when it does not exist yet). A line that is not a run is
 /// skipped and named (`FILE:LINE: why`); a file that is not a regular file, or too large, is an
 /// error.
-pub fn read(path: &Path) -> Result<Trend, String> {
-    let fail = |e: String| format!("{}: {e}", path.display());
+pub fn read(path: &Path) -> Result<Trend, HistoryError> {
+    let io = |e| HistoryError::Io(path.to_path_buf(), e);
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Trend::default()),
-        Err(e) => return Err(fail(e.to_string())),
+        Err(e) => return Err(io(e)),
     };
     if !meta.is_file() || meta.len() > MAX_HISTORY_BYTES {
-        return Err(fail(format!(
-            "not a regular file of at most {} MiB",
-            MAX_HISTORY_BYTES >> 20
-        )));
+        return Err(HistoryError::NotAFile(path.to_path_buf()));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let bytes = std::fs::read(path).map_err(io)?;
     let mut trend = Trend::default();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -158,10 +166,12 @@ pub fn read(path: &Path) -> Result<Trend, String> {
 }
 
 /// Append `run` to the file as one line (never through a symbolic link).
-pub fn append(path: &Path, run: &Run) -> Result<(), String> {
-    let mut line = serde_json::to_string(run).map_err(|e| e.to_string())?;
+pub fn append(path: &Path, run: &Run) -> Result<(), HistoryError> {
+    // A run is maps of strings and numbers: it always serialises.
+    let mut line = serde_json::to_string(run).expect("a run serialises");
     line.push('\n');
-    crate::output::append(path, line.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    crate::output::append(path, line.as_bytes())
+        .map_err(|e| HistoryError::Write(path.to_path_buf(), e))
 }
 
 #[cfg(test)]
