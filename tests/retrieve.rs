@@ -168,3 +168,28 @@ fn docs_are_never_retrieved_unless_asked_for() {
         "{found:?}"
     );
 }
+
+#[test]
+fn an_index_built_for_its_queries_ranks_them_as_the_whole_index_does() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let (repo, whole) = index(&fixture);
+    let queries = [
+        query("loadConfig path"),
+        query("get entry key"),
+        Query {
+            literals: vec!["read_to_string".into()],
+            ..with_docs("config file")
+        },
+    ];
+    let terms: Vec<String> = queries.iter().map(Query::terms).collect();
+    let vocabulary = terms.iter().flat_map(|t| t.split(' ')).collect();
+    let only = Index::for_terms(&repo, whole.commit, &vocabulary).unwrap();
+    for q in &queries {
+        let (a, b) = (whole.search(q, 10), only.search(q, 10));
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{q:?}");
+    }
+    // A token outside the vocabulary has no postings there.
+    assert!(only.search(&query("unrelated"), 10).is_empty());
+    assert!(!whole.search(&query("unrelated"), 10).is_empty());
+}

@@ -114,7 +114,10 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     // retrieved) or a paragraph is to be rewritten.
     let index = match refused.is_empty() && paragraphs.is_empty() {
         true => None,
-        false => Some(Index::at(repo, target).map_err(|e| repo_error(&report.git_dir, e))?),
+        false => Some(
+            index(repo, target, opts, &pending, &refused)
+                .map_err(|e| repo_error(&report.git_dir, e))?,
+        ),
     };
     if let Some(index) = &index {
         let wanted = Wanted {
@@ -220,6 +223,27 @@ struct Wanted<'a> {
 }
 
 /// Retrieve at the target for the pending answers `which` (their own docs left out).
+/// The retrieval index: offline, every query is known before the first search (those of the
+/// refused answers), so only their tokens' postings are built; a model or a paragraph rewrite
+/// searches for what it cannot know yet, so with `--llm` the index is whole.
+fn index(
+    repo: &CodeRepo,
+    target: Oid,
+    opts: &Options,
+    pending: &[answer::Pending],
+    refused: &[usize],
+) -> Result<Index, git2::Error> {
+    if opts.llm.is_some() {
+        return Index::at(repo, target);
+    }
+    let none = Enclosing(Default::default());
+    let terms: Vec<String> = (refused.iter())
+        .map(|&i| query(&pending[i], &none).terms())
+        .collect();
+    let vocabulary = terms.iter().flat_map(|t| t.split(' ')).collect();
+    Index::for_terms(repo, target, &vocabulary)
+}
+
 fn retrieve(
     repo: &CodeRepo,
     git: &git2::Repository,

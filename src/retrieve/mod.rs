@@ -2,11 +2,11 @@
 //! identifier-aware [`tokens`], boosted by the paths and symbols a query names. The index is built
 //! once per tree and cached on disk under the repository's Git folder ([`cache`]).
 
+pub mod bm25;
 pub mod cache;
 pub mod chunk;
 pub mod tokens;
 
-use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use git2::Oid;
 use rayon::prelude::*;
 
@@ -38,6 +38,19 @@ pub struct Query {
     pub docs: bool,
 }
 
+impl Query {
+    /// The tokens the query is scored by, joined by spaces: its text's, and its literals' twice.
+    pub fn terms(&self) -> String {
+        let mut terms = tokens::tokens(&self.text);
+        for literal in &self.literals {
+            let t = tokens::tokens(literal);
+            terms.extend(t.iter().cloned());
+            terms.extend(t);
+        }
+        terms.join(" ")
+    }
+}
+
 /// A ranked chunk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -46,34 +59,38 @@ pub struct Hit {
     pub score: f32,
 }
 
-/// Chunks are indexed by their tokens written out with spaces (the cached form): the embedder
-/// only splits them again.
-#[derive(Debug, Default, Clone, Copy)]
-struct Spaced;
-
-impl Tokenizer for Spaced {
-    fn tokenize(&self, input_text: &str) -> Vec<String> {
-        input_text
-            .split(' ')
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-            .collect()
-    }
-}
-
 /// The retrieval index of one tree.
 pub struct Index {
     /// The commit it was asked for, and its tree (what the index is keyed by).
     pub commit: Oid,
     pub tree: Oid,
     pub chunks: Vec<Chunk>,
-    embedder: Embedder<u32, Spaced>,
-    scorer: Scorer<u32>,
+    /// The chunks' BM25 index, over their tokens as cached (written out with spaces).
+    bm25: bm25::Bm25,
 }
 
 impl Index {
     /// The index of `commit`'s tree: read from the cache, else built (and cached).
     pub fn at(repo: &CodeRepo, commit: Oid) -> Result<Index, git2::Error> {
+        Index::load(repo, commit, None)
+    }
+
+    /// The index of `commit`'s tree for a run that knows its queries before it searches
+    /// (offline `regenerate`): the same hits for queries whose [`Query::terms`] are all in
+    /// `vocabulary`, the postings of no other token built.
+    pub fn for_terms(
+        repo: &CodeRepo,
+        commit: Oid,
+        vocabulary: &std::collections::HashSet<&str>,
+    ) -> Result<Index, git2::Error> {
+        Index::load(repo, commit, Some(vocabulary))
+    }
+
+    fn load(
+        repo: &CodeRepo,
+        commit: Oid,
+        vocabulary: Option<&std::collections::HashSet<&str>>,
+    ) -> Result<Index, git2::Error> {
         let git = repo.open()?;
         let tree = git.find_commit(commit)?.tree_id();
         let files = repo.paths_at(&git, commit);
@@ -87,60 +104,37 @@ impl Index {
                 entries
             }
         };
-        Ok(Index::new(commit, tree, entries))
+        let terms: Vec<&str> = entries.iter().map(|e| e.terms.as_str()).collect();
+        let bm25 = match vocabulary {
+            Some(v) => bm25::Bm25::for_vocabulary(&terms, v),
+            None => bm25::Bm25::new(&terms),
+        };
+        Ok(Index::new(commit, tree, entries, bm25))
     }
 
-    fn new(commit: Oid, tree: Oid, entries: Vec<cache::Entry>) -> Index {
-        // The average chunk length in tokens, as `bm25` fits it to a corpus (the same value),
-        // counted in parallel without making a string per token.
-        let embedder = match entries.is_empty() {
-            true => EmbedderBuilder::<u32, Spaced>::with_tokenizer_and_fit_to_corpus(Spaced, &[]),
-            false => {
-                let total: u64 = (entries.par_iter())
-                    .map(|e| e.terms.split(' ').filter(|t| !t.is_empty()).count() as u64)
-                    .sum();
-                let avgdl = (total as f64 / entries.len() as f64) as f32;
-                EmbedderBuilder::<u32, Spaced>::with_avgdl(avgdl)
-            }
-        }
-        .build();
-        // Embedding is per chunk and in parallel; the scorer's inverted index is filled in order.
-        let embeddings: Vec<_> = entries
-            .par_iter()
-            .map(|e| embedder.embed(&e.terms))
-            .collect();
-        let mut scorer = Scorer::new();
-        for (i, embedding) in embeddings.into_iter().enumerate() {
-            scorer.upsert(&(i as u32), embedding);
-        }
+    fn new(commit: Oid, tree: Oid, entries: Vec<cache::Entry>, bm25: bm25::Bm25) -> Index {
         let chunks = entries.into_iter().map(|e| e.chunk).collect();
         Index {
             commit,
             tree,
             chunks,
-            embedder,
-            scorer,
+            bm25,
         }
     }
 
     /// The `k` best chunks for `query`, best first (ties in chunk order: path, then line).
     pub fn search(&self, query: &Query, k: usize) -> Vec<Hit> {
-        let mut terms = tokens::tokens(&query.text);
-        for literal in &query.literals {
-            let t = tokens::tokens(literal);
-            terms.extend(t.iter().cloned());
-            terms.extend(t);
-        }
-        let embedding = self.embedder.embed(&terms.join(" "));
+        let terms = query.terms();
         let mut hits: Vec<Hit> = self
-            .scorer
-            .matches(&embedding)
+            .bm25
+            .scores(terms.split(' '))
             .into_iter()
-            .filter(|m| query.docs || !self.chunks[m.id as usize].doc)
-            .filter(|m| !query.exclude.contains(&self.chunks[m.id as usize].path))
-            .map(|m| {
-                let chunk = &self.chunks[m.id as usize];
-                let mut score = m.score;
+            .map(|(id, score)| (id as usize, score))
+            .filter(|&(id, _)| query.docs || !self.chunks[id].doc)
+            .filter(|&(id, _)| !query.exclude.contains(&self.chunks[id].path))
+            .map(|(id, score)| {
+                let chunk = &self.chunks[id];
+                let mut score = score;
                 if query.paths.contains(&chunk.path) {
                     score *= PATH_BOOST;
                 }
@@ -151,10 +145,7 @@ impl Index {
                 {
                     score *= SYMBOL_BOOST;
                 }
-                Hit {
-                    chunk: m.id as usize,
-                    score,
-                }
+                Hit { chunk: id, score }
             })
             .filter(|h| h.score > 0.0)
             .collect();
