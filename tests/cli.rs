@@ -7,7 +7,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn example() -> (tempfile::TempDir, PathBuf) {
@@ -21,11 +20,7 @@ fn example() -> (tempfile::TempDir, PathBuf) {
     (dir, repo)
 }
 
-fn citegate(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("citegate").unwrap();
-    cmd.current_dir(dir).env("NO_COLOR", "1");
-    cmd
-}
+use common::command as citegate;
 
 fn json(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -3,9 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use assert_cmd::Command;
+use common::citegate;
 
 const SPEC: &str = "@@@ remote origin https://github.com/acme/f
 @@@ commit v1 first
@@ -38,15 +36,6 @@ fn bee() {}
 fn twice() {}
 fn twice() {}
 ";
-
-fn citegate(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("citegate")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 #[test]
 fn fixes_keep_every_byte_outside_their_spans_and_converge() {

@@ -1,6 +1,8 @@
 //! `--shard I/N` and `merge`: the shards never overlap, their union is the whole run, and the merged
 //! report equals the unsharded one in every format that `merge` renders.
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -23,12 +25,7 @@ fn spec() -> String {
 }
 
 fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = common::citegate(dir, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code() != Some(2), "{args:?}: {stderr}");
     (

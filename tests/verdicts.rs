@@ -52,9 +52,7 @@ fn stdout(out: &std::process::Output) -> String {
 /// Whether `citegate gate` passes each line of `answers/a.jsonl`, as written now.
 fn gate_passes(dir: &std::path::Path) -> Vec<bool> {
     let text = std::fs::read_to_string(dir.join("answers/a.jsonl")).unwrap();
-    let out = assert_cmd::Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(dir)
+    let out = common::command(dir)
         .args(["gate", "--jsonl"])
         .write_stdin(text)
         .output()

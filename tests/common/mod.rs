@@ -20,14 +20,17 @@ pub fn fixture_spec(case: &str) -> String {
     spec
 }
 
+/// The `citegate` binary, to be run in `dir` (colours off), for a test to add its arguments and
+/// its standard input.
+pub fn command(dir: &std::path::Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("citegate").unwrap();
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    cmd
+}
+
 /// `citegate ARGS` run in `dir`.
 pub fn citegate(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    assert_cmd::Command::cargo_bin("citegate")
-        .unwrap()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    command(dir).args(args).output().unwrap()
 }
 
 /// Write `text` at `path` under `dir`, making its folders.
