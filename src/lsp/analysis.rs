@@ -23,7 +23,7 @@ pub struct Analysis {
 }
 
 /// The kind of the action that applies every safe fix of a doc.
-pub fn fix_all_kind() -> CodeActionKind {
+pub(super) fn fix_all_kind() -> CodeActionKind {
     CodeActionKind::new("source.fixAll.citegate")
 }
 
@@ -281,7 +281,7 @@ fn fenced(text: &str, language: &str) -> String {
     format!("{fence}{language}\n{text}\n{fence}")
 }
 
-pub fn diagnostic(f: &Finding, range: Range) -> Diagnostic {
+pub(super) fn diagnostic(f: &Finding, range: Range) -> Diagnostic {
     let severity = match f.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
@@ -301,7 +301,7 @@ pub fn diagnostic(f: &Finding, range: Range) -> Diagnostic {
     }
 }
 
-pub fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
+pub(super) fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
     WorkspaceEdit {
         changes: Some([(uri.clone(), edits)].into_iter().collect()),
         ..WorkspaceEdit::default()

@@ -12,7 +12,7 @@ use crate::model::{Applicability, LineRange, PinSource};
 
 /// One lens above each cited span of `path` (repository-relative): "cited by N docs", the
 /// whole file's at its first line.
-pub fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
+pub(super) fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
     let mut by_span: BTreeMap<Option<LineRange>, BTreeSet<&str>> = BTreeMap::new();
     for d in &index.docs {
         for c in &d.extracted.citations {
@@ -59,7 +59,7 @@ fn renamed(renames: &[(String, String)], path: &str) -> Option<String> {
 /// The edits, by doc, that make every citation of a renamed file cite it under its new name,
 /// in the citation's own syntax. Citations pinned to a commit (their own pin or their doc's)
 /// are left alone: at that commit the file still has its old name.
-pub fn rename_edits(
+pub(super) fn rename_edits(
     index: &Index,
     renames: &[(String, String)],
     encoding: Encoding,

@@ -22,7 +22,7 @@ use super::state::{failure, State};
 use super::text::{path_uri, uri_path, Positions};
 use crate::audit::{self, AuditOptions};
 
-pub fn respond(state: &State, request: Request) -> Response {
+pub(super) fn respond(state: &State, request: Request) -> Response {
     let id = request.id.clone();
     let method = request.method.clone();
     match catch_unwind(AssertUnwindSafe(|| answer(state, request))) {

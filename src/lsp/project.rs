@@ -35,12 +35,12 @@ fn stamp(path: &Path) -> Stamp {
 }
 
 /// The docs of a repository with their citations, read and extracted (open buffers as edited).
-pub struct Index {
+pub(super) struct Index {
     pub docs: Vec<AuditedDoc>,
     pub snapshot: Arc<Snapshot>,
 }
 
-pub struct Project {
+pub(super) struct Project {
     /// The work tree's root.
     pub root: PathBuf,
     current: Mutex<Option<Arc<Snapshot>>>,
@@ -48,7 +48,7 @@ pub struct Project {
 }
 
 impl Project {
-    pub fn new(root: PathBuf) -> Project {
+    pub(super) fn new(root: PathBuf) -> Project {
         Project {
             root,
             current: Mutex::new(None),
@@ -59,7 +59,7 @@ impl Project {
     /// The settings and target as of now: the last ones while the configuration file and the
     /// target's commit are unchanged, else read again. An error (a broken configuration, a
     /// target that does not resolve) is the command line's message.
-    pub fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
+    pub(super) fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
         let config = stamp(&self.root.join(config::FILE_NAME));
         let mut current = self.current.lock().expect("snapshot lock");
         if let Some(s) = current.as_ref() {
@@ -95,14 +95,19 @@ impl Project {
     }
 
     /// Whether the configuration audits the doc at `path` (its include and exclude globs).
-    pub fn wants(&self, snapshot: &Snapshot, path: &Path) -> bool {
+    pub(super) fn wants(&self, snapshot: &Snapshot, path: &Path) -> bool {
         let name = load::doc_name(&snapshot.repo, path);
         snapshot.settings.config.wants_doc(&name)
     }
 
     /// Check a doc's text as if it were the file at `path`: the audit's findings, spans,
     /// severities and messages, implied pins included.
-    pub fn check(snapshot: Arc<Snapshot>, path: &Path, kind: DocKind, text: String) -> Checked {
+    pub(super) fn check(
+        snapshot: Arc<Snapshot>,
+        path: &Path,
+        kind: DocKind,
+        text: String,
+    ) -> Checked {
         let s = &snapshot;
         let doc = load::from_text(path, kind, text, &s.repo, &s.ctx, &s.settings.config);
         let report = audit::check_docs(&s.repo, s.target, vec![doc], &s.settings);
@@ -111,7 +116,10 @@ impl Project {
 
     /// Every doc of the repository with its citations (`open`: the buffers, by path, that stand
     /// for their files), built once until a doc or the configuration changes.
-    pub fn index(&self, open: &HashMap<PathBuf, (DocKind, String)>) -> Result<Arc<Index>, String> {
+    pub(super) fn index(
+        &self,
+        open: &HashMap<PathBuf, (DocKind, String)>,
+    ) -> Result<Arc<Index>, String> {
         if let Some(index) = self.index.lock().expect("index lock").clone() {
             return Ok(index);
         }
@@ -142,7 +150,7 @@ impl Project {
     }
 
     /// A doc changed: the index is built again when next asked for.
-    pub fn forget_index(&self) {
+    pub(super) fn forget_index(&self) {
         *self.index.lock().expect("index lock") = None;
     }
 }

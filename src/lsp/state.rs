@@ -16,14 +16,14 @@ use crate::model::DocKind;
 
 /// An open doc: its buffer as last sent.
 #[derive(Clone)]
-pub struct Open {
+pub(super) struct Open {
     pub version: i32,
     pub path: PathBuf,
     pub kind: DocKind,
     pub text: Arc<String>,
 }
 
-pub struct State {
+pub(super) struct State {
     pub sender: crossbeam_channel::Sender<Message>,
     pub encoding: Encoding,
     /// Publish diagnostics (the client does not pull them).
@@ -37,7 +37,7 @@ pub struct State {
 }
 
 /// Why a doc has no analysis.
-pub enum Unchecked {
+pub(super) enum Unchecked {
     /// Not a doc citegate reads (not open, not Markdown or JSON, outside any repository, or
     /// left out by the configuration).
     NotADoc,
@@ -47,7 +47,7 @@ pub enum Unchecked {
 }
 
 impl State {
-    pub fn new(
+    pub(super) fn new(
         sender: crossbeam_channel::Sender<Message>,
         encoding: Encoding,
         push: bool,
@@ -65,13 +65,13 @@ impl State {
         }
     }
 
-    pub fn open(&self, uri: &Uri) -> Option<Open> {
+    pub(super) fn open(&self, uri: &Uri) -> Option<Open> {
         let docs = self.docs.lock().expect("docs lock");
         docs.get(uri.as_str()).map(|(_, open)| open.clone())
     }
 
     /// Every open doc, by URI (sorted, for a deterministic order).
-    pub fn open_docs(&self) -> Vec<(Uri, Open)> {
+    pub(super) fn open_docs(&self) -> Vec<(Uri, Open)> {
         let docs = self.docs.lock().expect("docs lock");
         let mut out: Vec<(Uri, Open)> = docs.values().cloned().collect();
         out.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
@@ -79,7 +79,7 @@ impl State {
     }
 
     /// A doc's new text. Returns whether it is a doc citegate reads (Markdown, JSON).
-    pub fn set_text(&self, uri: &Uri, version: i32, text: String) -> bool {
+    pub(super) fn set_text(&self, uri: &Uri, version: i32, text: String) -> bool {
         let Some(path) = uri_path(uri) else {
             return false;
         };
@@ -102,7 +102,7 @@ impl State {
         true
     }
 
-    pub fn close(&self, uri: &Uri) {
+    pub(super) fn close(&self, uri: &Uri) {
         let closed = self.docs.lock().expect("docs lock").remove(uri.as_str());
         if let Some((_, open)) = closed {
             if let Some(project) = self.project_of(&open.path) {
@@ -116,7 +116,7 @@ impl State {
     }
 
     /// The project (repository work tree) holding `path`: the nearest folder up with a `.git`.
-    pub fn project_of(&self, path: &Path) -> Option<Arc<Project>> {
+    pub(super) fn project_of(&self, path: &Path) -> Option<Arc<Project>> {
         let root = path.ancestors().skip(1).find(|d| d.join(".git").exists())?;
         let mut projects = self.projects.lock().expect("projects lock");
         let project = projects
@@ -126,7 +126,7 @@ impl State {
     }
 
     /// Every project met so far.
-    pub fn projects(&self) -> Vec<Arc<Project>> {
+    pub(super) fn projects(&self) -> Vec<Arc<Project>> {
         let projects = self.projects.lock().expect("projects lock");
         let mut out: Vec<Arc<Project>> = projects.values().cloned().collect();
         out.sort_by(|a, b| a.root.cmp(&b.root));
@@ -134,7 +134,7 @@ impl State {
     }
 
     /// The open buffers of docs, by path, standing for their files.
-    pub fn buffers(&self) -> HashMap<PathBuf, (DocKind, String)> {
+    pub(super) fn buffers(&self) -> HashMap<PathBuf, (DocKind, String)> {
         let docs = self.docs.lock().expect("docs lock");
         docs.values()
             .map(|(_, o)| (o.path.clone(), (o.kind, o.text.to_string())))
@@ -143,7 +143,7 @@ impl State {
 
     /// The check of an open doc's current text: the last one when its version is the same,
     /// else a new one (kept when the doc has not changed meanwhile).
-    pub fn analysis(&self, uri: &Uri) -> Result<Arc<Analysis>, Unchecked> {
+    pub(super) fn analysis(&self, uri: &Uri) -> Result<Arc<Analysis>, Unchecked> {
         let open = self.open(uri).ok_or(Unchecked::NotADoc)?;
         let project = self.project_of(&open.path).ok_or(Unchecked::NotADoc)?;
         let snapshot = project.snapshot().map_err(Unchecked::Failed)?;
@@ -176,7 +176,7 @@ impl State {
 
     /// An open doc's diagnostics now: its findings, or one error saying why it could not be
     /// checked (never none in silence).
-    pub fn diagnostics(&self, uri: &Uri) -> (Option<i32>, Vec<Diagnostic>) {
+    pub(super) fn diagnostics(&self, uri: &Uri) -> (Option<i32>, Vec<Diagnostic>) {
         match self.analysis(uri) {
             Ok(a) => (a.version, a.diagnostics(self.encoding)),
             Err(Unchecked::NotADoc) => (None, Vec::new()),
@@ -189,7 +189,7 @@ impl State {
 
     /// Check an open doc and publish its diagnostics, unless it changed while it was checked
     /// (the newer text is checked next).
-    pub fn publish(&self, uri: &Uri) {
+    pub(super) fn publish(&self, uri: &Uri) {
         let Some(open) = self.open(uri) else {
             return;
         };
@@ -199,7 +199,12 @@ impl State {
         }
     }
 
-    pub fn publish_these(&self, uri: &Uri, version: Option<i32>, diagnostics: Vec<Diagnostic>) {
+    pub(super) fn publish_these(
+        &self,
+        uri: &Uri,
+        version: Option<i32>,
+        diagnostics: Vec<Diagnostic>,
+    ) {
         let params = PublishDiagnosticsParams {
             uri: uri.clone(),
             diagnostics,
@@ -208,20 +213,20 @@ impl State {
         self.notify("textDocument/publishDiagnostics", params);
     }
 
-    pub fn notify(&self, method: &str, params: impl serde::Serialize) {
+    pub(super) fn notify(&self, method: &str, params: impl serde::Serialize) {
         let n = Notification::new(method.to_string(), params);
         let _ = self.sender.send(Message::Notification(n));
     }
 
     /// A request to the client (its answer is not waited for).
-    pub fn ask(&self, method: &str, params: impl serde::Serialize) {
+    pub(super) fn ask(&self, method: &str, params: impl serde::Serialize) {
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let r = Request::new(id, method.to_string(), params);
         let _ = self.sender.send(Message::Request(r));
     }
 
     /// Every analysis is stale (the configuration or the code changed).
-    pub fn forget_analyses(&self) {
+    pub(super) fn forget_analyses(&self) {
         self.analyses.lock().expect("analyses lock").clear();
         for project in self.projects() {
             project.forget_index();
@@ -230,7 +235,7 @@ impl State {
 }
 
 /// The one diagnostic of a doc that could not be checked.
-pub fn failure(message: String) -> Diagnostic {
+pub(super) fn failure(message: String) -> Diagnostic {
     Diagnostic {
         range: Range::new(Position::new(0, 0), Position::new(0, 0)),
         severity: Some(DiagnosticSeverity::ERROR),

@@ -109,7 +109,7 @@ fn bounded(mut value: Value, list: &str) -> String {
     }
 }
 
-pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
+pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
     let (repo, target, settings) = open(root, p.revision.as_deref())?;
     let gate = Gate::new(&repo, target, &settings);
     let text = match p.answer {
@@ -141,7 +141,7 @@ pub fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
     Ok(bounded(out, "violations"))
 }
 
-pub fn check_docs(root: &Path, p: CheckDocs) -> Result<String, String> {
+pub(super) fn check_docs(root: &Path, p: CheckDocs) -> Result<String, String> {
     let report = match (&p.text, &p.path) {
         (Some(text), Some(path)) => in_memory(root, &inside(path)?, text)?,
         (Some(_), None) => return Err("`text` needs the `path` it stands at".into()),
@@ -208,7 +208,7 @@ fn findings(report: &Report) -> Value {
     })
 }
 
-pub fn cite(root: &Path, p: Cite) -> Result<String, String> {
+pub(super) fn cite(root: &Path, p: Cite) -> Result<String, String> {
     let (repo, target, _) = open(root, p.revision.as_deref())?;
     let git = repo.open().map_err(|e| e.message().to_string())?;
     match (&p.quote, &p.path, p.start_line) {
@@ -269,7 +269,7 @@ fn find_quote(
     Ok(bounded(out, "places"))
 }
 
-pub fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
+pub(super) fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
     if p.question.trim().is_empty() {
         return Err("the question is empty".into());
     }

@@ -19,7 +19,7 @@ const HEIGHT: f64 = 180.0;
 const PAD: f64 = 36.0;
 
 /// The chart of `points` (oldest first), or nothing with fewer than two.
-pub fn trend(points: &[Point]) -> Option<Markup> {
+pub(super) fn trend(points: &[Point]) -> Option<Markup> {
     if points.len() < 2 {
         return None;
     }
