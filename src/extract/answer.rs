@@ -1,7 +1,7 @@
 //! AI answer files: a `.json` file with one answer or an array of answers, or `.jsonl` with one per
-//! line. Both seed schemas are read: `{summary, citations: [{path, startLine, endLine, quote}],
-//! refuse?}` and `{summary, claims: [{text, path, start_line, end_line}], open_questions}`, with an
-//! optional top-level `revision` pin and `retrieved` payload.
+//! line. Both seed schemas are read, with their optional top-level `revision` pin and `retrieved`
+//! payload; their keys and aliases are the answer contract's ([`crate::answer`]). Each answer
+//! keeps its units: its claims and the citation objects each rests on, by citation ID.
 
 use std::sync::LazyLock;
 

@@ -33,7 +33,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    /// The first of `keys` present (`startLine` or `start_line`).
+    /// The first of `keys` present (a key and its aliases).
     pub fn get_any(&self, keys: &[&str]) -> Option<&Node<'a>> {
         keys.iter().find_map(|k| self.get(k))
     }

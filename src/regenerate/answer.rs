@@ -119,6 +119,37 @@ impl Pending<'_> {
     }
 }
 
+/// One answer's work item: the answer to re-ground and, once decided, its new JSON and what
+/// happened to it (one outcome per answer, or per claim). Each stage (offline, retrieval, the
+/// model) updates the item itself: no list of results kept beside the list of answers.
+pub struct Work<'r> {
+    pub pending: Pending<'r>,
+    pub value: Value,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl<'r> Work<'r> {
+    /// The answer, decided offline.
+    pub fn new(ctx: &Ctx, pending: Pending<'r>) -> Work<'r> {
+        let (value, outcomes) = regenerate(ctx, &pending);
+        Work {
+            pending,
+            value,
+            outcomes,
+        }
+    }
+
+    /// Decide again (after retrieval: a refusal says what was searched).
+    pub fn redo(&mut self, ctx: &Ctx) {
+        (self.value, self.outcomes) = regenerate(ctx, &self.pending);
+    }
+
+    /// Whether any of its outcomes is a refusal.
+    pub fn refused(&self) -> bool {
+        self.outcomes.iter().any(|o| o.outcome == Kind::Refused)
+    }
+}
+
 /// The re-grounded answer and what happened to it (one outcome per answer, or per claim).
 pub fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
     match p.units.first() {

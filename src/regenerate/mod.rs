@@ -101,12 +101,11 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         located: &located,
     };
     // Offline first, with nothing retrieved: what moves needs no index.
-    let mut results: Vec<(Value, Vec<Outcome>)> = pending
-        .iter()
-        .map(|p| answer::regenerate(&ctx, p))
+    let mut work: Vec<answer::Work> = (pending.into_iter())
+        .map(|p| answer::Work::new(&ctx, p))
         .collect();
-    let refused: Vec<usize> = (results.iter().enumerate())
-        .filter(|(_, (_, outcomes))| outcomes.iter().any(|o| o.outcome == Kind::Refused))
+    let refused: Vec<usize> = (work.iter().enumerate())
+        .filter(|(_, w)| w.refused())
         .map(|(i, _)| i)
         .collect();
     // The retrieval index (every file of the tree read and cut) is read or built only when
@@ -115,7 +114,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     let index = match refused.is_empty() && paragraphs.is_empty() {
         true => None,
         false => Some(
-            index(repo, target, opts, &pending, &refused)
+            index(repo, target, opts, &work, &refused)
                 .map_err(|e| repo_error(&report.git_dir, e))?,
         ),
     };
@@ -127,9 +126,9 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         };
         // Only the refused need it: what was searched for their refusal, or the question to a
         // model.
-        retrieve(repo, &git, index, &wanted, &mut pending, &refused);
+        retrieve(repo, &git, index, &wanted, &mut work, &refused);
         for &i in &refused {
-            results[i] = answer::regenerate(&ctx, &pending[i]);
+            work[i].redo(&ctx);
         }
     }
     let mut endpoint_failure = None;
@@ -137,8 +136,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         (Some(llm), Some(index)) => {
             let client = connect(llm)?;
             let client = client.as_ref();
-            let mut spent =
-                model::stage(client, &ctx, index, &pending, &mut results, llm.concurrency);
+            let mut spent = model::stage(client, &ctx, index, &mut work, llm.concurrency);
             let (rewrites, more) = paragraph::stage(
                 client,
                 &ctx,
@@ -158,7 +156,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     outcomes.extend(unwritable);
     let (md_docs, md_outcomes) = markdown::docs(&report, &relocated, &rewrites);
     outcomes.extend(md_outcomes);
-    let mut run = assemble(&report, &pending, results, md_docs, spent, outcomes);
+    let mut run = assemble(&report, work, md_docs, spent, outcomes);
     run.endpoint_failure = endpoint_failure;
     Ok(run)
 }
@@ -180,16 +178,15 @@ fn connect(llm: &chat::LlmOptions) -> Result<Box<dyn chat::ChatModel>, Error> {
 /// the docs it changes (by name), counts and traces.
 fn assemble(
     report: &Report,
-    pending: &[answer::Pending],
-    results: Vec<(Value, Vec<Outcome>)>,
+    work: Vec<answer::Work>,
     mut md_docs: Vec<Rewritten>,
     mut spent: model::Spent,
     mut outcomes: Vec<Outcome>,
 ) -> Regenerated {
     let mut edits = Vec::new();
-    for (p, (value, mut o)) in pending.iter().zip(results) {
-        outcomes.append(&mut o);
-        edits.push((p.doc, p.span, value));
+    for mut w in work {
+        outcomes.append(&mut w.outcomes);
+        edits.push((w.pending.doc, w.pending.span, w.value));
     }
     let mut changed = render::json_docs(report, edits);
     changed.append(&mut md_docs);
@@ -222,7 +219,6 @@ struct Wanted<'a> {
     top_k: usize,
 }
 
-/// Retrieve at the target for the pending answers `which` (their own docs left out).
 /// The retrieval index: offline, every query is known before the first search (those of the
 /// refused answers), so only their tokens' postings are built; a model or a paragraph rewrite
 /// searches for what it cannot know yet, so with `--llm` the index is whole.
@@ -230,7 +226,7 @@ fn index(
     repo: &CodeRepo,
     target: Oid,
     opts: &Options,
-    pending: &[answer::Pending],
+    work: &[answer::Work],
     refused: &[usize],
 ) -> Result<Index, git2::Error> {
     if opts.llm.is_some() {
@@ -238,24 +234,25 @@ fn index(
     }
     let none = Enclosing(Default::default());
     let terms: Vec<String> = (refused.iter())
-        .map(|&i| query(&pending[i], &none).terms())
+        .map(|&i| query(&work[i].pending, &none).terms())
         .collect();
     let vocabulary = terms.iter().flat_map(|t| t.split(' ')).collect();
     Index::for_terms(repo, target, &vocabulary)
 }
 
+/// Retrieve at the target for the answers `which` (their own docs left out).
 fn retrieve(
     repo: &CodeRepo,
     git: &git2::Repository,
     index: &Index,
     wanted: &Wanted,
-    pending: &mut [answer::Pending],
+    work: &mut [answer::Work],
     which: &[usize],
 ) {
     let top_k = wanted.top_k;
-    let names = Enclosing::of(repo, git, index, which.iter().map(|&i| &pending[i]));
+    let names = Enclosing::of(repo, git, index, which.iter().map(|&i| &work[i].pending));
     for &i in which {
-        let p = &mut pending[i];
+        let p = &mut work[i].pending;
         let mut query = query(p, &names);
         query.exclude = wanted.exclude.clone();
         query.docs = wanted.docs;

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::answer::{Ctx, Pending};
+use super::answer::{Ctx, Pending, Work};
 use super::chat::{CallError, ChatModel};
 use super::gate::{self, Violation};
 use super::outcome::{Kind, Outcome};
@@ -182,15 +182,12 @@ pub fn stage(
     client: &dyn ChatModel,
     ctx: &Ctx,
     index: &Index,
-    pending: &[Pending],
-    results: &mut [(Value, Vec<Outcome>)],
+    work: &mut [Work],
     concurrency: usize,
 ) -> Spent {
-    let asks: Vec<usize> = (0..pending.len())
-        .filter(|&i| results[i].1.iter().any(|o| o.outcome == Kind::Refused))
-        .collect();
+    let asks: Vec<usize> = (0..work.len()).filter(|&i| work[i].refused()).collect();
     let ask_one = |&i: &usize| {
-        let p = &pending[i];
+        let p = &work[i].pending;
         let mut q = Question {
             doc: p.name.clone(),
             subject: trace::Subject::Answer,
@@ -208,21 +205,18 @@ pub fn stage(
     let mut spent = Spent::default();
     for (i, a) in asked {
         spent.charge(&a);
+        let w = &mut work[i];
         if let Some(reply) = &a.answer {
-            merge(ctx, &pending[i], reply, &mut results[i]);
+            merge(ctx, &w.pending, reply, (&mut w.value, &mut w.outcomes));
         } else {
-            for o in results[i]
-                .1
-                .iter_mut()
-                .filter(|o| o.outcome == Kind::Refused)
-            {
+            for o in w.outcomes.iter_mut().filter(|o| o.outcome == Kind::Refused) {
                 o.reason = Some("no_span_in_retrieval".into());
                 o.violations = last_violations(&a.record);
                 if let Some(e) = &a.record.error {
                     o.why = Some(format!("the model gave no answer: {e}"));
                 }
             }
-            retitle(&mut results[i].0);
+            retitle(&mut w.value);
         }
         spent.records.push(a.record);
     }
@@ -255,7 +249,7 @@ fn retitle(value: &mut Value) {
 /// and citations; a `{summary, claims}` answer keeps its grounded claims and gains the reply's
 /// claims and open questions (its ungrounded claims stay in `open_questions`). The merged answer
 /// is gated once more; if it fails, the offline result stands.
-fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome>)) {
+fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Outcome>)) {
     let contract = prompt::Contract::of(&p.value);
     let (merged, cited) = match contract {
         prompt::Contract::Citations => {
@@ -309,10 +303,10 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: &mut (Value, Vec<Outcome
     o.model = true;
     o.citations = cited.iter().map(crate::answer::cited).collect();
     match contract {
-        prompt::Contract::Citations => result.1 = vec![o],
+        prompt::Contract::Citations => *result.1 = vec![o],
         _ => result.1.push(o),
     }
-    result.0 = merged;
+    *result.0 = merged;
 }
 
 fn reply_list(reply: &Value, key: &str) -> Vec<Value> {
