@@ -173,11 +173,11 @@ pub fn docs(
         })
         .collect();
     let mut outcomes = Vec::new();
+    // One outcome per citation (by its ID); a finding about no citation (a literal) by place.
     let mut seen = HashSet::new();
     for f in &report.findings {
-        if !is_md(f.doc)
-            || !gate::wrong(f.rule, f.severity)
-            || !seen.insert((f.doc, f.span, f.lines))
+        let place = f.cite.is_none().then_some((f.span, f.lines));
+        if !is_md(f.doc) || !gate::wrong(f.rule, f.severity) || !seen.insert((f.doc, f.cite, place))
         {
             continue;
         }
