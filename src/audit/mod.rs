@@ -124,7 +124,7 @@ where
     let (repo, target) = (repo, *target);
     let repo_error = |e: git2::Error| AuditError::Repo {
         path: repo.git_dir.clone(),
-        source: e,
+        source: e.into(),
     };
     // Include and exclude globs are written from the repository root, where the file is.
     let wanted = |p: &std::path::Path| {

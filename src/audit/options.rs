@@ -102,7 +102,7 @@ pub enum AuditError {
     Repo {
         path: PathBuf,
         #[source]
-        source: git2::Error,
+        source: crate::error::GitError,
     },
     /// A revision option that names no usable commit: the option (`--target`, `--since`,
     /// `--worktree`), what was given, why, and what to do about it (a shallow clone).

@@ -28,7 +28,7 @@ impl Session {
         let start = opts.repo.clone().unwrap_or_else(|| PathBuf::from("."));
         let repo = CodeRepo::discover(&start).map_err(|e| AuditError::Repo {
             path: start.clone(),
-            source: e,
+            source: e.into(),
         })?;
         let settings = Settings::resolve(opts, &repo)?;
         let target = resolve_target(&repo, opts, &settings)?;
@@ -64,7 +64,7 @@ fn resolve_target(
 ) -> Result<Oid, AuditError> {
     let git = repo.open().map_err(|e| AuditError::Repo {
         path: repo.git_dir.clone(),
-        source: e,
+        source: e.into(),
     })?;
     if opts.worktree {
         return repo.snapshot_worktree(&git).map_err(|e| AuditError::Rev {

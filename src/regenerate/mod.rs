@@ -59,7 +59,7 @@ pub enum Error {
 fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
     AuditError::Repo {
         path: path.to_path_buf(),
-        source: e,
+        source: e.into(),
     }
 }
 
