@@ -44,7 +44,8 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
     run_in(&Session::open(opts)?, opts)
 }
 
-/// Run an audit in a session already open (`regenerate` audits, then gates, in one).
+/// Run an audit in a session already open (`regenerate` audits, then gates, in one); `opts`
+/// selects the docs and the run's options, the session is what `opts` opened.
 pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditError> {
     with_docs(session, opts, |loaded| {
         let Loaded {
@@ -106,8 +107,8 @@ pub struct Loaded<'a> {
     pub selection: Option<Vec<Vec<Reason>>>,
 }
 
-/// Open the repository, resolve the settings and the target, load the docs (only those a change
-/// can affect, with `--since`) and hand them to `then`, inside the run's thread pool.
+/// Load the docs of `session`'s repository that `opts` selects (only those a change can affect,
+/// with `--since`) and hand them to `then`, inside the run's thread pool.
 fn with_docs<T>(
     session: &Session,
     opts: &AuditOptions,
