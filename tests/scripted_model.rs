@@ -46,15 +46,17 @@ fn question() -> Question {
     }
 }
 
+/// The fixture and the session a gate is built from (the fixture lives as long as the test).
+fn session() -> (Fixture, audit::Session) {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let session = audit::Session::at(fixture.path(), None, None).unwrap();
+    (fixture, session)
+}
+
 #[test]
 fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
-    let fixture = Fixture::build(SPEC).unwrap();
-    let audit::Session {
-        repo,
-        target,
-        settings,
-    } = audit::Session::at(fixture.path(), None, None).unwrap();
-    let gate = Gate::new(&repo, target, &settings);
+    let (_fixture, s) = session();
+    let gate = Gate::new(&s.repo, s.target, &s.settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(GROUNDED)]);
     let asked = ask(&model, &gate, &question());
     assert_eq!(asked.record.outcome, "regrounded");
@@ -87,13 +89,8 @@ fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
 
 #[test]
 fn two_failing_replies_are_refused_and_a_transport_error_is_an_error() {
-    let fixture = Fixture::build(SPEC).unwrap();
-    let audit::Session {
-        repo,
-        target,
-        settings,
-    } = audit::Session::at(fixture.path(), None, None).unwrap();
-    let gate = Gate::new(&repo, target, &settings);
+    let (_fixture, s) = session();
+    let gate = Gate::new(&s.repo, s.target, &s.settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(INVENTED)]);
     let asked = ask(&model, &gate, &question());
     assert_eq!(asked.record.outcome, "refused");

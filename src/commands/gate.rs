@@ -92,5 +92,7 @@ pub fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Ret
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
-    citegate::answer::payload_of(&value).map_err(|e| format!("{}: {e}", path.display()))
+    // An entry's path is the payload writer's: shown without terminal controls.
+    citegate::answer::payload_of(&value)
+        .map_err(|e| format!("{}: {}", path.display(), printable(&e.to_string(), false)))
 }

@@ -135,7 +135,7 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
             Err(audit::AuditError::Repo { .. }) => continue,
             Err(e) => {
                 if let Some(uri) = path_uri(&root.join(crate::config::FILE_NAME)) {
-                    add(uri, None, vec![failure(e.to_string())]);
+                    add(uri, None, vec![failure(crate::error::chain(&e))]);
                 }
                 continue;
             }
