@@ -12,6 +12,7 @@ pub mod plan;
 pub mod progress;
 pub mod session;
 pub mod settings;
+pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -142,9 +143,7 @@ where
     if let Some(shard) = opts.shard {
         files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
     }
-    let mut ctx = settings.extract_context(repo);
-    ctx.repo_ids
-        .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
+    let ctx = settings.extract_context(repo);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.jobs {
         pool = pool.num_threads(jobs(n)?);
@@ -229,7 +228,21 @@ fn since_change(
 
 /// Check docs held in memory against `target`: the whole audit after loading. Findings of rules
 /// that are off for a doc are never made; the rest get the severity the settings give them.
+/// Every fix is re-checked before it is kept ([`verify`]).
 pub fn check_docs(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    settings: &Settings,
+) -> Report {
+    let mut report = check_unverified(repo, target, docs, settings);
+    let recheck = |docs: Vec<AuditedDoc>, s: &Settings| check_unverified(repo, target, docs, s);
+    verify::fixes(repo, settings, &mut report, &recheck);
+    report
+}
+
+/// [`check_docs`] without re-checking the fixes.
+fn check_unverified(
     repo: &CodeRepo,
     target: Oid,
     mut docs: Vec<AuditedDoc>,

@@ -26,6 +26,8 @@ pub struct Settings {
     /// Search the other files of the tree for a quote found nowhere in its own file, to name
     /// where it is in the help. Help only: no verdict depends on it (the gate turns it off).
     pub quote_hints: bool,
+    /// `--repo-url`'s identity (`github.com/o/r`): its permalinks cite this repository too.
+    pub repo_url_id: Option<String>,
     pub progress: ProgressSink,
 }
 
@@ -37,6 +39,7 @@ impl Default for Settings {
             max_span_lines: DEFAULT_MAX_SPAN_LINES,
             history: true,
             quote_hints: true,
+            repo_url_id: None,
             progress: ProgressSink::default(),
         }
     }
@@ -59,6 +62,7 @@ impl Settings {
                 .unwrap_or(DEFAULT_MAX_SPAN_LINES),
             history: opts.history,
             quote_hints: true,
+            repo_url_id: opts.repo_url.as_deref().and_then(crate::forge::repo_id),
             progress: opts.progress.clone(),
             config,
         })
@@ -66,8 +70,10 @@ impl Settings {
 
     /// What extraction needs to know of `repo` under these settings.
     pub fn extract_context(&self, repo: &CodeRepo) -> ExtractContext {
+        let mut repo_ids = repo.ids.clone();
+        repo_ids.extend(self.repo_url_id.clone());
         ExtractContext {
-            repo_ids: repo.ids.clone(),
+            repo_ids,
             workdir: repo.workdir.clone(),
             patterns: self.config.patterns.clone(),
         }
