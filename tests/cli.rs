@@ -113,6 +113,34 @@ fn json_report_carries_fixes_with_their_byte_range() {
 }
 
 #[test]
+fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
+    let (_d, repo) = example();
+    let fixed = citegate(&repo).arg("fix").output().unwrap();
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&fixed.stdout).starts_with("0 citations fixed"),
+        "the example has fixes to make"
+    );
+    let again = citegate(&repo).args(["fix", "--diff"]).output().unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    assert!(
+        again.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+}
+
+#[test]
 fn other_json_is_counted_as_skipped() {
     let (_d, repo) = example();
     let out = citegate(&repo)
