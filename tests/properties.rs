@@ -210,7 +210,7 @@ proptest! {
         let session = citegate::audit::Session::open(&opts).unwrap();
         let audit = || citegate::audit::run_in(&session, &opts).unwrap();
         let before = audit();
-        let plan = fix::plan_to_fixpoint(&session, &before, false);
+        let plan = citegate::audit::fixpoint::plan(&session, &before, false);
         prop_assume!(!plan.docs.is_empty());
         for doc_fix in &plan.docs {
             let doc = &before.docs[doc_fix.doc].doc;

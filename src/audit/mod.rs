@@ -4,6 +4,7 @@
 //! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
 
 pub mod dump;
+pub mod fixpoint;
 pub mod history;
 pub mod load;
 pub mod options;

@@ -13,7 +13,7 @@ pub fn fix_command(args: FixArgs) -> ExitCode {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let plan = fix::plan_to_fixpoint(&session, &report, args.repin);
+    let plan = citegate::audit::fixpoint::plan(&session, &report, args.repin);
     let mut out = String::new();
     let mut failed = false;
     let mut fixed = 0;

@@ -2,11 +2,9 @@
 //! their findings) and [`mod@apply`] applies a report's fixes to the docs (above the audit).
 
 pub mod apply;
-pub mod converge;
 pub mod edit;
 
 pub use apply::{
     apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, Plan,
 };
-pub use converge::plan_to_fixpoint;
 pub use edit::{build, Relocation};

@@ -4,18 +4,18 @@
 //! was re-checked by the audit that offered it ([`crate::audit::verify`]); a second `citegate
 //! fix` then has nothing to do.
 
-use crate::audit::{self, load, Session, Settings};
+use super::settings::Settings;
+use super::{check_docs, load, Session};
+use crate::fix::{self, DocFix, Plan};
 use crate::model::Report;
-
-use super::apply::{plan, DocFix, Plan};
 
 /// Plans after the first, at most.
 pub const ROUNDS: usize = 3;
 
-/// [`plan`] of `report` (audited in `session`), carried to its fixpoint: the text each doc ends
+/// [`crate::fix::plan`] of `report` (audited in `session`), carried to its fixpoint: the text each doc ends
 /// with, how many citations and pins moved in all, and the edits held back in the first round.
-pub fn plan_to_fixpoint(session: &Session, report: &Report, opt_in: bool) -> Plan {
-    let mut first = plan(report, opt_in);
+pub fn plan(session: &Session, report: &Report, opt_in: bool) -> Plan {
+    let mut first = fix::plan(report, opt_in);
     let settings = Settings {
         progress: Default::default(),
         ..session.settings.clone()
@@ -34,8 +34,8 @@ pub fn plan_to_fixpoint(session: &Session, report: &Report, opt_in: bool) -> Pla
                 )
             })
             .collect();
-        let again = audit::check_docs(&session.repo, session.target, docs, &settings);
-        let next = plan(&again, opt_in);
+        let again = check_docs(&session.repo, session.target, docs, &settings);
+        let next = fix::plan(&again, opt_in);
         if next.docs.is_empty() {
             break;
         }
