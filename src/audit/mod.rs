@@ -266,6 +266,9 @@ fn check_unverified(
     for (i, d) in docs.iter().enumerate() {
         rules.on_doc(i, d, &mut findings);
     }
+    for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
+        rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
+    }
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
     findings.extend(plan.findings);
     settings
