@@ -1,6 +1,8 @@
 //! `citegate lsp` driven over stdio by a real LSP client nobody here wrote: pytest-lsp (pygls,
 //! installed by `.ci/run`), running `tests/lsp/test_lsp.py` against a fixture repository whose
-//! guide has an invented, a stale and a moved citation. The CLI's output is the oracle there.
+//! guide has an invented, a stale and a moved citation, and whose `follow.md` cites code that
+//! then moved, changed, went or was renamed (go to definition and lenses follow the content).
+//! The CLI's output and `git show` are the oracles there.
 #![cfg(feature = "lsp")]
 
 use std::process::Command;
@@ -27,6 +29,41 @@ The getter is src/cache.rs:3-5.
 Invented: src/nowhere.rs:3.
 
 The old helper is src/old.rs:1.
+@@@ file src/shop.rs
+pub fn total(items: &[u32]) -> u32 {
+    items.iter().sum()
+}
+@@@ file src/price.rs
+pub fn price() -> u32 {
+    10
+}
+@@@ file src/legacy.rs
+// Legacy pricing.
+pub fn legacy() -> u32 {
+    7
+}
+@@@ file src/util.rs
+pub fn half(x: u32) -> u32 {
+    x / 2
+}
+@@@ file src/tax.rs
+pub fn tax(x: u32) -> u32 {
+    x / 5
+}
+@@@ file docs/follow.md
+# Following the content
+
+The total is src/shop.rs:1-3.
+
+The price is src/price.rs:1-3.
+
+The legacy price is src/legacy.rs:2-4.
+
+Halving is src/util.rs:1-3.
+
+Tax is src/tax.rs:1-3.
+
+Nothing is at src/util.rs:40.
 @@@ commit v2 the code moves under the guide
 @@@ file src/cache.rs
 // Cache settings.
@@ -35,6 +72,22 @@ pub const TTL_SECONDS: u64 = 30;
 
 pub fn ttl() -> u64 {
     TTL_SECONDS * 2
+}
+@@@ file src/shop.rs
+// Totals.
+// Summed in cents.
+pub fn total(items: &[u32]) -> u32 {
+    items.iter().sum()
+}
+@@@ file src/price.rs
+pub fn price() -> u32 {
+    12
+}
+@@@ delete src/legacy.rs
+@@@ delete src/tax.rs
+@@@ file src/vat.rs
+pub fn tax(x: u32) -> u32 {
+    x / 5
 }
 @@@ file answers/a.json
 {\"summary\": \"The TTL lives in src/ttl.rs.\", \"citations\": [{\"path\": \"src/ttl.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"TTL\"}]}
@@ -61,7 +114,7 @@ fn a_real_lsp_client_sees_the_cli_verdicts() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Every test ran: none skipped or deselected.
-    assert!(stdout.contains("10 passed"), "{stdout}");
+    assert!(stdout.contains("13 passed"), "{stdout}");
 }
 
 /// The server in this process over an in-memory connection: the handlers without a subprocess.

@@ -10,7 +10,9 @@
 mod analysis;
 mod code;
 mod handlers;
+mod place;
 mod project;
+mod revision;
 mod state;
 pub mod text;
 

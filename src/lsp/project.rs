@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use git2::Oid;
@@ -34,10 +34,51 @@ fn stamp(path: &Path) -> Stamp {
     Some((meta.len(), meta.modified().ok()))
 }
 
-/// The docs of a repository with their citations, read and extracted (open buffers as edited).
+/// The docs of a repository with their citations, read and extracted (open buffers as edited),
+/// and, once asked for, their audit.
 pub(super) struct Index {
     pub docs: Vec<AuditedDoc>,
     pub snapshot: Arc<Snapshot>,
+    root: PathBuf,
+    open: HashMap<PathBuf, (DocKind, String)>,
+    audit: OnceLock<Result<Report, String>>,
+}
+
+impl Index {
+    /// Every doc checked as `citegate audit` checks it (open buffers as edited), against the
+    /// index's snapshot: where each citation's content is now. Run once per index, the first
+    /// time it is asked for (lenses; renames need only the citations), and forgotten with it.
+    pub(super) fn audit(&self) -> Result<&Report, String> {
+        let report = self.audit.get_or_init(|| {
+            let s = &self.snapshot;
+            let docs = load(&self.root, s, &self.open)?;
+            Ok(audit::check_docs(&s.repo, s.target, docs, &s.settings))
+        });
+        report.as_ref().map_err(Clone::clone)
+    }
+}
+
+/// The docs of the repository at `root`, read and extracted; `open`: the buffers, by path, that
+/// stand for their files.
+fn load(
+    root: &Path,
+    s: &Snapshot,
+    open: &HashMap<PathBuf, (DocKind, String)>,
+) -> Result<Vec<AuditedDoc>, String> {
+    let opts = AuditOptions {
+        paths: vec![root.to_path_buf()],
+        repo: Some(root.to_path_buf()),
+        ..AuditOptions::default()
+    };
+    let (mut docs, _) = audit::load_docs(&opts).map_err(|e| crate::error::chain(&e))?;
+    for d in &mut docs {
+        if let Some((kind, text)) = open.get(&d.doc.fs_path) {
+            let path = d.doc.fs_path.clone();
+            let text = text.clone();
+            *d = load::from_text(&path, *kind, text, &s.repo, &s.ctx, &s.settings.config);
+        }
+    }
+    Ok(docs)
 }
 
 pub(super) struct Project {
@@ -124,27 +165,14 @@ impl Project {
             return Ok(index);
         }
         let snapshot = self.snapshot()?;
-        let opts = AuditOptions {
-            paths: vec![self.root.clone()],
-            repo: Some(self.root.clone()),
-            ..AuditOptions::default()
-        };
-        let (mut docs, _) = audit::load_docs(&opts).map_err(|e| crate::error::chain(&e))?;
-        let s = &snapshot;
-        for d in &mut docs {
-            if let Some((kind, text)) = open.get(&d.doc.fs_path) {
-                let path = d.doc.fs_path.clone();
-                *d = load::from_text(
-                    &path,
-                    *kind,
-                    text.clone(),
-                    &s.repo,
-                    &s.ctx,
-                    &s.settings.config,
-                );
-            }
-        }
-        let index = Arc::new(Index { docs, snapshot });
+        let docs = load(&self.root, &snapshot, open)?;
+        let index = Arc::new(Index {
+            docs,
+            snapshot,
+            root: self.root.clone(),
+            open: open.clone(),
+            audit: OnceLock::new(),
+        });
         *self.index.lock().expect("index lock") = Some(index.clone());
         Ok(index)
     }
