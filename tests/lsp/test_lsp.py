@@ -194,8 +194,8 @@ async def test_definition_opens_the_cited_lines(push):
     assert found.range.start.line == 0
 
 
-def git(*args):
-    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+def git(*args, cwd=REPO):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
                           check=True).stdout
 
 
@@ -203,10 +203,10 @@ def local(uri):
     return pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(uri).path))
 
 
-async def definition_in(client, sentence):
+async def definition_in(client, sentence, doc=FOLLOW):
     """Go to definition on the citation of a sentence of docs/follow.md."""
-    uri = open_doc(client, FOLLOW)
-    line = FOLLOW.read_text().split("\n").index(sentence)
+    uri = open_doc(client, doc)
+    line = doc.read_text().split("\n").index(sentence)
     return await client.text_document_definition_async(types.DefinitionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(line=line, character=sentence.index("src/") + 3)))
@@ -249,6 +249,24 @@ async def test_definition_of_changed_or_deleted_content_opens_the_written_revisi
     again = await definition_in(push, "The price is src/price.rs:1-3.")
     assert local(again.uri) == copy.parent.parent / "src" / "price.rs"
     assert "    10" in local(again.uri).read_text()
+
+
+@pytest.mark.asyncio
+async def test_definition_reads_the_target_where_the_work_tree_differs(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    shop = copy / "src" / "shop.rs"
+    shop.write_text("// A line not committed yet.\n" + shop.read_text())
+    follow = copy / "docs" / "follow.md"
+    found = await definition_in(push, "The total is src/shop.rs:1-3.", doc=follow)
+    head = git("rev-parse", "HEAD", cwd=copy).strip()
+    # The fix is at the target (HEAD): the work tree's lines 3-5 are not those; the target's are.
+    want = copy / ".git" / "citegate" / "rev" / head / "src" / "shop.rs"
+    assert local(found.uri).resolve() == want.resolve()
+    assert lines(found) == (2, 4)
+    # An unchanged file: the work tree's.
+    holding = await definition_in(push, "Halving is src/util.rs:1-3.", doc=follow)
+    assert local(holding.uri).resolve() == (copy / "src" / "util.rs").resolve()
 
 
 @pytest.mark.asyncio
