@@ -246,6 +246,30 @@ mod in_process {
     }
 
     #[test]
+    fn a_copy_at_a_revision_under_the_git_folder_is_no_doc() {
+        let fixture = Fixture::build(super::SPEC).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        let guide = std::fs::read_to_string(root.join("docs/guide.md")).unwrap();
+        // Where go to definition writes a doc's content at a revision.
+        let copy = root.join(".git/citegate/rev/0123/docs/guide.md");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, &guide).unwrap();
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        let pull = |client: &mut Client, uri: &str| {
+            let params = json!({"textDocument": {"uri": uri}});
+            client.request("textDocument/diagnostic", params)["items"].clone()
+        };
+        let uri = format!("file://{}", copy.display());
+        open(&client, &uri, 1, &guide);
+        assert_eq!(pull(&mut client, &uri), json!([]));
+        // The same text as the work tree's doc is checked.
+        let uri = format!("file://{}", root.join("docs/guide.md").display());
+        open(&client, &uri, 1, &guide);
+        assert_eq!(pull(&mut client, &uri).as_array().unwrap().len(), 3);
+        client.stop();
+    }
+
+    #[test]
     fn a_doc_outside_any_repository_and_unknown_requests_are_answered() {
         let dir = tempfile::tempdir().unwrap();
         let doc = dir.path().canonicalize().unwrap().join("notes.md");
