@@ -64,6 +64,8 @@ Halving is src/util.rs:1-3.
 Tax is src/tax.rs:1-3.
 
 Nothing is at src/util.rs:40.
+
+The whole [shop](../src/shop.rs).
 @@@ commit v2 the code moves under the guide
 @@@ file src/cache.rs
 // Cache settings.

@@ -266,8 +266,11 @@ impl Analysis {
         }
         if let Some(now) = place::at_target(report, cite, s.target) {
             // Found where it is cited. Unless those lines read otherwise where the citation was
-            // written (its rule turned off), open them at the target.
+            // written (its rule turned off), open them at the target; a whole file is the file.
             let same = |w: &Place| {
+                if w.lines.is_none() {
+                    return true;
+                }
                 let read = |p: &Place| {
                     let text = revision::text_at(&s.repo, p.rev, &p.path)?;
                     lines_of(&text, p.lines).map(str::to_string)
@@ -297,13 +300,13 @@ fn lines_of(text: &str, lines: Option<LineRange>) -> Option<&str> {
     Some(index.slice(text, r.start as usize, r.end as usize))
 }
 
-/// A location at `place`: in the work tree when its file there holds the same lines, else in a
-/// read-only copy of the file at the place's revision.
+/// A location at `place`: in the work tree when its file there holds the same lines (for a whole
+/// file, when it is there), else in a read-only copy of the file at the place's revision.
 fn open(repo: &crate::resolve::CodeRepo, place: &Place) -> Option<Location> {
     let text = revision::text_at(repo, place.rev, &place.path)?;
     let cited = lines_of(&text, place.lines)?;
     let in_work_tree = revision::work_text(repo, &place.path)
-        .is_some_and(|work| lines_of(&work, place.lines) == Some(cited));
+        .is_some_and(|work| place.lines.is_none() || lines_of(&work, place.lines) == Some(cited));
     let file = match in_work_tree {
         true => repo.workdir.as_ref()?.join(&place.path),
         false => revision::written(repo, place.rev, &place.path, &text).ok()?,

@@ -267,6 +267,10 @@ async def test_definition_reads_the_target_where_the_work_tree_differs(push, tmp
     # An unchanged file: the work tree's.
     holding = await definition_in(push, "Halving is src/util.rs:1-3.", doc=follow)
     assert local(holding.uri).resolve() == (copy / "src" / "util.rs").resolve()
+    # A whole file: the work tree's, edited or not.
+    whole = await definition_in(push, "The whole [shop](../src/shop.rs).", doc=follow)
+    assert local(whole.uri).resolve() == shop.resolve()
+    assert lines(whole) == (0, 0)
 
 
 @pytest.mark.asyncio
@@ -305,7 +309,8 @@ async def lenses_of(client, path):
 async def test_code_lenses_stand_where_the_cited_content_is_now(push):
     follow = ("docs/follow.md",)
     # Moved two lines down: the lens is on the new lines.
-    assert await lenses_of(push, REPO / "src" / "shop.rs") == [(2, "lines 3-5 cited by 1 doc", follow)]
+    assert await lenses_of(push, REPO / "src" / "shop.rs") == [
+        (0, "this file cited by 1 doc", follow), (2, "lines 3-5 cited by 1 doc", follow)]
     # Renamed: the lens is in the new file.
     assert await lenses_of(push, REPO / "src" / "vat.rs") == [(0, "lines 1-3 cited by 1 doc", follow)]
     # Changed: the current lines hold something else; no lens.
