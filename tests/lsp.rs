@@ -116,7 +116,7 @@ fn a_real_lsp_client_sees_the_cli_verdicts() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Every test ran: none skipped or deselected.
-    assert!(stdout.contains("14 passed"), "{stdout}");
+    assert!(stdout.contains("15 passed"), "{stdout}");
 }
 
 /// The server in this process over an in-memory connection: the handlers without a subprocess.

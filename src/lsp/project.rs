@@ -156,15 +156,17 @@ impl Project {
     }
 
     /// Every doc of the repository with its citations (`open`: the buffers, by path, that stand
-    /// for their files), built once until a doc or the configuration changes.
+    /// for their files), built once until a doc, the configuration or the target's commit
+    /// changes (its audit says where cited content is at the target: a commit moves it).
     pub(super) fn index(
         &self,
         open: &HashMap<PathBuf, (DocKind, String)>,
     ) -> Result<Arc<Index>, String> {
-        if let Some(index) = self.index.lock().expect("index lock").clone() {
+        let snapshot = self.snapshot()?;
+        let known = self.index.lock().expect("index lock").clone();
+        if let Some(index) = known.filter(|i| Arc::ptr_eq(&i.snapshot, &snapshot)) {
             return Ok(index);
         }
-        let snapshot = self.snapshot()?;
         let docs = load(&self.root, &snapshot, open)?;
         let index = Arc::new(Index {
             docs,

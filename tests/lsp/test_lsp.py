@@ -217,6 +217,19 @@ def lines(found):
 
 
 @pytest.mark.asyncio
+async def test_code_lenses_follow_a_new_commit(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    shop = copy / "src" / "shop.rs"
+    follow = ("docs/follow.md",)
+    assert (2, "lines 3-5 cited by 1 doc", follow) in await lenses_of(push, shop)
+    shop.write_text("// One more line.\n" + shop.read_text())
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "v3", cwd=copy)
+    # No doc changed and HEAD still names the same branch: the new commit alone moves the lens.
+    assert (3, "lines 4-6 cited by 1 doc", follow) in await lenses_of(push, shop)
+
+
+@pytest.mark.asyncio
 async def test_definition_follows_moved_and_renamed_content_to_the_target(push):
     moved = await definition_in(push, "The total is src/shop.rs:1-3.")
     assert local(moved.uri) == REPO / "src" / "shop.rs"
