@@ -16,9 +16,7 @@ use crate::model::{Applicability, LineRange, PinSource};
 /// content at the target: where a moved or renamed citation's fix re-cites it, never on the
 /// lines a stale or invented citation names (they hold something else now, or nothing).
 pub(super) fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
-    let Ok(report) = index.audit() else {
-        return Vec::new();
-    };
+    let report = index.audit();
     let target = index.snapshot.target;
     let mut by_span: BTreeMap<Option<LineRange>, BTreeSet<&str>> = BTreeMap::new();
     for (doc, d) in report.docs.iter().enumerate() {

@@ -39,22 +39,21 @@ fn stamp(path: &Path) -> Stamp {
 pub(super) struct Index {
     pub docs: Vec<AuditedDoc>,
     pub snapshot: Arc<Snapshot>,
-    root: PathBuf,
-    open: HashMap<PathBuf, (DocKind, String)>,
-    audit: OnceLock<Result<Report, String>>,
+    audit: OnceLock<Report>,
 }
 
 impl Index {
-    /// Every doc checked as `citegate audit` checks it (open buffers as edited), against the
-    /// index's snapshot: where each citation's content is now. Run once per index, the first
-    /// time it is asked for (lenses; renames need only the citations), and forgotten with it.
-    pub(super) fn audit(&self) -> Result<&Report, String> {
-        let report = self.audit.get_or_init(|| {
+    /// The index's docs checked as `citegate audit` checks them, against its snapshot: where
+    /// each citation's content is now. Run once per index, the first time it is asked for
+    /// (lenses; renames need only the citations), and forgotten with it.
+    pub(super) fn audit(&self) -> &Report {
+        self.audit.get_or_init(|| {
             let s = &self.snapshot;
-            let docs = load(&self.root, s, &self.open)?;
-            Ok(audit::check_docs(&s.repo, s.target, docs, &s.settings))
-        });
-        report.as_ref().map_err(Clone::clone)
+            let docs = (self.docs.iter())
+                .map(|d| AuditedDoc::new(d.doc.clone(), d.extracted.clone()))
+                .collect();
+            audit::check_docs(&s.repo, s.target, docs, &s.settings)
+        })
     }
 }
 
@@ -171,8 +170,6 @@ impl Project {
         let index = Arc::new(Index {
             docs,
             snapshot,
-            root: self.root.clone(),
-            open: open.clone(),
             audit: OnceLock::new(),
         });
         *self.index.lock().expect("index lock") = Some(index.clone());
