@@ -18,7 +18,7 @@ pub use citation::{
 pub use doc::{Doc, DocKind};
 pub use extracted::{
     Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, ObjectAt,
-    Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
+    Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
 pub use ids::{AnswerId, CiteId, ClaimId, IndexVec};

@@ -1,9 +1,10 @@
-//! `uncited-claim`: a JSON answer with neither citations nor `refuse`, or a claim without a usable
+//! `uncited-claim`: a JSON answer with neither citations nor a valid `refuse` (a `refuse` that is
+//! not one is `malformed-doc`'s), or a claim without a usable
 //! citation (no path, no line range).
 //!
 //! What it checks, why, and its fix safety: `rules/uncited-claim.yaml` (`citegate explain uncited-claim`).
 
-use crate::model::{Extracted, Finding, Unusable};
+use crate::model::{Extracted, Finding, Refuse, Unusable};
 use crate::registry::RuleId;
 
 pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
@@ -34,13 +35,15 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
         if answer.cited || answer.refused || out.iter().any(|f| f.answer == Some(id)) {
             continue;
         }
-        let mut f = Finding::new(
-            RuleId::UncitedClaim,
-            doc,
-            answer.span,
-            "this answer has neither citations nor a refusal",
-        )
-        .help("an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)");
+        let message = match answer.refuse {
+            Refuse::Absent => "this answer has neither citations nor a refusal",
+            // `malformed-doc` already says its `refuse` is not a refusal: one finding, one cause.
+            Refuse::Invalid => continue,
+            Refuse::Valid => "this refusal also lists citations or claims, and none can be read",
+        };
+        let mut f = Finding::new(RuleId::UncitedClaim, doc, answer.span, message).help(
+            "an answer must cite its evidence or refuse (no_span_in_retrieval, ambiguous, stale_index)",
+        );
         f.answer = Some(id);
         out.push(f);
     }
