@@ -7,7 +7,7 @@ use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
 use crate::extract::ExtractContext;
-use crate::model::AuditedDoc;
+use crate::model::{AuditedDoc, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -27,6 +27,9 @@ pub struct Settings {
     /// where it is in the help. Help only: no verdict depends on it (the gate turns it off).
     pub quote_hints: bool,
     pub progress: ProgressSink,
+    /// The front end the run serves: help names its flags or parameters (no verdict depends on
+    /// it).
+    pub surface: Surface,
 }
 
 impl Default for Settings {
@@ -38,6 +41,7 @@ impl Default for Settings {
             history: true,
             quote_hints: true,
             progress: ProgressSink::default(),
+            surface: Surface::default(),
         }
     }
 }
@@ -60,6 +64,7 @@ impl Settings {
             history: opts.history,
             quote_hints: true,
             progress: opts.progress.clone(),
+            surface: Surface::default(),
             config,
         })
     }

@@ -10,6 +10,7 @@ pub mod hash;
 pub mod ids;
 pub mod report;
 pub mod span;
+pub mod surface;
 
 pub use citation::{
     Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,
@@ -24,3 +25,4 @@ pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
 pub use ids::{AnswerId, CiteId, ClaimId, IndexVec};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};
+pub use surface::Surface;
