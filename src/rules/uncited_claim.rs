@@ -39,6 +39,9 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
             Refuse::Absent => "this answer has neither citations nor a refusal",
             // `malformed-doc` already says its `refuse` is not a refusal: one finding, one cause.
             Refuse::Invalid => continue,
+            // Every listed citation or claim is read as one or reported as unusable, so this is a
+            // guard: evidence the extractor skipped silently must still fail, never pass as a
+            // refusal.
             Refuse::Valid => "this refusal also lists citations or claims, and none can be read",
         };
         let mut f = Finding::new(RuleId::UncitedClaim, doc, answer.span, message).help(
@@ -48,4 +51,48 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
         out.push(f);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Doc, DocKind};
+
+    /// Issue 31: whatever else an answer holds, no finding says it has no refusal when it wrote a
+    /// `refuse`; a valid one next to nothing cited is no finding at all.
+    #[test]
+    fn no_message_denies_a_refusal_the_answer_wrote() {
+        let lists = [
+            r#""citations": []"#,
+            r#""citations": [1]"#,
+            r#""citations": [{}]"#,
+            r#""citations": [{"path": "a.rs", "startLine": 1, "endLine": 1}]"#,
+            r#""claims": []"#,
+            r#""claims": [{"text": "x"}]"#,
+            r#""claims": [{"text": "x", "citations": []}]"#,
+        ];
+        let refuses = [
+            r#"{"reason": "ambiguous"}"#,
+            "{}",
+            "true",
+            r#"{"reason": "nope"}"#,
+        ];
+        for list in lists {
+            for refuse in refuses {
+                let text = format!(r#"{{"summary": "Why I refuse.", {list}, "refuse": {refuse}}}"#);
+                let doc = Doc::new("a.json".into(), "a.json".into(), None, DocKind::Json, text);
+                let findings = check(0, &crate::extract::answer::extract_json(&doc));
+                let said: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
+                assert!(
+                    !said.iter().any(|m| m.contains("nor a refusal")),
+                    "{}: {said:?}",
+                    doc.text
+                );
+                let empty = list.ends_with("[]") && !list.contains("{}");
+                if empty && refuse.contains("ambiguous") {
+                    assert!(said.is_empty(), "{}: {said:?}", doc.text);
+                }
+            }
+        }
+    }
 }
