@@ -236,21 +236,25 @@ pub fn check_docs(
     docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Report {
-    let mut report = check_unverified(repo, target, docs, settings);
-    let recheck = |docs: Vec<AuditedDoc>, s: &Settings| check_unverified(repo, target, docs, s);
+    let mut report = check_unverified(repo, target, docs, settings, HashMap::new());
+    let recheck =
+        |docs: Vec<AuditedDoc>, s: &Settings, kept| check_unverified(repo, target, docs, s, kept);
     verify::fixes(repo, settings, &mut report, &recheck);
     report
 }
 
-/// [`check_docs`] without re-checking the fixes.
+/// [`check_docs`] without re-checking the fixes; `kept`: implied pins that blame does not
+/// decide (a fixed citation re-checked at the revision its fix was found at).
 fn check_unverified(
     repo: &CodeRepo,
     target: Oid,
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
+    kept: HashMap<CiteRef, history::Implied>,
 ) -> Report {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let mut implied = history::implied_when(settings.history, repo, target, &docs);
+    implied.extend(kept);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let implied_pins: BTreeMap<CiteRef, String> = implied
         .iter()
