@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
-use crate::model::{Applicability, Edit, Finding, Fix, PinMove, Report, Span};
+use crate::model::{Applicability, CiteRef, Edit, Finding, Fix, PinMove, Report, Span};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
@@ -142,7 +142,7 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit
 }
 
 /// Drop the edits that touch a line holding a citation which stays failing (no kept edit
-/// covers it) and resolves by the line's history (no pin of its own or of its doc): editing
+/// covers it) and resolves by the line's history (it was checked at its implied pin): editing
 /// the line would make its last commit the new one, and the failing citation would be checked
 /// as if written there, hidden from the next audit. Dropping an edit can leave its own citation
 /// failing, so this runs to a fixpoint. Returns the dropped edits.
@@ -155,7 +155,10 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>
         .findings
         .iter()
         .filter(|f| f.doc == doc && f.rule.says_wrong(f.severity))
-        .filter(|f| f.cite.is_some_and(|i| d.pin_of(i).0.is_none()))
+        .filter(|f| {
+            let implied = |index| report.implied.contains_key(&CiteRef { doc, index });
+            f.cite.is_some_and(implied)
+        })
         .collect();
     let mut dropped = Vec::new();
     loop {
