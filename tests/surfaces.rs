@@ -9,7 +9,8 @@ use std::process::Command;
 use citegate::testing::Fixture;
 
 /// Code that moves and changes after the docs were written: moved citations (safe fixes), a
-/// changed one and an invented path in a wiki page; an answer from a cache (untracked, as an
+/// changed one, an invented path and a move held back (its line holds a changed citation) in a
+/// wiki page; an answer from a cache (untracked, as an
 /// answer leaving an API: checked at the target, as the gate checks it) with a quote at other
 /// lines (a safe fix) and an invented path.
 const SPEC: &str = "@@@ remote origin https://github.com/acme/shop.git
@@ -32,6 +33,8 @@ The TTL is set in src/cache.rs:2, and read in src/cache.rs:4-6.
 The VAT is in src/price.rs:1.
 
 A guess: src/nope.rs:3.
+
+On one line, src/cache.rs:2 and src/price.rs:1: the move is held back.
 @@@ commit v2 the cache moves down, the VAT changes
 @@@ file src/cache.rs
 // The cache.

@@ -144,6 +144,25 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         }
     }
     write_back(report, decided);
+    hold(report);
+}
+
+/// Mark the fixes `citegate fix` holds back (see [`crate::fix::plan`]): no surface offers them,
+/// and their help says why.
+fn hold(report: &mut Report) {
+    let plan = crate::fix::plan(report, false);
+    for (doc, held) in plan.blocked {
+        let Some(fix) = held.fix else { continue };
+        let f = (report.findings.iter_mut()).find(|f| f.doc == doc && f.fix.as_ref() == Some(&fix));
+        if let Some(f) = f {
+            f.held = true;
+            let note = "the fix is held back: a citation on this line stays failing, and editing the line would hide it from the next audit";
+            f.help = Some(match f.help.take() {
+                Some(help) => format!("{help}; {note}"),
+                None => note.to_string(),
+            });
+        }
+    }
 }
 
 /// Every fix of the report, as slots.

@@ -85,7 +85,10 @@ impl Analysis {
         let mut at = self.positions(encoding);
         if wanted(&CodeActionKind::QUICKFIX) {
             for f in self.report().findings.iter() {
-                let Some(fix) = f.safe_fix().filter(|_| meets(f.span.start, f.span.end)) else {
+                let offered = f
+                    .offered_fix()
+                    .filter(|x| x.applicability == crate::model::Applicability::Safe);
+                let Some(fix) = offered.filter(|_| meets(f.span.start, f.span.end)) else {
                     continue;
                 };
                 let diagnostic = diagnostic(f, at.range(f.span.start, f.span.end));

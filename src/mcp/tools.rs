@@ -280,7 +280,7 @@ fn findings(report: &Report) -> Value {
 /// writes it (the bytes it replaces, the same place in 1-based lines and columns counted in
 /// Unicode code points, as a finding's own `line`/`column`, and the text that replaces them).
 fn fix_of(report: &Report, f: &Finding) -> Option<Value> {
-    let fix = f.fix.as_ref()?;
+    let fix = f.offered_fix()?;
     let doc = &report.docs[f.doc].doc;
     let at = |byte| {
         let (line, column) = doc.lines.line_col(&doc.text, byte);

@@ -71,6 +71,9 @@ def test_the_fixture_has_what_the_comparison_needs():
     assert "stale-moved" in rules and "invented-path" in rules and "stale-changed" in rules
     assert any(f.get("fix") for f in report["findings"]), "a finding with a fix"
     assert fixed() != {doc: (REPO / doc).read_text() for doc in DOCS}, "fix changes the docs"
+    held = [f for f in report["findings"] if "the fix is held back" in (f.get("help") or "")]
+    assert [(f["rule"], f["line"], f.get("fix")) for f in held] == [("stale-moved", 9, None)]
+    assert "On one line, src/cache.rs:2 and" in fixed()["docs/wiki.md"]
 
 
 def test_the_json_reports_fixes_applied_as_written_are_what_fix_writes():
