@@ -42,9 +42,19 @@ pub fn implied_pins(
         return Ok(HashMap::new());
     }
     let git = repo.worker();
-    let (here, elsewhere): (Vec<_>, Vec<_>) = by_doc
-        .into_iter()
-        .partition(|(doc, _)| docs[*doc].doc.repo_dir.is_some());
+    // A doc inside a submodule (a wiki kept as one) has its own history, as a doc outside the
+    // repository does: the code repository only records which commit of it is checked out.
+    let submodules = submodule_dirs(&git);
+    let in_submodule = |name: &str| {
+        (submodules.iter()).any(|s| {
+            name.strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
+    };
+    let (here, elsewhere): (Vec<_>, Vec<_>) = by_doc.into_iter().partition(|(doc, _)| {
+        let d = &docs[*doc].doc;
+        d.repo_dir.is_some() && !in_submodule(&d.name)
+    });
     let names: Vec<&str> = here
         .iter()
         .map(|(d, _)| docs[*d].doc.name.as_str())
@@ -251,6 +261,22 @@ fn in_own_repository(
         }
     }
     Ok(out)
+}
+
+/// The folders the index records as submodules (gitlinks), repository-relative. The index is
+/// read only when the work tree has a `.gitmodules` (it is read for every check of an editor's
+/// buffer, and a large repository's index is megabytes).
+fn submodule_dirs(git: &Repository) -> Vec<String> {
+    let listed = git
+        .workdir()
+        .is_some_and(|w| w.join(".gitmodules").is_file());
+    let Some(index) = listed.then(|| git.index().ok()).flatten() else {
+        return Vec::new();
+    };
+    (index.iter())
+        .filter(|e| e.mode == 0o160000)
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .collect()
 }
 
 /// (commit time, commit) along first parents from `target`, newest first.
