@@ -47,7 +47,7 @@ pub struct Resolved {
 /// Resolve every citation of `docs` as the audit would, without reading what it cites.
 pub fn dump(repo: &CodeRepo, target: Oid, mut docs: Vec<AuditedDoc>, settings: &Settings) -> Dump {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let implied = history::implied_when(settings.history, repo, target, &docs, &|_| true);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
     let mut citations = Vec::new();

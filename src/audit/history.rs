@@ -29,11 +29,14 @@ pub fn implied_pins(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
+    wanted: &dyn Fn(CiteRef) -> bool,
 ) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
     let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
     for (doc, d) in docs.iter().enumerate() {
         for (index, _) in d.extracted.citations.enumerated() {
-            if d.pin_of(index).1 == PinSource::Target && d.citation(index).repo_path().is_some() {
+            let unpinned = d.pin_of(index).1 == PinSource::Target;
+            if unpinned && d.citation(index).repo_path().is_some() && wanted(CiteRef { doc, index })
+            {
                 by_doc.entry(doc).or_default().push(CiteRef { doc, index });
             }
         }
@@ -88,16 +91,18 @@ pub fn implied_pins(
 
 /// [`implied_pins`] when history is on (else none); an object it cannot read is recorded in
 /// `repo` (the run then fails naming it) and no citation gets an implied pin.
+/// `wanted`: the citations to find one for (a re-check of fixes looks at the fixed ones only).
 pub fn implied_when(
     history: bool,
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
+    wanted: &dyn Fn(CiteRef) -> bool,
 ) -> HashMap<CiteRef, Implied> {
     if !history {
         return HashMap::new();
     }
-    implied_pins(repo, target, docs).unwrap_or_else(|e| {
+    implied_pins(repo, target, docs, wanted).unwrap_or_else(|e| {
         repo.broken_object(e);
         HashMap::new()
     })
