@@ -3,6 +3,8 @@
 //! that left its file), refused when it changed, gated at the target, nothing lost, and a
 //! re-audit of the output clean.
 
+mod common;
+
 use citegate::audit::{AuditOptions, Shard};
 use citegate::regenerate::{self, Kind, Options};
 use citegate::registry::Family;
@@ -644,4 +646,195 @@ export function first() {
     let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
     let plan = citegate::fix::plan(&report, false);
     assert_eq!(&plan.docs[0].after, after);
+}
+
+/// A fixture for the run's accounting: answers of both schemas (one moved, some refused, one
+/// citing outside the repository, one written with a key twice), a wiki with citations outside
+/// the repository, a blank span and a move on a line that holds a refused citation.
+const ACCOUNTED: &str = r#"@@@ commit v1 code
+@@@ file src/a.rs
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ file src/b.rs
+const B: u32 = 1;
+
+@@@ commit docs written against v1
+@@@ file docs/w.md
+# Wiki
+
+Moved and changed on one line: src/a.rs:1-4 and `const B: u32 = 1;` in src/b.rs:1.
+
+Outside: ../outside.rs:1 and /etc/passwd:1, blank: src/b.rs:2.
+
+Moved alone: src/a.rs:1-4.
+@@@ file docs/a.jsonl
+{"summary": "dup", "summary": "again", "citations": [{"path": "src/a.rs", "startLine": 1, "endLine": 1, "quote": "x"}]}
+{"summary": "unsafe", "citations": [{"path": "../outside.rs", "startLine": 1, "endLine": 1, "quote": "x"}]}
+{"summary": "moved", "citations": [{"path": "src/a.rs", "startLine": 1, "endLine": 4, "quote": "let ttl = 30;"}]}
+{"summary": "s", "claims": [{"text": "a", "path": "src/a.rs", "start_line": 9, "end_line": 9}, {"text": "b", "path": "/etc/x.rs", "start_line": 1, "end_line": 1}], "open_questions": ["Who calls it?"]}
+{"summary": "changed", "citations": [{"path": "src/b.rs", "startLine": 1, "endLine": 1, "quote": "const B: u32 = 1;"}]}
+@@@ commit v2 a.rs moves into c.rs, b.rs changes
+@@@ delete src/a.rs
+@@@ file src/c.rs
+// the loader, moved here
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ file src/b.rs
+const B: u32 = 2;
+
+"#;
+
+/// The JSON report of `citegate ARGS` in `dir`.
+fn json_of(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = common::citegate(dir, args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The refusals written in the JSON answers of `dir/docs/a.jsonl`: `refuse` objects and
+/// `open_questions` entries.
+fn refusals_in(dir: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(dir.join("docs/a.jsonl")).unwrap();
+    let mut n = 0;
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue; // The answer with a key twice is read by no one: left as written.
+        };
+        n += usize::from(v.get("refuse").is_some_and(|r| !r.is_null()));
+        n += v["open_questions"].as_array().map_or(0, Vec::len);
+    }
+    n
+}
+
+/// Issue 31: what `regenerate --format json` counts is what `--write` writes: the refusals
+/// written into the answers are `refusals_written`; the others (a Markdown citation, an answer
+/// that cannot be read) are listed as `left_as_written`, and the docs keep them.
+#[test]
+fn the_counts_are_what_write_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let before = refusals_in(dir.path());
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let counts = &run["counts"];
+    let outcomes = run["outcomes"].as_array().unwrap();
+    let count = |pred: &dyn Fn(&Value) -> bool| outcomes.iter().filter(|o| pred(o)).count();
+    let left = count(&|o| o["outcome"] == "refused" && o["left_as_written"] == true);
+    assert!(
+        left >= 4,
+        "the unreadable answer and the wiki's refusals: {run:#}"
+    );
+    assert_eq!(
+        counts["refused"].as_u64().unwrap() as usize,
+        counts["refusals_written"].as_u64().unwrap() as usize + left,
+        "{run:#}"
+    );
+    let out = common::citegate(dir.path(), &["regenerate", "docs", "--write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = refusals_in(dir.path()) - before;
+    assert_eq!(
+        written,
+        counts["refusals_written"].as_u64().unwrap() as usize
+    );
+    // Two answers refused whole, two claims moved to open_questions.
+    assert_eq!(written, 4, "{run:#}");
+}
+
+/// Issue 31: every error and warning finding of the audit is in exactly one of regenerate's
+/// outcomes (by its fingerprint): re-grounded, refused, or kept saying why. Paths outside the
+/// repository (33 `unsafe-path` findings were in no outcome) are refused and left as written; a
+/// blank span is kept as hygiene.
+#[test]
+fn every_failing_finding_of_the_audit_has_an_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let audit = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let outcomes = run["outcomes"].as_array().unwrap();
+    let of = |fp: &str| -> Vec<&Value> {
+        (outcomes.iter())
+            .filter(|o| (o["findings"].as_array().into_iter().flatten()).any(|x| x == fp))
+            .collect()
+    };
+    let mut rules = std::collections::BTreeSet::new();
+    for f in audit["findings"].as_array().unwrap() {
+        if f["severity"] == "note" {
+            continue;
+        }
+        let fp = f["fingerprint"].as_str().unwrap();
+        let found = of(fp);
+        assert_eq!(found.len(), 1, "{f:#} in {found:#?}");
+        let o = found[0];
+        let rule = f["rule"].as_str().unwrap();
+        rules.insert(rule);
+        match rule {
+            "unsafe-path" | "malformed-doc" => {
+                assert_eq!(o["outcome"], "refused", "{o:#}");
+                if f["doc"] == "docs/w.md" {
+                    assert_eq!(o["line"], f["line"], "{o:#}");
+                    assert_eq!(o["left_as_written"], true, "{o:#}");
+                }
+            }
+            "blank-span" => {
+                assert_eq!(o["outcome"], "kept", "{o:#}");
+                assert_eq!(o["reason"], "hygiene", "{o:#}");
+            }
+            _ => assert_ne!(o["outcome"], "kept", "{o:#}"),
+        }
+    }
+    for rule in [
+        "unsafe-path",
+        "malformed-doc",
+        "blank-span",
+        "stale-changed",
+    ] {
+        assert!(
+            rules.contains(rule),
+            "the fixture has a {rule} finding: {rules:?}"
+        );
+    }
+}
+
+/// Issue 31: a citation `regenerate` refuses keeps its finding after `--write`. The move of
+/// another citation on its line (to the file its content was renamed into) is held back
+/// and said `blocked`: the edited line would get a new last commit, and the refused citation,
+/// resolved by the line's history, would pass as if just written.
+#[test]
+fn a_refused_citation_keeps_its_finding_after_write() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let line3: Vec<&Value> = (run["outcomes"].as_array().unwrap().iter())
+        .filter(|o| o["doc"] == "docs/w.md" && o["line"] == 3)
+        .collect();
+    let reasons: Vec<&str> = line3.iter().filter_map(|o| o["reason"].as_str()).collect();
+    assert_eq!(reasons, ["blocked", "not_regrounded"], "{line3:#?}");
+    let refused = |report: &Value| -> Vec<String> {
+        (report["findings"].as_array().unwrap().iter())
+            .filter(|f| f["doc"] == "docs/w.md" && f["rule"] != "blank-span")
+            .filter(|f| f["severity"] != "note")
+            .map(|f| format!("{}:{} {}", f["line"], f["column"], f["rule"]))
+            .collect()
+    };
+    let before = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    common::citegate(dir.path(), &["regenerate", "docs", "--write"]);
+    let text = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    assert!(text.contains("Moved alone: src/c.rs:2-5."), "{text}");
+    assert!(text.contains("src/a.rs:1-4 and"), "line 3 kept: {text}");
+    let after = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    let (before, after) = (refused(&before), refused(&after));
+    let lost: Vec<&String> = (before.iter())
+        .filter(|f| !f.starts_with("7:") && !after.contains(f))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "lost {lost:?}: before {before:?}, after {after:?}"
+    );
 }

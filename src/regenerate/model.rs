@@ -303,7 +303,11 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
     o.model = true;
     o.citations = cited.iter().map(crate::answer::cited).collect();
     match contract {
-        prompt::Contract::Citations => *result.1 = vec![o],
+        // The model's answer replaces the refused one: it accounts for the same findings.
+        prompt::Contract::Citations => {
+            o.findings = result.1.iter().flat_map(|x| x.findings.clone()).collect();
+            *result.1 = vec![o];
+        }
         _ => result.1.push(o),
     }
     *result.0 = merged;
