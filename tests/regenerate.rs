@@ -838,3 +838,85 @@ fn a_refused_citation_keeps_its_finding_after_write() {
         "lost {lost:?}: before {before:?}, after {after:?}"
     );
 }
+
+/// Issue 31: link text that names the lines (DeepWiki's `[colors.rs L131-L133](…#L131-L133)`
+/// and the other forms writers use) moves with its URL, in its own form; text that names them
+/// twice cannot, and the citation is refused rather than left contradicting its URL (6 such
+/// disagreements were written on a generated wiki).
+#[test]
+fn link_text_naming_the_lines_moves_with_the_url_in_every_form() {
+    let forms = [
+        "a.rs L1-L3",
+        "a.rs:1-3",
+        "a.rs L1-3",
+        "1-3",
+        "a.rs#L1-L3",
+        "lines 1-3",
+        "a.rs (L1-L3)",
+    ];
+    let mut wiki = String::new();
+    for (i, text) in forms.iter().enumerate() {
+        let url = "https://github.com/acme/shop/blob/{{rev:v1}}/src/a.rs#L1-L3";
+        wiki.push_str(&format!("Form {i} [{text}]({url}).\n\n"));
+    }
+    wiki.push_str("One [src/a.rs:2](../src/a.rs#L2) and [a.rs L2-L2](../src/a.rs#L2-L2).\n\n");
+    wiki.push_str("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3).\n");
+    let spec = format!(
+        "@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code
+@@@ file src/a.rs
+pub fn load() -> u32 {{
+    let ttl = 30;
+    ttl
+}}
+@@@ commit docs the wiki
+@@@ file docs/w.md
+{wiki}@@@ commit v2 code moves down
+@@@ file src/a.rs
+// header
+// another
+pub fn load() -> u32 {{
+    let ttl = 30;
+    ttl
+}}
+"
+    );
+    let fixture = Fixture::build(&spec).unwrap();
+    let run = run_docs(&fixture);
+    let after = &run.docs[0].after;
+    let link = regex::Regex::new(r"\[([^\]]*)\]\(([^)]*)\)").unwrap();
+    let digits = regex::Regex::new(r"\d+").unwrap();
+    let numbers = |s: &str| -> Vec<u32> {
+        (digits.find_iter(s))
+            .map(|m| m.as_str().parse().unwrap())
+            .collect()
+    };
+    let mut seen = 0;
+    for line in after.lines().filter(|l| !l.starts_with("Twice")) {
+        for m in link.captures_iter(line) {
+            let (text, url) = (&m[1], &m[2]);
+            let fragment = url.rsplit_once('#').unwrap().1;
+            let (from_url, from_text) = (numbers(fragment), numbers(text));
+            assert_eq!(from_text, from_url, "the text agrees with its URL: {line}");
+            assert!(from_url.first().is_some_and(|&n| n >= 3), "moved: {line}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, forms.len() + 2, "{after}");
+    assert!(
+        after.contains("[a.rs L3-5](https://"),
+        "each in its own form: {after}"
+    );
+    assert!(after.contains("[src/a.rs:4](../src/a.rs#L4)"), "{after}");
+    // Named twice: not moved, refused.
+    assert!(
+        after.contains("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3)."),
+        "{after}"
+    );
+    let twice = run
+        .outcomes
+        .iter()
+        .find(|o| o.line == Some(2 * forms.len() + 3))
+        .expect("an outcome for the link naming its lines twice");
+    assert_eq!(twice.outcome, Kind::Refused, "{twice:?}");
+}

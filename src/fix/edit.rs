@@ -3,7 +3,9 @@
 
 use git2::Oid;
 
-use crate::model::{Applicability, Citation, Edit, Fix, LineRange, PathStyle, PinSource, Span};
+use crate::model::{
+    Applicability, Citation, Edit, Fix, LineRange, PathStyle, PinSource, Span, Syntax,
+};
 
 /// Where a citation's content was found again.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +24,21 @@ fn bare_safe(path: &str) -> bool {
         && path
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.@~+/-".contains(&b))
+}
+
+/// Whether a link's text (`[TEXT](…)`) writes `lines` where the citation cannot rewrite it.
+fn text_names(doc_text: &str, citation: &Citation, lines: LineRange) -> bool {
+    if !matches!(citation.syntax, Syntax::MarkdownLink | Syntax::Permalink) {
+        return false;
+    }
+    let Some(link) = doc_text.get(citation.span.start..citation.span.end) else {
+        return false;
+    };
+    let text = match (link.strip_prefix('['), link.rfind("](")) {
+        (Some(_), Some(end)) => &link[1..end],
+        _ => return false,
+    };
+    !crate::extract::link::range_in_text(text, lines).is_empty()
 }
 
 /// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
@@ -55,8 +72,12 @@ pub fn build(
                 span,
                 style.rewrite(doc_text.get(span.start..span.end)?, new),
             ));
-            if let Some((span, style)) = citation.text_lines_span {
-                edits.push((span, style.render(new)));
+            match citation.text_lines_span {
+                Some((span, style)) => edits.push((span, style.render(new))),
+                // The link text names the old lines where they cannot be rewritten (twice, or
+                // in a form not read): moved, the text would contradict its URL.
+                None if old.is_some_and(|old| text_names(doc_text, citation, old)) => return None,
+                None => {}
             }
             Some(new)
         }
