@@ -920,3 +920,44 @@ pub fn load() -> u32 {{
         .expect("an outcome for the link naming its lines twice");
     assert_eq!(twice.outcome, Kind::Refused, "{twice:?}");
 }
+
+/// Issue 31: two citations in one link (`[src/a.rs:1, 2]()`) share its span; the move of the
+/// first is no cover for the second, which stays failing: the line is not edited (by
+/// `regenerate`, nor by `fix`), and the next audit still reports the refused citation.
+/// Before, the move was written and the changed citation, resolved at the edited line's new
+/// commit, passed.
+#[test]
+fn a_move_in_a_link_shared_with_a_refused_citation_is_held() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn one() {}
+const B: u32 = 1;
+@@@ commit docs the wiki, written against v1
+@@@ file docs/w.md
+Both: [src/a.rs:1, 2]().
+@@@ commit v2 one moves down, B changes
+@@@ file src/a.rs
+// header
+fn one() {}
+const B: u32 = 2;
+";
+    for command in [&["regenerate", "docs", "--write"][..], &["fix", "docs"]] {
+        let dir = tempfile::tempdir().unwrap();
+        citegate::fixture::build(spec, dir.path()).unwrap();
+        if command[0] == "regenerate" {
+            let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+            let reasons: Vec<&str> = (run["outcomes"].as_array().unwrap().iter())
+                .map(|o| o["reason"].as_str().unwrap_or("moved"))
+                .collect();
+            assert_eq!(reasons, ["blocked", "not_regrounded"], "{run:#}");
+        }
+        common::citegate(dir.path(), command);
+        let text = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+        assert_eq!(text, "Both: [src/a.rs:1, 2]().\n", "{command:?}");
+        let audit = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+        let rules: Vec<&str> = (audit["findings"].as_array().unwrap().iter())
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert!(rules.contains(&"stale-changed"), "{command:?}: {rules:?}");
+    }
+}

@@ -142,20 +142,25 @@ pub fn docs(
     rewrites: &[Rewrite],
 ) -> (Vec<Rewritten>, Vec<Outcome>) {
     let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut first: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let mut rewritten: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
     for r in rewrites {
         if let Some(text) = &r.text {
-            first
-                .entry(r.doc)
-                .or_default()
-                .push(Edit::new(r.span, text.clone()));
+            let edit = Edit::new(r.span, text.clone());
+            rewritten.entry(r.doc).or_default().push(edit);
         }
     }
+    // Relocations are fixes of their own citations: on a line they share with a citation that
+    // stays failing, they are held back like the audit's own.
+    let mut first: BTreeMap<usize, Vec<fix::First>> = BTreeMap::new();
+    for (doc, edits) in &rewritten {
+        let edits = edits.iter().cloned().map(fix::First::Edit);
+        first.entry(*doc).or_default().extend(edits);
+    }
     for (doc, fixes) in relocated {
-        let taken = first.get(doc).cloned().unwrap_or_default();
+        let taken = rewritten.get(doc).map(Vec::as_slice).unwrap_or_default();
         let free = |f: &&Fix| !taken.iter().any(|t| t.overlaps(&f.edit));
         let entry = first.entry(*doc).or_default();
-        entry.extend(fixes.iter().filter(free).map(|f| f.edit.clone()));
+        entry.extend(fixes.iter().filter(free).cloned().map(fix::First::Fix));
     }
     let plan = fix::plan_with(report, false, &first);
     let docs = plan
