@@ -228,11 +228,20 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
         let doc = &report.docs[f.doc].doc;
         let answer = f.answer.map(AnswerId::index);
         let place = |o: &Outcome| o.doc == doc.name && answer.is_some() && o.answer == answer;
-        let fails = gate::fails(f.rule, f.severity);
+        // A link into another repository fails an answer (the gate cannot check it), never a
+        // wiki.
+        let markdown = doc.kind == DocKind::Markdown;
+        let fails =
+            gate::fails(f.rule, f.severity) && !(markdown && f.rule == RuleId::ForeignCitation);
         let why = format!("{}: {}", f.rule, f.message);
+        let hygiene = format!("{why}; not a wrong citation: left as written");
         if !fails {
             if let Some(o) = outcomes.iter_mut().find(|o| place(o)) {
                 o.findings.push(f.at.fingerprint.clone());
+                if o.outcome == Kind::Kept && o.reason.is_none() {
+                    o.reason = Some("hygiene".into());
+                    o.why = Some(hygiene);
+                }
                 continue;
             }
         }
@@ -249,7 +258,7 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
             }
             false => {
                 o.reason = Some("hygiene".into());
-                o.why = Some(format!("{why}; not a wrong citation: left as written"));
+                o.why = Some(hygiene);
             }
         }
         outcomes.push(o);
