@@ -359,8 +359,10 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
             .collect();
         // What cannot be read as an answer (a key written twice, broken JSON) has no single
-        // meaning to re-ground: listed as refused, left as written.
-        for f in failing.iter().filter(|f| f.rule == RuleId::MalformedDoc) {
+        // meaning to re-ground: listed as refused, left as written. A malformed part of an
+        // answer that was read (`"refuse": {}`) is that answer's: it is refused with it, once.
+        let unreadable = |f: &&&Finding| f.rule == RuleId::MalformedDoc && f.answer.is_none();
+        for f in failing.iter().filter(unreadable) {
             let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
             o.line = Some(f.at.line);
             o.left_as_written = true;
