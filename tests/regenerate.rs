@@ -849,8 +849,8 @@ fn a_refused_citation_keeps_its_finding_after_write() {
 
 /// Issue 31: link text that names the lines (DeepWiki's `[colors.rs L131-L133](…#L131-L133)`
 /// and the other forms writers use) moves with its URL, in its own form; text that names them
-/// twice cannot, and the citation is refused rather than left contradicting its URL (6 such
-/// disagreements were written on a generated wiki).
+/// twice, or in words (`lines 1 to 3`), cannot, and the citation is refused rather than left
+/// contradicting its URL (6 such disagreements were written on a generated wiki).
 #[test]
 fn link_text_naming_the_lines_moves_with_the_url_in_every_form() {
     let forms = [
@@ -868,7 +868,8 @@ fn link_text_naming_the_lines_moves_with_the_url_in_every_form() {
         wiki.push_str(&format!("Form {i} [{text}]({url}).\n\n"));
     }
     wiki.push_str("One [src/a.rs:2](../src/a.rs#L2) and [a.rs L2-L2](../src/a.rs#L2-L2).\n\n");
-    wiki.push_str("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3).\n");
+    wiki.push_str("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3).\n\n");
+    wiki.push_str("Words [a.rs, lines 1 to 3](../src/a.rs#L1-L3).\n");
     let spec = format!(
         "@@@ remote origin https://github.com/acme/shop.git
 @@@ commit v1 code
@@ -900,7 +901,8 @@ pub fn load() -> u32 {{
             .collect()
     };
     let mut seen = 0;
-    for line in after.lines().filter(|l| !l.starts_with("Twice")) {
+    let unmoved = |l: &&str| !l.starts_with("Twice") && !l.starts_with("Words");
+    for line in after.lines().filter(unmoved) {
         for m in link.captures_iter(line) {
             let (text, url) = (&m[1], &m[2]);
             let fragment = url.rsplit_once('#').unwrap().1;
@@ -916,17 +918,21 @@ pub fn load() -> u32 {{
         "each in its own form: {after}"
     );
     assert!(after.contains("[src/a.rs:4](../src/a.rs#L4)"), "{after}");
-    // Named twice: not moved, refused.
+    // Named twice, or in words: not moved, refused.
     assert!(
         after.contains("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3)."),
         "{after}"
     );
-    let twice = run
-        .outcomes
-        .iter()
-        .find(|o| o.line == Some(2 * forms.len() + 3))
-        .expect("an outcome for the link naming its lines twice");
-    assert_eq!(twice.outcome, Kind::Refused, "{twice:?}");
+    assert!(
+        after.contains("Words [a.rs, lines 1 to 3](../src/a.rs#L1-L3)."),
+        "{after}"
+    );
+    for line in [2 * forms.len() + 3, 2 * forms.len() + 5] {
+        let o = (run.outcomes.iter())
+            .find(|o| o.line == Some(line))
+            .expect("an outcome for the link naming its lines where they cannot move");
+        assert_eq!(o.outcome, Kind::Refused, "{o:?}");
+    }
 }
 
 /// Issue 31: two citations in one link (`[src/a.rs:1, 2]()`) share its span; the move of the

@@ -26,7 +26,7 @@ fn bare_safe(path: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"_.@~+/-".contains(&b))
 }
 
-/// Whether a link's text (`[TEXT](…)`) writes `lines` where the citation cannot rewrite it.
+/// Whether a link's text (`[TEXT](…)`) names `lines` where the citation cannot rewrite them.
 fn text_names(doc_text: &str, citation: &Citation, lines: LineRange) -> bool {
     if !matches!(citation.syntax, Syntax::MarkdownLink | Syntax::Permalink) {
         return false;
@@ -38,7 +38,13 @@ fn text_names(doc_text: &str, citation: &Citation, lines: LineRange) -> bool {
         (Some(_), Some(end)) => &link[1..end],
         _ => return false,
     };
-    !crate::extract::link::range_in_text(text, lines).is_empty()
+    // Its first and last line as numbers of their own (`lines 12 to 14`): a form not read.
+    let numbers: Vec<i64> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(|w| w.trim_start_matches('L').parse().ok())
+        .collect();
+    let named = numbers.contains(&lines.start) && numbers.contains(&lines.end);
+    named || !crate::extract::link::range_in_text(text, lines).is_empty()
 }
 
 /// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
