@@ -21,7 +21,8 @@
 //! `remote NAME URL`, `untracked PATH` (written to disk, never committed), `staged PATH` (written
 //! to disk and added to the index after the last commit, never committed), `parents LABEL…` (after
 //! `commit`: its parents, the first giving the tree it starts from; a branch or a merge; the last
-//! commit is always the branch's tip). `{{rev:LABEL}}` and
+//! commit is always the branch's tip), `shallow LABEL` (after the commits: the clone's history
+//! stops at that commit, as `git clone --depth` leaves it). `{{rev:LABEL}}` and
 //! `{{short:LABEL}}` in content are replaced by the full or 8-hex SHA of an earlier commit.
 
 use std::collections::HashMap;
@@ -88,6 +89,8 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
     let mut labels = Labels::new();
     let mut pending: Option<Pending> = None;
     let mut branched = false;
+    // `shallow` labels: written to `.git/shallow` once every commit is made.
+    let mut shallow: Vec<String> = Vec::new();
     // `staged` files: written and added to the index after the last commit.
     let mut staged: Vec<(String, Vec<u8>)> = Vec::new();
     let mut lines = spec.lines().peekable();
@@ -163,6 +166,7 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
                 p.parents = Some(names.split_whitespace().map(str::to_string).collect());
                 branched = true;
             }
+            "shallow" => shallow.push(arg1),
             other => return Err(FixtureError(format!("unknown directive `@@@ {other}`"))),
         }
     }
@@ -174,7 +178,24 @@ pub fn build(spec: &str, dir: &Path) -> Result<Labels, FixtureError> {
         repo.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))?;
     }
     stage(&repo, dir, staged)?;
+    cut_history(&repo, &labels, &shallow)?;
     Ok(labels)
+}
+
+/// Make the clone shallow at the commits labelled `at`: their parents are no longer read.
+fn cut_history(repo: &Repository, labels: &Labels, at: &[String]) -> Result<(), FixtureError> {
+    if at.is_empty() {
+        return Ok(());
+    }
+    let mut list = String::new();
+    for label in at {
+        let id = labels
+            .get(label)
+            .ok_or_else(|| FixtureError(format!("`@@@ shallow`: unknown label `{label}`")))?;
+        list.push_str(&format!("{id}\n"));
+    }
+    std::fs::write(repo.path().join("shallow"), list)
+        .map_err(|e| FixtureError(format!("writing .git/shallow: {e}")))
 }
 
 /// Write `staged` files and add them to the index, after the last commit.

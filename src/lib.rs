@@ -12,16 +12,18 @@
 //!    whitespace leniency, configuration, finding docs, writing files never through a link.
 //! 4. [`extract`] (a doc's text → citations and claims, facts only) with [`answer`] (the answer
 //!    contract: refusal, pin, retrieval payload, read alike from a located tree and a JSON
-//!    value), [`resolve`] (revisions and blobs from the object database, blame), [`fix::edit`]
-//!    (a citation's fix in its own syntax), [`select`] (`--since`).
+//!    value), [`resolve`] (revisions and blobs from the object database, blame), [`fix`] (a
+//!    citation's fix in its own syntax, and applying a report's edits to the docs), [`select`]
+//!    (`--since`).
 //! 5. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts), the facts
 //!    the rules decide from; [`retrieve`]: chunks, tokens and BM25 at a revision, the index
 //!    cached per tree.
 //! 6. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
 //! 7. [`audit`]: a [`audit::Session`] (repository, target and settings, resolved once), then load
 //!    → plan → check → history → rules → [`model::Report`]; [`audit::check_docs`] checks docs
-//!    held in memory.
-//! 8. [`report`] (one file per output format), [`mod@fix::apply`], [`sweep`], [`regenerate`]
+//!    held in memory; [`audit::verify`] re-checks every fix before it is offered, and
+//!    [`audit::fixpoint`] plans `fix` to its fixpoint.
+//! 8. [`report`] (one file per output format), [`sweep`], [`regenerate`]
 //!    (offline re-grounding, the gate, the model client, traces).
 //! 9. The servers, [`mcp`] and [`lsp`] (default features), and [`args`], the command line's
 //!    types (the binary's `commands/` run them).

@@ -91,7 +91,7 @@ pub struct Example {
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 21] = [
+const CATALOGUE: [&str; 22] = [
     include_str!("../rules/invented-path.yaml"),
     include_str!("../rules/invented-lines.yaml"),
     include_str!("../rules/invented-revision.yaml"),
@@ -113,6 +113,7 @@ const CATALOGUE: [&str; 21] = [
     include_str!("../rules/stale-ambiguous.yaml"),
     include_str!("../rules/blank-span.yaml"),
     include_str!("../rules/dead-doc-link.yaml"),
+    include_str!("../rules/history-cut.yaml"),
 ];
 
 static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
@@ -146,10 +147,11 @@ pub enum RuleId {
     StaleAmbiguous,
     BlankSpan,
     DeadDocLink,
+    HistoryCut,
 }
 
 impl RuleId {
-    pub const ALL: [RuleId; 21] = [
+    pub const ALL: [RuleId; 22] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
         RuleId::InventedRevision,
@@ -171,6 +173,7 @@ impl RuleId {
         RuleId::StaleAmbiguous,
         RuleId::BlankSpan,
         RuleId::DeadDocLink,
+        RuleId::HistoryCut,
     ];
 
     /// Whether a finding of this rule at `severity` says a citation is wrong: the invented,
@@ -216,6 +219,7 @@ impl RuleId {
             RuleId::StaleAmbiguous => "stale-ambiguous",
             RuleId::BlankSpan => "blank-span",
             RuleId::DeadDocLink => "dead-doc-link",
+            RuleId::HistoryCut => "history-cut",
         }
     }
 

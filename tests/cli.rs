@@ -113,6 +113,34 @@ fn json_report_carries_fixes_with_their_byte_range() {
 }
 
 #[test]
+fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
+    let (_d, repo) = example();
+    let fixed = citegate(&repo).arg("fix").output().unwrap();
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&fixed.stdout).starts_with("0 citations fixed"),
+        "the example has fixes to make"
+    );
+    let again = citegate(&repo).args(["fix", "--diff"]).output().unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    assert!(
+        again.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+}
+
+#[test]
 fn other_json_is_counted_as_skipped() {
     let (_d, repo) = example();
     let out = citegate(&repo)
@@ -122,6 +150,91 @@ fn other_json_is_counted_as_skipped() {
     let report = json(&out);
     assert_eq!(report["summary"]["skipped"], 1, "package.json");
     assert_eq!(report["summary"]["docs"], 2);
+}
+
+/// `git clone --depth DEPTH` of `full` into `into`.
+fn shallow_clone(full: &Path, into: &Path, depth: &str) {
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", depth])
+        .arg(format!("file://{}", full.display()))
+        .arg(into)
+        .status()
+        .expect("git clone");
+    assert!(status.success());
+}
+
+#[test]
+fn history_cut_short_is_a_finding_never_a_pass() {
+    // Issue 32: a doc cites src/a.rs:3, then line 3 changes. The full clone says stale-changed;
+    // a depth-1 or depth-2 clone (actions/checkout's default is 1) or a graft used to report
+    // nothing and exit 0. Now each says that the history stops, and fails; turned off on
+    // purpose (--no-history), history is not used and the run passes.
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n\
+                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\
+                @@@ commit v2 line 3 changes\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c2() {}\n\
+                @@@ commit v3 unrelated\n@@@ file README.md\nhello\n";
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    let labels = citegate::fixture::build(spec, &full).unwrap();
+    let audit = |repo: &Path, extra: &[&str]| {
+        let out = citegate(repo)
+            .args(["audit", "docs", "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let rules: Vec<String> = json(&out)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    f["rule"].as_str().unwrap(),
+                    f["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        (out.status.code(), rules)
+    };
+    let (code, rules) = audit(&full, &[]);
+    assert_eq!(code, Some(1));
+    assert!(rules[0].starts_with("stale-changed"), "{rules:?}");
+
+    for depth in ["1", "2"] {
+        let clone = dir.path().join(format!("depth{depth}"));
+        shallow_clone(&full, &clone, depth);
+        let (code, rules) = audit(&clone, &[]);
+        assert_eq!(code, Some(1), "depth {depth}: {rules:?}");
+        assert_eq!(rules.len(), 1, "depth {depth}: {rules:?}");
+        assert!(
+            rules[0].starts_with("history-cut 1 citation of this doc resolves by line history"),
+            "{rules:?}"
+        );
+        assert!(rules[0].contains("shallow clone"), "{rules:?}");
+        let (code, rules) = audit(&clone, &["--no-history"]);
+        assert_eq!(
+            (code, rules),
+            (Some(0), vec![]),
+            "depth {depth}, --no-history"
+        );
+    }
+
+    // A graft that cuts the history at v3 (its parents forgotten).
+    let grafted = dir.path().join("grafted");
+    shallow_clone(&full, &grafted, "10");
+    std::fs::write(
+        grafted.join(".git/info/grafts"),
+        format!("{}\n", labels["v3"]),
+    )
+    .unwrap();
+    let (code, rules) = audit(&grafted, &[]);
+    assert_eq!(code, Some(1), "{rules:?}");
+    assert!(
+        rules
+            .iter()
+            .any(|r| r.starts_with("history-cut") && r.contains("grafted commit")),
+        "{rules:?}"
+    );
 }
 
 #[test]

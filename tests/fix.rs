@@ -309,3 +309,101 @@ const B: u32 = 2;
     assert_eq!(blocked.len(), 1, "{run}");
     assert_eq!(blocked[0]["line"], 1);
 }
+
+/// A 20-line file whose line 5 holds the quote that answers cite past the end.
+fn twenty_lines() -> String {
+    let mut code = String::new();
+    for i in 1..=20 {
+        match i {
+            5 => code.push_str("    println!(\"{bytes_printed} bytes printed\");\n"),
+            _ => code.push_str(&format!("    let x{i} = {i};\n")),
+        }
+    }
+    format!("@@@ commit v1 code\n@@@ file src/main.rs\n{code}")
+}
+
+#[test]
+fn a_fix_that_would_still_fail_is_not_offered_and_one_that_holds_is() {
+    // Issue 31: an exclusive-end range (20-21 on a 20-line file) whose quote is at line 5. The
+    // convention's fix (20-20) is not where the quote is: re-checked, it is composed with the
+    // quote's own fix and the citation moves to line 5 in one run. A quote found nowhere leaves
+    // no fix at all.
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(&twenty_lines(), dir.path()).unwrap();
+    let cite = |quote: &str| {
+        format!("{{\"summary\": \"s\", \"citations\": [{{\"path\": \"src/main.rs\", \"startLine\": 20, \"endLine\": 21, \"quote\": \"{quote}\"}}]}}\n")
+    };
+    common::write(
+        dir.path(),
+        "answers/found.json",
+        cite("{bytes_printed} bytes printed"),
+    );
+    let lost = cite("nowhere in the file");
+    common::write(dir.path(), "answers/lost.json", &lost);
+
+    let out = citegate(dir.path(), &["audit", "answers", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let of = |doc: &str| {
+        findings
+            .iter()
+            .find(|f| f["doc"] == doc)
+            .unwrap_or_else(|| panic!("no finding in {doc}: {findings:?}"))
+    };
+    let found = of("answers/found.json");
+    assert_eq!(found["rule"], "invented-lines");
+    assert_eq!(found["fix"]["start_line"], 5, "{found}");
+    assert_eq!(found["fix"]["end_line"], 5, "{found}");
+    let lost_finding = of("answers/lost.json");
+    assert!(lost_finding["fix"].is_null(), "{lost_finding}");
+    let help = lost_finding["help"].as_str().unwrap();
+    assert!(
+        help.contains("no fix: re-cited as `src/main.rs:20`"),
+        "{help}"
+    );
+    assert!(help.contains("unsupported-quote"), "{help}");
+
+    let out = citegate(dir.path(), &["fix", "answers"]);
+    assert_eq!(out.status.code(), Some(0));
+    let fixed = std::fs::read_to_string(dir.path().join("answers/found.json")).unwrap();
+    assert!(
+        fixed.contains("\"startLine\": 5, \"endLine\": 5"),
+        "{fixed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/lost.json")).unwrap(),
+        lost
+    );
+    // One run reached the fixpoint.
+    let out = citegate(dir.path(), &["fix", "answers", "--diff"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_fixed_citation_is_rechecked_at_the_revision_it_was_written_for() {
+    // A link written from the root (`src/cache.rs#L2` in docs/) when the TTL was at line 2;
+    // the code then moved down by two. Fixing the path alone would write `../src/cache.rs#L2`,
+    // and the edited line, now checked at the target, would hide that line 2 is no longer the
+    // TTL. Re-checked at the doc line's own revision, the fix also moves the lines.
+    let spec = "@@@ commit v1 code\n@@@ file src/cache.rs\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n\
+                @@@ commit docs the doc\n@@@ file docs/ttl.md\nThe TTL is [x](src/cache.rs#L2).\n\
+                @@@ commit v2 the code moves down\n@@@ file src/cache.rs\n// a\n// b\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/ttl.md")).unwrap();
+    assert_eq!(fixed, "The TTL is [x](../src/cache.rs#L4).\n");
+    let again = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(again.status.code(), Some(0));
+}

@@ -110,6 +110,132 @@ fn moved_repo(lines: usize, shift: usize) -> String {
     )
 }
 
+/// One cited piece of a doc: the syntax, its lines, and a second line (a quote's, a renamed
+/// file's line).
+type Piece = (usize, usize, usize, usize);
+
+/// A piece in every syntax `fix` rewrites, as written against v1 (`v1`: its short SHA): moves
+/// (permalinks, bare, deepwiki-open, link text naming lines), a rename, a range from line 0, an
+/// exclusive end, a quote at other lines.
+fn piece(v1: &str, (syntax, start, len, other): Piece) -> String {
+    let end = (start + len).min(12);
+    let blob = format!("https://github.com/acme/p/blob/{v1}/src/a.rs");
+    let fence = |n: usize| format!("\n```rust\nfn f{n}() {{ let v{n} = {n}; }}\n```\n");
+    match syntax {
+        0 => format!("[p]({blob}#L{start}-L{end})"),
+        1 => format!("src/a.rs:{start}-{end}{}", fence(start)),
+        2 => format!("[a.rs L{start}-L{end}]({blob}#L{start}-L{end})"),
+        3 => format!("`src/b.rs:{}`", other % 3 + 1),
+        4 => format!("[z]({blob}#L0-L{end})"),
+        5 => format!("src/a.rs:{start}-13"),
+        6 => format!("[src/a.rs:{start}-{end}]()"),
+        _ => format!("src/a.rs:{start}{}", fence(other % 12 + 1)),
+    }
+}
+
+/// A JSON citation of src/a.rs written against v1: its quote at its lines, an exclusive end,
+/// or its quote at other lines.
+fn json_citation((kind, start, len, other): Piece) -> String {
+    let end = (start + len).min(12);
+    let quote = |n: usize| format!("fn f{n}() {{ let v{n} = {n}; }}");
+    let (s, e, q) = match kind % 3 {
+        0 => (start, end, quote(start)),
+        1 => (start, 13, quote(start)),
+        _ => (start, start, quote(other % 12 + 1)),
+    };
+    format!("{{\"path\": \"src/a.rs\", \"startLine\": {s}, \"endLine\": {e}, \"quote\": \"{q}\"}}")
+}
+
+/// A repository where src/a.rs moves down by `shift` lines and src/b.rs is renamed to src/c.rs
+/// after the docs were committed, with the docs `pieces` make (pieces on one line or in
+/// paragraphs; a doc pinned as a whole; an answer, pinned or not).
+fn drifted_repo(shift: usize, pieces: &[(Piece, bool)], answer: &[Piece], pinned: bool) -> String {
+    let body: String = (1..=12)
+        .map(|i| format!("fn f{i}() {{ let v{i} = {i}; }}\n"))
+        .collect();
+    let header: String = (0..shift).map(|i| format!("// header {i}\n")).collect();
+    let mut wiki = String::from("# Doc\n\n");
+    let mut pinned_doc = String::from("---\ncitegate: {rev: {{short:v1}}}\n---\n\n");
+    for (i, (p, same_line)) in pieces.iter().enumerate() {
+        let text = piece("{{short:v1}}", *p);
+        let sep = if *same_line { " and " } else { ".\n\n" };
+        wiki.push_str(&format!("Claim {i}: {text}{sep}"));
+        if p.0 != 3 {
+            pinned_doc.push_str(&format!("Pinned {i}: src/a.rs:{}.\n", p.1));
+        }
+    }
+    let citations: Vec<String> = answer.iter().map(|c| json_citation(*c)).collect();
+    let revision = if pinned {
+        "\"revision\": \"{{short:v1}}\", "
+    } else {
+        ""
+    };
+    let json = format!(
+        "{{\"summary\": \"s\", {revision}\"citations\": [{}]}}\n",
+        citations.join(", ")
+    );
+    format!(
+        "@@@ remote origin https://github.com/acme/p\n@@@ commit v1 code\n@@@ file src/a.rs\n{body}\
+         @@@ file src/b.rs\nconst B1: u8 = 1;\nconst B2: u8 = 2;\nconst B3: u8 = 3;\n\
+         @@@ commit docs docs written against v1\n@@@ file docs/w.md\n{wiki}\n@@@ file docs/pinned.md\n{pinned_doc}\
+         @@@ file answers/q.json\n{json}\
+         @@@ commit v2 code moves, b.rs renamed\n@@@ file src/a.rs\n{header}{body}\
+         @@@ delete src/b.rs\n@@@ file src/c.rs\nconst B1: u8 = 1;\nconst B2: u8 = 2;\nconst B3: u8 = 3;\n"
+    )
+}
+
+fn a_piece() -> impl Strategy<Value = Piece> {
+    (0usize..8, 1usize..=12, 0usize..3, 0usize..12)
+}
+
+proptest! {
+    #![proptest_config(cases(32))]
+
+    /// Issue 31: `fix` reaches its fixpoint in one run, over every syntax and fix kind,
+    /// citations sharing a line, a doc pinned as a whole and a JSON answer (pinned or not):
+    /// after one `fix`, a second changes nothing, and every applied fix removed its finding.
+    #[test]
+    fn one_fix_run_reaches_the_fixpoint(
+        shift in 1usize..4,
+        pieces in prop::collection::vec((a_piece(), any::<bool>()), 1..8),
+        answer in prop::collection::vec(a_piece(), 1..4),
+        pinned in any::<bool>(),
+    ) {
+        let fx = Fixture::build(&drifted_repo(shift, &pieces, &answer, pinned)).unwrap();
+        let opts = AuditOptions {
+            repo: Some(fx.path().to_path_buf()),
+            paths: vec![fx.path().join("docs"), fx.path().join("answers")],
+            ..AuditOptions::default()
+        };
+        let session = citegate::audit::Session::open(&opts).unwrap();
+        let audit = || citegate::audit::run_in(&session, &opts).unwrap();
+        let before = audit();
+        let plan = citegate::audit::fixpoint::plan(&session, &before, false);
+        prop_assume!(!plan.docs.is_empty());
+        for doc_fix in &plan.docs {
+            let doc = &before.docs[doc_fix.doc].doc;
+            fix::write_atomic(&doc.fs_path, doc.text.as_bytes(), doc_fix.after.as_bytes()).unwrap();
+        }
+        let after = audit();
+        let again = fix::plan(&after, false);
+        let changed: Vec<(&str, &str)> = again
+            .docs
+            .iter()
+            .map(|d| (after.docs[d.doc].doc.text.as_str(), d.after.as_str()))
+            .collect();
+        prop_assert!(again.docs.is_empty(), "a second fix would change more: {:?}", changed);
+        let fixable = |r: &citegate::model::Report| r.findings.iter().filter(|f| f.safe_fix().is_some()).count();
+        prop_assert_eq!(fixable(&after), again.blocked.len());
+        let moved_pins = plan.docs.iter().map(|d| d.pins).sum::<usize>();
+        let applied = plan.docs.iter().map(|d| d.applied).sum::<usize>() + moved_pins;
+        let wrong = |r: &citegate::model::Report| r.findings.iter().filter(|f| f.rule.says_wrong(f.severity)).count();
+        prop_assert!(wrong(&after) + applied <= wrong(&before) + moved_pins,
+            "fixing left or added findings: before {:?}, after {:?}",
+            before.findings.iter().map(|f| (f.rule, &f.message)).collect::<Vec<_>>(),
+            after.findings.iter().map(|f| (f.rule, &f.message)).collect::<Vec<_>>());
+    }
+}
+
 proptest! {
     #![proptest_config(cases(24))]
 

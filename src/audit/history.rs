@@ -93,6 +93,31 @@ pub fn implied_when(
     })
 }
 
+/// The citations, by doc, whose line blame attributes to a commit past which the clone has no
+/// history (a shallow clone's boundary, a graft: see [`CodeRepo::cut`]), with the first such
+/// commit: the revision they were written for is unknown.
+pub fn cut_short(
+    repo: &CodeRepo,
+    implied: &HashMap<CiteRef, Implied>,
+) -> BTreeMap<usize, (Vec<crate::model::CiteId>, Oid)> {
+    let mut out: BTreeMap<usize, (Vec<crate::model::CiteId>, Oid)> = BTreeMap::new();
+    if repo.cut.is_empty() {
+        return out;
+    }
+    let mut cut: Vec<(CiteRef, Oid)> = (implied.iter())
+        .filter(|(_, i)| repo.cut.contains(&i.line_commit))
+        .map(|(c, i)| (*c, i.line_commit))
+        .collect();
+    cut.sort_unstable();
+    for (c, commit) in cut {
+        out.entry(c.doc)
+            .or_insert((Vec::new(), commit))
+            .0
+            .push(c.index);
+    }
+    out
+}
+
 /// Blame the jobs in one walk per worker thread, each over a contiguous share of the docs (docs
 /// of one folder stay together and share their tree reads), in order.
 fn blame_in_parallel(

@@ -81,6 +81,22 @@ pub fn from_text(
     doc
 }
 
+/// `doc` with another text (its fixes applied, to check them): named and placed as `doc`,
+/// extracted and configured again.
+pub fn with_text(doc: &Doc, text: String, ctx: &ExtractContext, config: &Config) -> AuditedDoc {
+    let again = Doc::new(
+        doc.fs_path.clone(),
+        doc.name.clone(),
+        doc.repo_dir.clone(),
+        doc.kind,
+        text,
+    );
+    let extracted = extract::extract(&again, ctx);
+    let mut again = AuditedDoc::new(again, extracted);
+    configure(&mut again, config);
+    again
+}
+
 /// The name a doc at `path` is reported under, and its folder in the repository when inside it.
 fn name_and_dir(repo: &CodeRepo, path: &Path) -> (String, Option<String>) {
     let repo_dir = repo.relative(path).map(|r| match r.rsplit_once('/') {

@@ -4,6 +4,7 @@
 //! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
 
 pub mod dump;
+pub mod fixpoint;
 pub mod history;
 pub mod load;
 pub mod options;
@@ -12,6 +13,7 @@ pub mod plan;
 pub mod progress;
 pub mod session;
 pub mod settings;
+pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -142,9 +144,7 @@ where
     if let Some(shard) = opts.shard {
         files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
     }
-    let mut ctx = settings.extract_context(repo);
-    ctx.repo_ids
-        .extend(opts.repo_url.as_deref().and_then(crate::forge::repo_id));
+    let ctx = settings.extract_context(repo);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.jobs {
         pool = pool.num_threads(jobs(n)?);
@@ -229,14 +229,32 @@ fn since_change(
 
 /// Check docs held in memory against `target`: the whole audit after loading. Findings of rules
 /// that are off for a doc are never made; the rest get the severity the settings give them.
+/// Every fix is re-checked before it is kept ([`verify`]).
 pub fn check_docs(
+    repo: &CodeRepo,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    settings: &Settings,
+) -> Report {
+    let mut report = check_unverified(repo, target, docs, settings, HashMap::new());
+    let recheck =
+        |docs: Vec<AuditedDoc>, s: &Settings, kept| check_unverified(repo, target, docs, s, kept);
+    verify::fixes(repo, settings, &mut report, &recheck);
+    report
+}
+
+/// [`check_docs`] without re-checking the fixes; `kept`: implied pins that blame does not
+/// decide (a fixed citation re-checked at the revision its fix was found at).
+fn check_unverified(
     repo: &CodeRepo,
     target: Oid,
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
+    kept: HashMap<CiteRef, history::Implied>,
 ) -> Report {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let mut implied = history::implied_when(settings.history, repo, target, &docs);
+    implied.extend(kept);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let implied_pins: BTreeMap<CiteRef, String> = implied
         .iter()
@@ -251,6 +269,9 @@ pub fn check_docs(
     let mut findings = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         rules.on_doc(i, d, &mut findings);
+    }
+    for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
+        rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
     let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
     findings.extend(plan.findings);

@@ -7,7 +7,7 @@ use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
 use crate::extract::ExtractContext;
-use crate::model::AuditedDoc;
+use crate::model::{AuditedDoc, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -26,7 +26,12 @@ pub struct Settings {
     /// Search the other files of the tree for a quote found nowhere in its own file, to name
     /// where it is in the help. Help only: no verdict depends on it (the gate turns it off).
     pub quote_hints: bool,
+    /// `--repo-url`'s identity (`github.com/o/r`): its permalinks cite this repository too.
+    pub repo_url_id: Option<String>,
     pub progress: ProgressSink,
+    /// The front end the run serves: help names its flags or parameters (no verdict depends on
+    /// it).
+    pub surface: Surface,
 }
 
 impl Default for Settings {
@@ -37,7 +42,9 @@ impl Default for Settings {
             max_span_lines: DEFAULT_MAX_SPAN_LINES,
             history: true,
             quote_hints: true,
+            repo_url_id: None,
             progress: ProgressSink::default(),
+            surface: Surface::default(),
         }
     }
 }
@@ -59,15 +66,19 @@ impl Settings {
                 .unwrap_or(DEFAULT_MAX_SPAN_LINES),
             history: opts.history,
             quote_hints: true,
+            repo_url_id: opts.repo_url.as_deref().and_then(crate::forge::repo_id),
             progress: opts.progress.clone(),
+            surface: Surface::default(),
             config,
         })
     }
 
     /// What extraction needs to know of `repo` under these settings.
     pub fn extract_context(&self, repo: &CodeRepo) -> ExtractContext {
+        let mut repo_ids = repo.ids.clone();
+        repo_ids.extend(self.repo_url_id.clone());
         ExtractContext {
-            repo_ids: repo.ids.clone(),
+            repo_ids,
             workdir: repo.workdir.clone(),
             patterns: self.config.patterns.clone(),
         }

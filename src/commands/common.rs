@@ -43,15 +43,30 @@ pub fn progress_bar(quiet: bool) -> citegate::audit::ProgressSink {
 pub fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
     let mut options = selection.options();
     options.progress = progress_bar(quiet);
-    citegate::audit::run(&options).map_err(|e| {
-        match e {
-            citegate::audit::AuditError::Config(c) if !c.text.is_empty() => {
-                eprintln!("{}", human::config_error(&c))
-            }
-            e => eprintln!("citegate: error: {}", chain(&e)),
+    citegate::audit::run(&options).map_err(|e| audit_failed(&e))
+}
+
+/// An audit in a session kept open (`fix` audits again what it changes).
+pub fn audit_in_session(
+    selection: Selection,
+    quiet: bool,
+) -> Result<(citegate::audit::Session, Report), ExitCode> {
+    let mut options = selection.options();
+    options.progress = progress_bar(quiet);
+    let session = citegate::audit::Session::open(&options).map_err(|e| audit_failed(&e))?;
+    let report = citegate::audit::run_in(&session, &options).map_err(|e| audit_failed(&e))?;
+    Ok((session, report))
+}
+
+/// Say why an audit could not run; exit 2.
+fn audit_failed(e: &citegate::audit::AuditError) -> ExitCode {
+    match e {
+        citegate::audit::AuditError::Config(c) if !c.text.is_empty() => {
+            eprintln!("{}", human::config_error(c))
         }
-        ExitCode::from(2)
-    })
+        e => eprintln!("citegate: error: {}", chain(e)),
+    }
+    ExitCode::from(2)
 }
 
 /// A `--target` that names no usable commit, with what to do about it (a shallow clone).

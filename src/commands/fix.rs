@@ -9,11 +9,11 @@ use citegate::report::printable;
 use super::common::*;
 
 pub fn fix_command(args: FixArgs) -> ExitCode {
-    let report = match run_audit(args.selection, false) {
+    let (session, report) = match audit_in_session(args.selection, false) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let plan = fix::plan(&report, args.repin);
+    let plan = citegate::audit::fixpoint::plan(&session, &report, args.repin);
     let mut out = String::new();
     let mut failed = false;
     let mut fixed = 0;

@@ -2,7 +2,7 @@
 //! worker opens its own with [`CodeRepo::open`]; what is shared (remotes, shallowness, path lists
 //! for suggestions) lives in [`CodeRepo`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +19,10 @@ pub struct CodeRepo {
     /// The work tree, when there is one.
     pub workdir: Option<PathBuf>,
     pub shallow: bool,
+    /// The commits past which this clone has no true history: a shallow clone's boundary
+    /// (`shallow`) and grafted commits (`info/grafts`). What blame attributes to one of them may
+    /// have been written earlier.
+    pub cut: BTreeSet<Oid>,
     /// `host/owner/repo` of each remote, for telling foreign permalinks apart.
     pub ids: Vec<String>,
     /// `host/owner/repo` of the `origin` remote (else the first), for links in reports.
@@ -41,6 +45,24 @@ pub struct CodeRepo {
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
+}
+
+/// The commits listed in `shallow` and the grafted ones of `info/grafts` (the first ID of each
+/// line), under the repository's common Git folder. A file that cannot be read lists none.
+fn history_cuts(common: &Path) -> BTreeSet<Oid> {
+    let ids = |name: &str| {
+        let text = std::fs::read_to_string(common.join(name)).unwrap_or_default();
+        let first = |l: &str| {
+            l.split_whitespace()
+                .next()
+                .and_then(|w| Oid::from_str(w).ok())
+        };
+        text.lines().filter_map(first).collect::<Vec<Oid>>()
+    };
+    ids("shallow")
+        .into_iter()
+        .chain(ids("info/grafts"))
+        .collect()
 }
 
 /// The submodule a missing path would be inside, if one of its parent folders is one.
@@ -165,6 +187,7 @@ impl CodeRepo {
                 .workdir()
                 .map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
             shallow: repo.is_shallow(),
+            cut: history_cuts(repo.commondir()),
             ids,
             home,
             paths: Mutex::new(HashMap::new()),

@@ -9,6 +9,7 @@ pub mod blank_span;
 pub mod context;
 pub mod dead_doc_link;
 pub mod foreign_citation;
+pub mod history_cut;
 pub mod invented_lines;
 pub mod invented_path;
 pub mod invented_revision;
@@ -65,6 +66,20 @@ impl Rules<'_> {
         self.keep(out, unsupported_source::check(doc, &ext.sources));
         self.keep(out, unused_source::check(doc, &ext.sources));
         self.keep(out, uncited_claim::check(doc, ext));
+    }
+
+    /// `history-cut` on a doc whose citations `cut` resolve by line history the clone does not
+    /// have (blame stops at `boundary`).
+    pub fn on_history(
+        &self,
+        doc: usize,
+        d: &AuditedDoc,
+        cut: &[crate::model::CiteId],
+        boundary: Oid,
+        shallow: bool,
+        out: &mut Vec<Finding>,
+    ) {
+        self.keep(out, history_cut::check(doc, d, cut, boundary, shallow));
     }
 
     /// Rules on a citation before any blob is read, in precedence order: the first that fires

@@ -1,0 +1,439 @@
+//! Every fix is re-checked before it is offered. A fix is built from one rule's evidence (the
+//! quote found again, a generator's range convention, a rename, a doc pin's move), but what it
+//! writes must pass *every* check at the target: an exclusive-end range fixed to the last line
+//! whose quote is 15 lines up is not fixed, and a second `citegate fix` would move it again. So the
+//! docs are rewritten in memory with their fixes and audited again, exactly as the next run would
+//! audit them (same settings, history included), and each fix is judged by the findings on the
+//! citation it wrote. A citation fixed by a rule other than the `stale-*` ones (a link written
+//! from the root, a quote at other lines, a generator's range) keeps its implied pin in the
+//! re-check, not that of a line just edited: otherwise editing the line would move its pin to
+//! the target and hide that the code moved since it was written:
+//!
+//! - none that says the citation is wrong: the fix is offered, as built;
+//! - one, carrying a safe fix of its own: the two are composed into one edit of the original doc
+//!   and re-checked in the next round (at most [`ROUNDS`] rounds);
+//! - anything else: the fix is not offered, and the finding's help says what the re-check found
+//!   (a doc pin's move is blocked, with the reason).
+//!
+//! Every surface (the JSON report, SARIF, `fix`, the language server's quick fixes, the MCP
+//! server, `regenerate`) takes its fixes from the report, so each offers only checked edits, and
+//! `citegate fix` reaches its fixpoint in one run.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use std::collections::HashMap;
+
+use git2::Oid;
+
+use super::history::Implied;
+use super::load;
+use super::settings::Settings;
+use crate::model::{
+    AuditedDoc, CiteId, CiteRef, Edit, Finding, Fix, PinSource, Report, Span, Summary,
+};
+use crate::resolve::CodeRepo;
+
+/// Rounds of re-checking: a fix, then at most two more composed onto it.
+pub const ROUNDS: usize = 3;
+
+/// What holds a fix in the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holder {
+    Finding(usize),
+    Repin(usize),
+    /// A doc pin's move: its citations' fixes and the pin's own edit, all or nothing.
+    PinMove(usize),
+}
+
+/// A fix (or a pin move) being re-checked.
+struct Slot {
+    holder: Holder,
+    doc: usize,
+    /// The fixes as they stand (one, or a pin move's citations).
+    fixes: Vec<Fix>,
+    /// A pin move's own edit.
+    pin: Option<Edit>,
+    /// Rounds left.
+    rounds: usize,
+    /// The implied pin of the citation it fixes, kept in the re-check (see [`found_at`]).
+    at: Option<Oid>,
+}
+
+impl Slot {
+    fn edits(&self) -> impl Iterator<Item = &Edit> {
+        self.fixes.iter().map(|f| &f.edit).chain(self.pin.iter())
+    }
+}
+
+/// How a re-check ended for one slot.
+enum Judged {
+    Holds,
+    /// The fixes to re-check in the next round (composed with the second fix found), whether
+    /// they are still at the older revision (`false`: the second was a `stale-*` fix, found at
+    /// the target), and why the first did not hold.
+    Again(Vec<Fix>, bool, String),
+    /// Why it is not offered.
+    Fails(String),
+}
+
+/// Audit docs without re-checking their fixes (the audit's own stages), with implied pins that
+/// blame does not decide: each fixed citation's own (see [`found_at`]).
+pub type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, HashMap<CiteRef, Implied>) -> Report + 'a;
+
+/// Re-check every fix of `report` (see the module docs) and keep only those that hold.
+pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck: &Recheck<'_>) {
+    let mut pending = slots(report);
+    if pending.is_empty() {
+        return;
+    }
+    // The next run's settings, silent, without the help-only search for lost quotes.
+    let quiet = Settings {
+        quote_hints: false,
+        progress: Default::default(),
+        ..settings.clone()
+    };
+    let ctx = quiet.extract_context(repo);
+    let mut decided: Vec<(Slot, Result<(), String>)> = Vec::new();
+    while !pending.is_empty() {
+        let (batch, later) = batch(pending);
+        pending = later;
+        // One rewritten text per doc of the batch, audited together.
+        let mut by_doc: BTreeMap<usize, Vec<Slot>> = BTreeMap::new();
+        for s in batch {
+            by_doc.entry(s.doc).or_default().push(s);
+        }
+        let mut rewritten = Vec::with_capacity(by_doc.len());
+        let mut docs = Vec::with_capacity(by_doc.len());
+        let mut found_at = HashMap::new();
+        for (doc, slots) in by_doc {
+            let d = &report.docs[doc].doc;
+            let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
+            let (text, outputs) = rewrite(&d.text, &edits);
+            let again = load::with_text(d, text, &ctx, &quiet.config);
+            found_at.extend(pins_kept(docs.len(), &again, &slots, &outputs));
+            docs.push(again);
+            rewritten.push((doc, slots, outputs));
+        }
+        let checked = recheck(docs, &quiet, found_at);
+        let mut failing: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
+        for f in (checked.findings.iter()).filter(|f| f.rule.says_wrong(f.severity)) {
+            failing.entry(f.doc).or_default().push(f);
+        }
+        for (k, (doc, slots, outputs)) in rewritten.into_iter().enumerate() {
+            let check = Rechecked {
+                before: &report.docs[doc].doc.text,
+                after: &checked.docs[k],
+                failing: failing.get(&k).map_or(&[][..], Vec::as_slice),
+            };
+            let mut at = 0;
+            for mut slot in slots {
+                let n = slot.edits().count();
+                let judged = check.judge(&slot, &outputs[at..at + n]);
+                at += n;
+                match judged {
+                    Judged::Holds => decided.push((slot, Ok(()))),
+                    Judged::Again(fixes, older, _) if slot.rounds > 1 => {
+                        slot.fixes = fixes;
+                        slot.at = slot.at.filter(|_| older);
+                        slot.rounds -= 1;
+                        pending.push(slot);
+                    }
+                    Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
+                }
+            }
+        }
+    }
+    write_back(report, decided);
+}
+
+/// Every fix of the report, as slots.
+fn slots(report: &Report) -> Vec<Slot> {
+    let one = |holder, doc, fix: &Fix| Slot {
+        holder,
+        doc,
+        fixes: vec![fix.clone()],
+        pin: None,
+        rounds: ROUNDS,
+        at: None,
+    };
+    let findings = report.findings.iter().enumerate();
+    let mut out: Vec<Slot> = findings
+        .filter_map(|(i, f)| {
+            let mut slot = one(Holder::Finding(i), f.doc, f.fix.as_ref()?);
+            slot.at = found_at(report, f);
+            Some(slot)
+        })
+        .collect();
+    let repins = report.repins.iter().enumerate();
+    out.extend(repins.map(|(i, (doc, fix))| one(Holder::Repin(i), *doc, fix)));
+    let moves = report.pin_moves.iter().enumerate();
+    out.extend(moves.filter(|(_, m)| !m.blocked()).map(|(i, m)| Slot {
+        holder: Holder::PinMove(i),
+        doc: m.doc,
+        fixes: m.moves.clone(),
+        pin: m.pin.clone(),
+        rounds: 1,
+        at: None,
+    }));
+    out
+}
+
+/// The implied pin a fixed citation keeps in its re-check: its own, for a rule other than the
+/// `stale-*` ones (whose fixes are found at the target). The re-check then judges it as the
+/// audit judged the citation it replaces (at that pin, or at the target when it did not hold
+/// there), not as a line just written.
+fn found_at(report: &Report, f: &Finding) -> Option<Oid> {
+    if f.rule.info().family == crate::registry::Family::Stale {
+        return None;
+    }
+    let cite = CiteRef {
+        doc: f.doc,
+        index: f.cite?,
+    };
+    Oid::from_str(report.implied.get(&cite)?).ok()
+}
+
+/// The slots whose edits overlap no other's in their doc (an edit equal to one taken is
+/// shared), and the rest, for a later batch.
+fn batch(pending: Vec<Slot>) -> (Vec<Slot>, Vec<Slot>) {
+    let mut taken: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let (mut now, mut later) = (Vec::new(), Vec::new());
+    for s in pending {
+        let edits = taken.entry(s.doc).or_default();
+        let clash = s
+            .edits()
+            .any(|e| edits.iter().any(|t| t != e && t.overlaps(e)));
+        if clash {
+            later.push(s);
+        } else {
+            edits.extend(s.edits().cloned());
+            now.push(s);
+        }
+    }
+    (now, later)
+}
+
+/// `text` with `edits` applied (none overlap; equal ones count once), and where each edit's
+/// replacement is in the new text, in the order of `edits`.
+fn rewrite(text: &str, edits: &[&Edit]) -> (String, Vec<Span>) {
+    let mut order: Vec<usize> = (0..edits.len()).collect();
+    order.sort_by_key(|&i| (edits[i].byte_start, edits[i].byte_end));
+    let mut out = String::with_capacity(text.len());
+    let mut outputs = vec![Span::new(0, 0); edits.len()];
+    let mut at = 0;
+    let mut last: Option<(&Edit, Span)> = None;
+    for i in order {
+        let e = edits[i];
+        if let Some((prev, span)) = last.filter(|(p, _)| *p == e) {
+            debug_assert!(prev == e);
+            outputs[i] = span;
+            continue;
+        }
+        out.push_str(&text[at..e.byte_start]);
+        let span = Span::new(out.len(), out.len() + e.replacement.len());
+        out.push_str(&e.replacement);
+        at = e.byte_end;
+        outputs[i] = span;
+        last = Some((e, span));
+    }
+    out.push_str(&text[at..]);
+    (out, outputs)
+}
+
+/// One rewritten doc and its re-audit.
+struct Rechecked<'a> {
+    /// The doc's text before its fixes.
+    before: &'a str,
+    /// The doc rewritten and extracted again.
+    after: &'a AuditedDoc,
+    /// The re-audit's findings on it that say a citation is wrong.
+    failing: &'a [&'a Finding],
+}
+
+impl Rechecked<'_> {
+    /// The verdict on one slot: `outputs` are where its edits' replacements are in the
+    /// rewritten text.
+    fn judge(&self, slot: &Slot, outputs: &[Span]) -> Judged {
+        let mut wrong = Vec::new();
+        for out in &outputs[..slot.fixes.len()] {
+            let cites = self.written(*out);
+            if cites.is_empty() {
+                return Judged::Fails("what it writes is not read back as a citation".into());
+            }
+            let failing: Vec<&Finding> = (self.failing.iter().copied())
+                .filter(|f| self.about(f, &cites))
+                .collect();
+            if !failing.is_empty() {
+                wrong.push((*out, cites, failing));
+            }
+        }
+        let Some((_, _, failing)) = wrong.first() else {
+            return Judged::Holds;
+        };
+        let f = failing[0];
+        let why = format!("`{}`: {}", f.rule.as_str(), f.message);
+        if let ([fix], [(out, cites, failing)]) = (slot.fixes.as_slice(), wrong.as_slice()) {
+            if let Some(next) = self.compose_with(fix, *out, cites, failing) {
+                let stale = failing[0].rule.info().family == crate::registry::Family::Stale;
+                return Judged::Again(vec![next], !stale, why);
+            }
+        }
+        Judged::Fails(why)
+    }
+
+    fn written(&self, out: Span) -> BTreeSet<CiteId> {
+        written(self.after, out)
+    }
+
+    /// Whether finding `f` is about one of `cites`, or about a claim that rests on them alone (a
+    /// literal of a claim with other citations may be theirs to support).
+    fn about(&self, f: &Finding, cites: &BTreeSet<CiteId>) -> bool {
+        match (f.cite, f.claim) {
+            (Some(c), _) => cites.contains(&c),
+            (None, Some(claim)) => {
+                let on = &self.after.extracted.claims[claim].citations;
+                !on.is_empty() && on.iter().all(|c| cites.contains(c))
+            }
+            (None, None) => false,
+        }
+    }
+
+    /// When the one failing finding on the rewritten citation carries a safe fix: that fix
+    /// composed with `fix`, as one edit of the original doc.
+    fn compose_with(
+        &self,
+        fix: &Fix,
+        out: Span,
+        cites: &BTreeSet<CiteId>,
+        failing: &[&Finding],
+    ) -> Option<Fix> {
+        let [second] = failing else { return None };
+        let next = second.safe_fix()?;
+        if cites.len() != 1 || !second.cite.is_some_and(|c| cites.contains(&c)) {
+            return None;
+        }
+        let edit = compose(
+            self.before,
+            &fix.edit,
+            out,
+            &next.edit,
+            &self.after.doc.text,
+        )?;
+        Some(Fix {
+            edit,
+            cite: fix.cite,
+            applicability: fix.applicability,
+            ..next.clone()
+        })
+    }
+}
+
+/// The citations of a rewritten doc that a replacement at `out` wrote.
+fn written(d: &AuditedDoc, out: Span) -> BTreeSet<CiteId> {
+    let touches =
+        |s: Span| s.start < out.end.max(out.start + 1) && out.start < s.end.max(s.start + 1);
+    (d.extracted.citations.enumerated())
+        .filter(|(_, c)| touches(c.span))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// The implied pins the citations written by `slots` keep in the re-check (the doc at index
+/// `doc` of the batch): each fix found at an older revision is judged there.
+fn pins_kept(
+    doc: usize,
+    again: &AuditedDoc,
+    slots: &[Slot],
+    outputs: &[Span],
+) -> Vec<(CiteRef, Implied)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for slot in slots {
+        let n = slot.edits().count();
+        if let Some(pin) = slot.at {
+            for &o in &outputs[at..at + slot.fixes.len()] {
+                let unpinned = |c: &CiteId| again.pin_of(*c).1 == PinSource::Target;
+                let kept = Implied {
+                    pin,
+                    line_commit: pin,
+                };
+                out.extend(
+                    (written(again, o).into_iter())
+                        .filter(unpinned)
+                        .map(|index| (CiteRef { doc, index }, kept)),
+                );
+            }
+        }
+        at += n;
+    }
+    out
+}
+
+/// `first` (an edit of `before`) then `second` (an edit of the rewritten text `after`, where
+/// `first`'s replacement is at `out`) as one edit of `before`. The bytes of `after` between
+/// `out` and `second` must be `before`'s own, next to `first` (checked): otherwise `None`.
+fn compose(before: &str, first: &Edit, out: Span, second: &Edit, after: &str) -> Option<Edit> {
+    let start = out.start.min(second.byte_start);
+    let end = out.end.max(second.byte_end);
+    let from = first.byte_start.checked_sub(out.start - start)?;
+    let to = first.byte_end + (end - out.end);
+    let same = |a: Option<&str>, b: Option<&str>| a.is_some() && a == b;
+    let kept = same(
+        before.get(from..first.byte_start),
+        after.get(start..out.start),
+    ) && same(before.get(first.byte_end..to), after.get(out.end..end));
+    if !kept {
+        return None;
+    }
+    let mut replacement = after.get(start..second.byte_start)?.to_string();
+    replacement.push_str(&second.replacement);
+    replacement.push_str(after.get(second.byte_end..end)?);
+    Some(Edit {
+        replacement,
+        byte_start: from,
+        byte_end: to,
+    })
+}
+
+/// Put the verdicts in the report: checked fixes (a composed one replaces the first), and, for
+/// a fix that fails, no fix and why in the help (a pin move: blocked, with why).
+fn write_back(report: &mut Report, decided: Vec<(Slot, Result<(), String>)>) {
+    let mut dropped_repins = BTreeSet::new();
+    for (slot, verdict) in decided {
+        match (slot.holder, verdict) {
+            (Holder::Finding(i), Ok(())) => report.findings[i].fix = slot.fixes.into_iter().next(),
+            (Holder::Finding(i), Err(why)) => refuse(&mut report.findings[i], &why),
+            (Holder::Repin(i), Err(_)) => {
+                dropped_repins.insert(i);
+            }
+            (Holder::PinMove(i), Err(why)) => report.pin_moves[i]
+                .blocked_by
+                .push(format!("re-checked at the target, it would fail: {why}")),
+            (Holder::Repin(_) | Holder::PinMove(_), Ok(())) => {}
+        }
+    }
+    let mut i = 0;
+    report.repins.retain(|_| {
+        i += 1;
+        !dropped_repins.contains(&(i - 1))
+    });
+    report.summary = Summary::of(&report.findings, &report.docs);
+}
+
+/// The finding without its fix, and why in its help.
+fn refuse(f: &mut Finding, why: &str) {
+    let Some(fix) = f.fix.take() else { return };
+    let to = match fix.start_line {
+        0 => fix.path.clone(),
+        s => format!(
+            "{}:{}",
+            fix.path,
+            crate::model::LineRange::new(s, fix.end_line)
+        ),
+    };
+    let note = format!("no fix: re-cited as `{to}` it would still fail at the target ({why})");
+    f.help = Some(match f.help.take() {
+        Some(help) => format!("{help}; {note}"),
+        None => note,
+    });
+}
