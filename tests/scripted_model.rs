@@ -9,7 +9,7 @@ use citegate::regenerate::chat::{CallError, ErrorKind, Reply, Scripted};
 use citegate::regenerate::gate::Gate;
 use citegate::regenerate::model::{ask, Question};
 use citegate::regenerate::prompt::Contract;
-use citegate::regenerate::trace::{self, Outcome, Subject};
+use citegate::regenerate::trace::{self, Ended, Subject};
 use citegate::testing::Fixture;
 
 const SPEC: &str = "@@@ commit v1 code
@@ -59,7 +59,7 @@ fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
     let gate = Gate::new(&s.repo, s.target, &s.settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(GROUNDED)]);
     let asked = ask(&model, &gate, &question());
-    assert_eq!(asked.record.outcome, Outcome::Regrounded);
+    assert_eq!(asked.record.outcome, Ended::Regrounded);
     assert_eq!(
         asked.answer.unwrap()["citations"][0]["path"],
         "src/cache.rs"
@@ -93,7 +93,7 @@ fn two_failing_replies_are_refused_and_a_transport_error_is_an_error() {
     let gate = Gate::new(&s.repo, s.target, &s.settings);
     let model = Scripted::new(vec![reply(INVENTED), reply(INVENTED)]);
     let asked = ask(&model, &gate, &question());
-    assert_eq!(asked.record.outcome, Outcome::Refused);
+    assert_eq!(asked.record.outcome, Ended::Refused);
     assert!(asked.answer.is_none());
     assert_eq!(asked.record.attempts.len(), 2);
 
@@ -104,7 +104,7 @@ fn two_failing_replies_are_refused_and_a_transport_error_is_an_error() {
         endpoint: false,
     })]);
     let asked = ask(&broken, &gate, &question());
-    assert_eq!(asked.record.outcome, Outcome::Error);
+    assert_eq!(asked.record.outcome, Ended::Error);
     assert_eq!(asked.record.error_kind, Some(ErrorKind::Timeout));
     assert_eq!(asked.record.error.as_deref(), Some("timed out after 2 s"));
     assert_eq!(asked.calls, 3);
@@ -138,8 +138,8 @@ fn replay_counts_a_repair_without_a_reply_as_an_error_of_its_kind() {
     let records: Vec<trace::Record> = (scripts.into_iter())
         .map(|script| ask(&Scripted::new(script), &gate, &q).record)
         .collect();
-    let outcomes: Vec<Outcome> = records.iter().map(|r| r.outcome).collect();
-    use Outcome::*;
+    let outcomes: Vec<Ended> = records.iter().map(|r| r.outcome).collect();
+    use Ended::*;
     assert_eq!(outcomes, [Regrounded, Regrounded, Refused, Error, Error]);
     assert_eq!(records[3].attempts.len(), 1, "the failed reply is recorded");
     let text = trace::to_jsonl(&records);

@@ -77,7 +77,7 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         model: client.model().to_string(),
         prompt_hash: prompt::hash(&[&system, &user]),
         attempts: Vec::new(),
-        outcome: trace::Outcome::Refused,
+        outcome: trace::Ended::Refused,
         error: None,
         error_kind: None,
         repository: trace::repository_name(gate.repo),
@@ -103,7 +103,7 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
                 ..
             }) => {
                 asked.calls += requests;
-                record.outcome = trace::Outcome::Error;
+                record.outcome = trace::Ended::Error;
                 record.error = Some(message);
                 record.error_kind = Some(kind);
                 break;
@@ -131,7 +131,7 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
             let value: Value =
                 serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
             if !trace::declines(&value) {
-                record.outcome = trace::Outcome::Regrounded;
+                record.outcome = trace::Ended::Regrounded;
                 asked.answer = Some(value);
             }
             break;

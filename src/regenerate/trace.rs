@@ -37,10 +37,10 @@ pub enum Subject {
     Paragraph,
 }
 
-/// How an exchange ended.
+/// How an exchange with the model ended (a trace record's `outcome`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum Ended {
     /// A reply passed the gate and was written.
     Regrounded,
     /// No reply passed the gate, or the model itself refused.
@@ -64,7 +64,7 @@ pub struct Record {
     pub model: String,
     pub prompt_hash: String,
     pub attempts: Vec<Attempt>,
-    pub outcome: Outcome,
+    pub outcome: Ended,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// What kind of failure `error` was (traces written before it was recorded: read from the
@@ -238,7 +238,7 @@ impl Taxonomy {
     /// ended as recorded. A record whose repair got no reply is an error, as it was recorded,
     /// not a refusal.
     fn count(&mut self, record: &Record, passed_at: Option<usize>) {
-        let no_reply = record.attempts.is_empty() || record.outcome == Outcome::Error;
+        let no_reply = record.attempts.is_empty() || record.outcome == Ended::Error;
         match passed_at {
             Some(i) if refuses(&record.attempts[i].raw) => {
                 self.refused += 1;
