@@ -619,6 +619,8 @@ Path: [src/old_name.js](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_nam
 Label: [old_name.js L1-L3](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_name.js#L1-L3).
 
 Relative: [the old_name.js file](../src/old_name.js).
+
+Twice: [old_name.js, see old_name.js](../src/old_name.js).
 @@@ commit v2 a rename
 @@@ delete src/old_name.js
 @@@ file src/new_name.js
@@ -641,7 +643,10 @@ export function first() {
         after.contains("Relative: [the new_name.js file](../src/new_name.js)."),
         "{after}"
     );
-    assert!(!after.contains("old_name"), "{after}");
+    // Text that names the file twice cannot move with it: not moved (issue 31).
+    let twice = "Twice: [old_name.js, see old_name.js](../src/old_name.js).";
+    assert!(after.contains(twice), "{after}");
+    assert_eq!(after.matches("old_name").count(), 3, "{after}");
     // `fix` writes the same bytes.
     let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
     let plan = citegate::fix::plan(&report, false);
