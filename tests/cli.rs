@@ -113,7 +113,7 @@ fn json_report_carries_fixes_with_their_byte_range() {
 }
 
 #[test]
-fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
+fn one_fix_or_regenerate_run_on_the_bundled_example_leaves_nothing_for_a_second() {
     let (_d, repo) = example();
     let fixed = citegate(&repo).arg("fix").output().unwrap();
     assert_eq!(
@@ -138,6 +138,23 @@ fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
         "{}",
         String::from_utf8_lossy(&again.stdout)
     );
+
+    // regenerate --write reaches its fixpoint in one run too: a second changes no byte.
+    let (_d, repo) = example();
+    let docs = ["docs/wiki/cache.md", "docs/answers/ttl.json"];
+    let read = || docs.map(|d| std::fs::read(repo.join(d)).unwrap());
+    let before = read();
+    citegate(&repo)
+        .args(["regenerate", "--write"])
+        .output()
+        .unwrap();
+    let once = read();
+    assert_ne!(once, before, "the example has answers to regenerate");
+    citegate(&repo)
+        .args(["regenerate", "--write"])
+        .output()
+        .unwrap();
+    assert_eq!(read(), once);
 }
 
 #[test]
