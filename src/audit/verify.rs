@@ -2,12 +2,9 @@
 //! quote found again, a generator's range convention, a rename, a doc pin's move), but what it
 //! writes must pass *every* check at the target: an exclusive-end range fixed to the last line
 //! whose quote is 15 lines up is not fixed, and a second `citegate fix` would move it again. So the
-//! docs are rewritten in memory with their fixes and audited again, exactly as the next run would
-//! audit them (same settings, history included), and each fix is judged by the findings on the
-//! citation it wrote. A citation fixed by a rule other than the `stale-*` ones (a link written
-//! from the root, a quote at other lines, a generator's range) keeps its implied pin in the
-//! re-check, not that of a line just edited: otherwise editing the line would move its pin to
-//! the target and hide that the code moved since it was written:
+//! docs are rewritten in memory with their fixes and the citations the fixes wrote are audited
+//! again, exactly as the next run would audit them (same settings, history included), and each
+//! fix is judged by the findings on the citation it wrote:
 //!
 //! - none that says the citation is wrong: the fix is offered, as built;
 //! - one, carrying a safe fix of its own: the two are composed into one edit of the original doc
@@ -15,13 +12,17 @@
 //! - anything else: the fix is not offered, and the finding's help says what the re-check found
 //!   (a doc pin's move is blocked, with the reason).
 //!
+//! A citation fixed by a rule other than the `stale-*` ones (a link written from the root, a
+//! quote at other lines, a generator's range) keeps its implied pin in the re-check, not that of
+//! a line just edited: otherwise editing the line would move its pin to the target and hide that
+//! the code moved since it was written. Last, the fixes `fix` holds back (a citation on the
+//! line stays failing) are marked held: no surface offers them.
+//!
 //! Every surface (the JSON report, SARIF, `fix`, the language server's quick fixes, the MCP
 //! server, `regenerate`) takes its fixes from the report, so each offers only checked edits, and
 //! `citegate fix` reaches its fixpoint in one run.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
-
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use git2::Oid;
 
@@ -203,10 +204,28 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
 /// and their help says why.
 fn hold(report: &mut Report) {
     let plan = crate::fix::plan(report, false);
+    if plan.blocked.is_empty() {
+        return;
+    }
+    let mut by_edit: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (i, f) in report.findings.iter().enumerate() {
+        if let Some(fix) = &f.fix {
+            by_edit
+                .entry((f.doc, fix.edit.byte_start))
+                .or_default()
+                .push(i);
+        }
+    }
     for (doc, held) in plan.blocked {
         let Some(fix) = held.fix else { continue };
-        let f = (report.findings.iter_mut()).find(|f| f.doc == doc && f.fix.as_ref() == Some(&fix));
-        if let Some(f) = f {
+        let candidates = by_edit
+            .get(&(doc, fix.edit.byte_start))
+            .into_iter()
+            .flatten();
+        let found = candidates
+            .copied()
+            .find(|&i| report.findings[i].fix.as_ref() == Some(&fix));
+        if let Some(f) = found.map(|i| &mut report.findings[i]) {
             f.held = true;
             let note = "the fix is held back: a citation on this line stays failing, and editing the line would hide it from the next audit";
             f.help = Some(match f.help.take() {
