@@ -178,3 +178,39 @@ fn two_sweeps_render_counts_a_trend_and_inert_hostile_text_in_chromium() {
     let history = std::fs::read_to_string(out.join("history.jsonl")).unwrap();
     assert_eq!(history.lines().count(), 2);
 }
+
+/// `sweep --html` into `out/report`, run in the fixture (exit code not checked).
+fn sweep_html(fixture: &Fixture, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .arg("sweep")
+        .arg("--html")
+        .arg(out)
+        .env("SOURCE_DATE_EPOCH", "1800000000")
+        .current_dir(fixture.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_cited_blob_over_the_limit_is_not_shown_in_the_dashboard() {
+    let fixture = Fixture::build("@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\n").unwrap();
+    // Over 32 MiB of one repeated line: a few kilobytes packed, too large for any reader.
+    let git = git2::Repository::open(fixture.path()).unwrap();
+    let huge = "let x = 1;\n".repeat((33 << 20) / 11);
+    let blob = git.blob(huge.as_bytes()).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    let mut tree = git.treebuilder(Some(&head.tree().unwrap())).unwrap();
+    tree.insert("huge.rs", blob, 0o100644).unwrap();
+    let tree = git.find_tree(tree.write().unwrap()).unwrap();
+    let sig = git2::Signature::now("t", "t@t").unwrap();
+    git.commit(Some("HEAD"), &sig, &sig, "huge", &tree, &[&head])
+        .unwrap();
+    std::fs::create_dir_all(fixture.path().join("docs")).unwrap();
+    std::fs::write(fixture.path().join("docs/a.md"), "See huge.rs:2-3.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = sweep_html(&fixture, &dir.path().join("report"));
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let page = std::fs::read_to_string(dir.path().join("report/doc-1.html")).unwrap();
+    assert!(page.contains("not shown: over 32 MiB"), "{page}");
+    assert!(!page.contains("let x = 1;"), "{page}");
+}
