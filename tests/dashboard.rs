@@ -214,3 +214,41 @@ fn a_cited_blob_over_the_limit_is_not_shown_in_the_dashboard() {
     assert!(page.contains("not shown: over 32 MiB"), "{page}");
     assert!(!page.contains("let x = 1;"), "{page}");
 }
+
+#[cfg(unix)]
+#[test]
+fn the_dashboard_is_never_written_through_a_committed_link_even_after_dotdot() {
+    let outside = tempfile::tempdir().unwrap();
+    let spec = format!(
+        "@@@ commit v1 a link committed in the repository\n@@@ file histdir/keep\n\n\
+         @@@ symlink lnk {}\n@@@ file docs/a.md\nSee src/missing.rs:1.\n",
+        outside.path().display()
+    );
+    let fixture = Fixture::build(&spec).unwrap();
+    for dir in ["histdir/../lnk", "./lnk/sub", "lnk"] {
+        let run = sweep_html(&fixture, Path::new(dir));
+        assert_eq!(run.status.code(), Some(2), "{dir}: {run:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("symbolic link"), "{dir}: {stderr}");
+        let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+        assert!(written.is_empty(), "{dir}: wrote {written:?} outside");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn dashboard_pages_are_readable_by_a_web_server_running_as_another_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture =
+        Fixture::build("@@@ commit v1\n@@@ file docs/a.md\nSee src/missing.rs:1.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = sweep_html(&fixture, &dir.path().join("report"));
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    for page in ["index.html", "doc-1.html"] {
+        let mode = std::fs::metadata(dir.path().join("report").join(page))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "{page}");
+    }
+}
