@@ -252,3 +252,34 @@ fn dashboard_pages_are_readable_by_a_web_server_running_as_another_user() {
         assert_eq!(mode & 0o777, 0o644, "{page}");
     }
 }
+
+#[test]
+fn a_hostile_history_line_is_skipped_and_the_markdown_budget_holds() {
+    let fixture =
+        Fixture::build("@@@ commit v1\n@@@ file docs/a.md\nSee src/missing.rs:1.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.jsonl");
+    let line = serde_json::json!({
+        "version": 1, "revision": "a".repeat(40), "date": "x".repeat(1 << 20),
+        "docs": 1, "citations": 1, "findings": 0, "by_severity": {}, "by_family": {},
+        "by_rule": {}, "by_folder": {}, "fingerprints": [],
+    });
+    std::fs::write(&history, format!("{line}\n")).unwrap();
+    let summary = dir.path().join("summary.md");
+    let run = Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .args(["sweep", "--max-bytes", "60000", "--history"])
+        .arg(&history)
+        .arg("--markdown")
+        .arg(&summary)
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("history.jsonl:1: the date is longer than 64 bytes"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.len() <= 60_000, "{} bytes", text.len());
+}

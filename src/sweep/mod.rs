@@ -139,9 +139,9 @@ pub fn render(
     if let Some(s) = since {
         let _ = writeln!(
             tail,
-            "\n### Since the sweep of {} at `{}`\n\n{} new finding{}, {} fixed.\n",
-            markdown::code(&s.date),
-            crate::model::report::short(&s.revision),
+            "\n### Since the sweep of {} at {}\n\n{} new finding{}, {} fixed.\n",
+            markdown::code(bounded(&s.date, history::MAX_DATE_BYTES)),
+            markdown::code(bounded(&s.revision, 8)),
             s.new,
             if s.new == 1 { "" } else { "s" },
             s.fixed
@@ -179,6 +179,15 @@ pub fn render(
     let mut out = markdown::render(report, "citegate sweep", budget);
     out.push_str(&tail);
     out
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn bounded(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The cited lines at most shown at the target for one finding.
