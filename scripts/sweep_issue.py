@@ -69,13 +69,19 @@ def me():
     return login if ok else "github-actions[bot]"
 
 
+def first_line(body):
+    """The body's first line, whatever its line endings: an issue edited in the web UI comes
+    back with CRLF, and must still be found (else a second issue is opened)."""
+    return body.replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0].rstrip()
+
+
 def ours(repo, login, marker):
     """Our dashboard issue (the newest, if a run ever made two), open or closed."""
     listed = gh(f"repos/{repo}/issues?state=all&creator={login}&per_page=100", "--paginate")
     mine = [i for i in pages(listed)
             if "pull_request" not in i
             and (i.get("user") or {}).get("login") == login
-            and (i.get("body") or "").split("\n", 1)[0] == marker]
+            and first_line(i.get("body") or "") == marker]
     return max(mine, key=lambda i: i["number"]) if mine else None
 
 
