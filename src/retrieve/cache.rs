@@ -291,7 +291,7 @@ mod tests {
         assert!(bytes.starts_with(b"citegate-index 4\n{"));
         assert_eq!(load(git.path(), tree, |_| true).unwrap().len(), 1);
         assert_eq!(
-            load(git.path(), Oid::zero(), |_| true).unwrap_err(),
+            load(git.path(), Oid::ZERO_SHA1, |_| true).unwrap_err(),
             Miss::Absent
         );
     }
