@@ -383,3 +383,27 @@ fn a_fix_that_would_still_fail_is_not_offered_and_one_that_holds_is() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn a_fixed_citation_is_rechecked_at_the_revision_it_was_written_for() {
+    // A link written from the root (`src/cache.rs#L2` in docs/) when the TTL was at line 2;
+    // the code then moved down by two. Fixing the path alone would write `../src/cache.rs#L2`,
+    // and the edited line, now checked at the target, would hide that line 2 is no longer the
+    // TTL. Re-checked at the doc line's own revision, the fix also moves the lines.
+    let spec = "@@@ commit v1 code\n@@@ file src/cache.rs\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n\
+                @@@ commit docs the doc\n@@@ file docs/ttl.md\nThe TTL is [x](src/cache.rs#L2).\n\
+                @@@ commit v2 the code moves down\n@@@ file src/cache.rs\n// a\n// b\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/ttl.md")).unwrap();
+    assert_eq!(fixed, "The TTL is [x](../src/cache.rs#L4).\n");
+    let again = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(again.status.code(), Some(0));
+}

@@ -1,6 +1,8 @@
 //! `citegate gate`: one answer checked against a retrieval payload at a revision, printed as it is
 //! or refused (exit 0/1); `--jsonl` streams one verdict per line and survives broken lines.
 
+mod common;
+
 use assert_cmd::Command;
 use citegate::testing::Fixture;
 use serde_json::Value;
@@ -297,5 +299,37 @@ fn jsonl_verdicts_carry_ids_and_keep_their_order() {
             1 => assert_eq!(l["id"], i),
             _ => assert!(l.get("id").is_none()),
         }
+    }
+}
+
+/// Issue 31: the answers of `tests/cases/refusals.case`, through the gate: a valid refusal passes
+/// whatever its summary says; a refusal that also cites fails on its invented citation alone; a
+/// `refuse` that is no refusal is `malformed-doc`, never "neither citations nor a refusal".
+#[test]
+fn a_refusal_is_a_refusal_whatever_its_summary_says() {
+    let (spec, answers) = common::refusal_answers();
+    let fixture = Fixture::build(&spec).unwrap();
+    let verdicts: Vec<(Option<i32>, String)> = (answers.iter())
+        .map(|a| {
+            let (code, out, _) = gate(&fixture, &["--retrieved", "r.json"], a.as_str());
+            (code, out)
+        })
+        .collect();
+    for (code, out) in &verdicts[..2] {
+        assert_eq!(*code, Some(0), "{out}");
+    }
+    let (code, out) = &verdicts[2];
+    assert_eq!(*code, Some(1), "{out}");
+    let got: Value = serde_json::from_str(out).unwrap();
+    assert!(rules(out).contains(&"invented-path".to_string()), "{out}");
+    let cited = got["violations"].as_array().unwrap().iter();
+    assert!(
+        cited.map(|v| &v["citation"]).all(|c| c == "src/nope.rs:1"),
+        "{out}"
+    );
+    for (code, out) in &verdicts[3..] {
+        assert_eq!(*code, Some(1), "{out}");
+        assert_eq!(rules(out), ["malformed-doc"], "{out}");
+        assert!(out.contains("`refuse` is not a refusal") && !out.contains("nor a refusal"));
     }
 }

@@ -1,6 +1,8 @@
 //! `citegate lsp` driven over stdio by a real LSP client nobody here wrote: pytest-lsp (pygls,
 //! installed by `.ci/run`), running `tests/lsp/test_lsp.py` against a fixture repository whose
-//! guide has an invented, a stale and a moved citation. The CLI's output is the oracle there.
+//! guide has an invented, a stale and a moved citation, and whose `follow.md` cites code that
+//! then moved, changed, went or was renamed (go to definition and lenses follow the content).
+//! The CLI's output and `git show` are the oracles there.
 #![cfg(feature = "lsp")]
 
 use std::process::Command;
@@ -27,6 +29,43 @@ The getter is src/cache.rs:3-5.
 Invented: src/nowhere.rs:3.
 
 The old helper is src/old.rs:1.
+@@@ file src/shop.rs
+pub fn total(items: &[u32]) -> u32 {
+    items.iter().sum()
+}
+@@@ file src/price.rs
+pub fn price() -> u32 {
+    10
+}
+@@@ file src/legacy.rs
+// Legacy pricing.
+pub fn legacy() -> u32 {
+    7
+}
+@@@ file src/util.rs
+pub fn half(x: u32) -> u32 {
+    x / 2
+}
+@@@ file src/tax.rs
+pub fn tax(x: u32) -> u32 {
+    x / 5
+}
+@@@ file docs/follow.md
+# Following the content
+
+The total is src/shop.rs:1-3.
+
+The price is src/price.rs:1-3.
+
+The legacy price is src/legacy.rs:2-4.
+
+Halving is src/util.rs:1-3.
+
+Tax is src/tax.rs:1-3.
+
+Nothing is at src/util.rs:40.
+
+The whole [shop](../src/shop.rs).
 @@@ commit v2 the code moves under the guide
 @@@ file src/cache.rs
 // Cache settings.
@@ -35,6 +74,22 @@ pub const TTL_SECONDS: u64 = 30;
 
 pub fn ttl() -> u64 {
     TTL_SECONDS * 2
+}
+@@@ file src/shop.rs
+// Totals.
+// Summed in cents.
+pub fn total(items: &[u32]) -> u32 {
+    items.iter().sum()
+}
+@@@ file src/price.rs
+pub fn price() -> u32 {
+    12
+}
+@@@ delete src/legacy.rs
+@@@ delete src/tax.rs
+@@@ file src/vat.rs
+pub fn tax(x: u32) -> u32 {
+    x / 5
 }
 @@@ file answers/a.json
 {\"summary\": \"The TTL lives in src/ttl.rs.\", \"citations\": [{\"path\": \"src/ttl.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"TTL\"}]}
@@ -61,7 +116,7 @@ fn a_real_lsp_client_sees_the_cli_verdicts() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Every test ran: none skipped or deselected.
-    assert!(stdout.contains("10 passed"), "{stdout}");
+    assert!(stdout.contains("15 passed"), "{stdout}");
 }
 
 /// The server in this process over an in-memory connection: the handlers without a subprocess.
@@ -189,6 +244,30 @@ mod in_process {
             .map(|d| d["message"].as_str().unwrap())
             .collect::<Vec<_>>();
         assert!(invented[0].contains("src/gone.rs"), "{invented:?}");
+        client.stop();
+    }
+
+    #[test]
+    fn a_copy_at_a_revision_under_the_git_folder_is_no_doc() {
+        let fixture = Fixture::build(super::SPEC).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        let guide = std::fs::read_to_string(root.join("docs/guide.md")).unwrap();
+        // Where go to definition writes a doc's content at a revision.
+        let copy = root.join(".git/citegate/rev/0123/docs/guide.md");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, &guide).unwrap();
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        let pull = |client: &mut Client, uri: &str| {
+            let params = json!({"textDocument": {"uri": uri}});
+            client.request("textDocument/diagnostic", params)["items"].clone()
+        };
+        let uri = format!("file://{}", copy.display());
+        open(&client, &uri, 1, &guide);
+        assert_eq!(pull(&mut client, &uri), json!([]));
+        // The same text as the work tree's doc is checked.
+        let uri = format!("file://{}", root.join("docs/guide.md").display());
+        open(&client, &uri, 1, &guide);
+        assert_eq!(pull(&mut client, &uri).as_array().unwrap().len(), 3);
         client.stop();
     }
 

@@ -17,6 +17,7 @@ pub use json::Json;
 pub use object::{cited, fields, repoint, Fields};
 
 use crate::extract::path::resolve_path;
+pub use crate::model::Refuse;
 use crate::model::{CitedPath, LineRange, Retrieved};
 
 /// The reasons a refusal may give (seed 000).
@@ -24,17 +25,6 @@ pub const REFUSAL_REASONS: [&str; 3] = ["no_span_in_retrieval", "ambiguous", "st
 
 /// The keys an answer's pin may be written under, the first present counting.
 pub const PIN_KEYS: [&str; 3] = ["revision", "rev", "commit"];
-
-/// What an answer's `refuse` says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refuse {
-    /// No `refuse`, or `null`/`false`.
-    Absent,
-    /// `{reason: one of REFUSAL_REASONS, …}`.
-    Valid,
-    /// Anything else (`{}`, `true`, an unknown reason): not a refusal.
-    Invalid,
-}
 
 /// Why a retrieval payload cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -110,12 +100,12 @@ pub fn refuse_of<J: Json>(answer: &J) -> Refuse {
     }
 }
 
-/// Whether the answer asserts something: a non-blank summary, a citation or a claim.
-pub fn asserts<J: Json>(answer: &J) -> bool {
-    let summary = answer.field("summary").and_then(Json::text);
+/// Whether the answer gives evidence to check: a citation or a claim. Its summary is no
+/// evidence: a refusal's summary says why it refuses ("I could not find where X is set"), and a
+/// `path:line` written in it is extracted and checked like any other.
+pub fn has_evidence<J: Json>(answer: &J) -> bool {
     let listed = |key| answer.field(key).and_then(Json::items);
-    summary.is_some_and(|s| !s.trim().is_empty())
-        || listed("citations").is_some_and(|c| !c.is_empty())
+    listed("citations").is_some_and(|c| !c.is_empty())
         || listed("claims").is_some_and(|c| !c.is_empty())
 }
 
@@ -127,10 +117,12 @@ fn only_questions<J: Json>(answer: &J) -> bool {
         && listed("open_questions").is_some_and(|q| !q.is_empty())
 }
 
-/// Whether the answer refuses: a valid `refuse` next to nothing asserted, or only open
-/// questions. An answer that refuses and also asserts is checked like any other.
+/// Whether the answer refuses: a valid `refuse` with no citation and no claim, whatever its
+/// summary says, or only open questions. A refusal that also cites is checked like any other
+/// answer: what it cites must hold (fail closed), so `refuse` cannot wave an invented citation
+/// through.
 pub fn refuses<J: Json>(answer: &J) -> bool {
-    (refuse_of(answer) == Refuse::Valid && !asserts(answer)) || only_questions(answer)
+    (refuse_of(answer) == Refuse::Valid && !has_evidence(answer)) || only_questions(answer)
 }
 
 /// The answer's pin: the first of [`PIN_KEYS`] present.
@@ -151,14 +143,16 @@ mod tests {
     }
 
     #[test]
-    fn a_refusal_names_a_known_reason_and_asserts_nothing() {
+    fn a_refusal_names_a_known_reason_and_cites_nothing() {
         let valid = r#"{"summary": "", "citations": [], "refuse": {"reason": "ambiguous"}}"#;
         assert_eq!(both(valid), (true, true));
+        // The summary of a refusal says why it refuses: that is no evidence to check.
+        let explained = r#"{"summary": "I could not find where X is set.", "citations": [], "refuse": {"reason": "no_span_in_retrieval"}}"#;
+        assert_eq!(both(explained), (true, true));
         for bogus in [
             r#"{"summary": "", "citations": [], "refuse": {}}"#,
             r#"{"summary": "", "citations": [], "refuse": true}"#,
             r#"{"summary": "", "citations": [], "refuse": {"reason": "busy"}}"#,
-            r#"{"summary": "It is 30 s.", "citations": [], "refuse": {"reason": "ambiguous"}}"#,
             r#"{"citations": [{"path": "a.rs"}], "refuse": {"reason": "stale_index"}}"#,
         ] {
             assert_eq!(both(bogus), (false, false), "{bogus}");

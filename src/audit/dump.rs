@@ -66,7 +66,7 @@ pub fn plan<'r>(
     settings: &Settings,
 ) -> Planned<'r> {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let implied = history::implied_when(settings.history, repo, target, &docs, &|_| true);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     Planned {
         repo,

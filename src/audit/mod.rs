@@ -241,21 +241,27 @@ pub fn check_docs(
     docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Report {
-    let mut report = check_unverified(repo, target, docs, settings);
-    let recheck = |docs: Vec<AuditedDoc>, s: &Settings| check_unverified(repo, target, docs, s);
+    let mut report = check_unverified(repo, target, docs, settings, &verify::Focus::default());
+    let recheck = |docs: Vec<AuditedDoc>, s: &Settings, focus: &verify::Focus| {
+        check_unverified(repo, target, docs, s, focus)
+    };
     verify::fixes(repo, settings, &mut report, &recheck);
     report
 }
 
-/// [`check_docs`] without re-checking the fixes.
+/// [`check_docs`] without re-checking the fixes; `focus`: the citations to check (all, or the
+/// ones fixes wrote) and implied pins that blame does not decide (see [`verify::Focus`]).
 fn check_unverified(
     repo: &CodeRepo,
     target: Oid,
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
+    focus: &verify::Focus,
 ) -> Report {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let wanted = |c: CiteRef| focus.wants(c);
+    let mut implied = history::implied_when(settings.history, repo, target, &docs, &wanted);
+    implied.extend(focus.kept.iter().map(|(c, i)| (*c, *i)));
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let implied_pins: BTreeMap<CiteRef, String> = implied
         .iter()
@@ -274,7 +280,7 @@ fn check_unverified(
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
-    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
+    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules, &wanted);
     findings.extend(plan.findings);
     settings
         .progress

@@ -7,7 +7,7 @@ use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
 use crate::extract::ExtractContext;
-use crate::model::AuditedDoc;
+use crate::model::{AuditedDoc, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -29,6 +29,9 @@ pub struct Settings {
     /// `--repo-url`'s identity (`github.com/o/r`): its permalinks cite this repository too.
     pub repo_url_id: Option<String>,
     pub progress: ProgressSink,
+    /// The front end the run serves: help names its flags or parameters (no verdict depends on
+    /// it).
+    pub surface: Surface,
 }
 
 impl Default for Settings {
@@ -41,6 +44,7 @@ impl Default for Settings {
             quote_hints: true,
             repo_url_id: None,
             progress: ProgressSink::default(),
+            surface: Surface::default(),
         }
     }
 }
@@ -64,6 +68,7 @@ impl Settings {
             quote_hints: true,
             repo_url_id: opts.repo_url.as_deref().and_then(crate::forge::repo_id),
             progress: opts.progress.clone(),
+            surface: Surface::default(),
             config,
         })
     }

@@ -3,8 +3,11 @@
 //! writes must pass *every* check at the target: an exclusive-end range fixed to the last line
 //! whose quote is 15 lines up is not fixed, and a second `citegate fix` would move it again. So the
 //! docs are rewritten in memory with their fixes and audited again, exactly as the next run would
-//! audit them (same settings, history included: an edited line is checked at the target), and
-//! each fix is judged by the findings on the citation it wrote:
+//! audit them (same settings, history included), and each fix is judged by the findings on the
+//! citation it wrote. A citation fixed by a rule other than the `stale-*` ones (a link written
+//! from the root, a quote at other lines, a generator's range) keeps its implied pin in the
+//! re-check, not that of a line just edited: otherwise editing the line would move its pin to
+//! the target and hide that the code moved since it was written:
 //!
 //! - none that says the citation is wrong: the fix is offered, as built;
 //! - one, carrying a safe fix of its own: the two are composed into one edit of the original doc
@@ -16,11 +19,18 @@
 //! server, `regenerate`) takes its fixes from the report, so each offers only checked edits, and
 //! `citegate fix` reaches its fixpoint in one run.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use std::collections::HashMap;
+
+use git2::Oid;
+
+use super::history::Implied;
 use super::load;
 use super::settings::Settings;
-use crate::model::{AuditedDoc, CiteId, Edit, Finding, Fix, Report, Span, Summary};
+use crate::model::{
+    AuditedDoc, CiteId, CiteRef, Edit, Finding, Fix, PinSource, Report, Span, Summary,
+};
 use crate::resolve::CodeRepo;
 
 /// Rounds of re-checking: a fix, then at most two more composed onto it.
@@ -45,6 +55,8 @@ struct Slot {
     pin: Option<Edit>,
     /// Rounds left.
     rounds: usize,
+    /// The implied pin of the citation it fixes, kept in the re-check (see [`found_at`]).
+    at: Option<Oid>,
 }
 
 impl Slot {
@@ -56,21 +68,69 @@ impl Slot {
 /// How a re-check ended for one slot.
 enum Judged {
     Holds,
-    /// The fixes to re-check in the next round (composed with the second fix found), and why the
-    /// first did not hold.
-    Again(Vec<Fix>, String),
+    /// The fixes to re-check in the next round (composed with the second fix found), whether
+    /// they are still at the older revision (`false`: the second was a `stale-*` fix, found at
+    /// the target), and why the first did not hold.
+    Again(Vec<Fix>, bool, String),
     /// Why it is not offered.
     Fails(String),
 }
 
+/// What a re-check looks at: in the docs it names, only the citations the fixes wrote (a
+/// doc pin's move is checked whole: every citation under the pin moves with it), with the
+/// implied pins they keep (see [`found_at`]). The default checks everything.
+#[derive(Debug, Default)]
+pub struct Focus {
+    /// `None`: every citation.
+    pub only: Option<HashSet<CiteRef>>,
+    /// Docs checked whole.
+    pub whole: HashSet<usize>,
+    pub kept: HashMap<CiteRef, Implied>,
+}
+
+impl Focus {
+    /// Whether `cite` is checked.
+    pub fn wants(&self, cite: CiteRef) -> bool {
+        match &self.only {
+            None => true,
+            Some(only) => only.contains(&cite) || self.whole.contains(&cite.doc),
+        }
+    }
+
+    /// Look at what `slots` wrote in the rewritten doc `again` (at index `doc` of the batch):
+    /// the citations each fix wrote, keeping their implied pins (see [`found_at`]); a doc
+    /// pin's move, the whole doc.
+    fn add(&mut self, doc: usize, again: &AuditedDoc, slots: &[Slot], outputs: &[Span]) {
+        let mut at = 0;
+        for slot in slots {
+            let n = slot.edits().count();
+            if matches!(slot.holder, Holder::PinMove(_)) {
+                self.whole.insert(doc);
+            }
+            for &o in &outputs[at..at + slot.fixes.len()] {
+                for index in written(again, o) {
+                    let cite = CiteRef { doc, index };
+                    self.only.get_or_insert_with(HashSet::new).insert(cite);
+                    let unpinned = again.pin_of(index).1 == PinSource::Target;
+                    if let Some(pin) = slot.at.filter(|_| unpinned) {
+                        let kept = Implied {
+                            pin,
+                            line_commit: pin,
+                        };
+                        self.kept.insert(cite, kept);
+                    }
+                }
+            }
+            at += n;
+        }
+    }
+}
+
+/// Audit docs without re-checking their fixes (the audit's own stages), looking at a [`Focus`].
+pub type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, &Focus) -> Report + 'a;
+
 /// Re-check every fix of `report` (see the module docs) and keep only those that hold.
-/// `recheck` audits docs without re-checking their fixes (the audit's own stages).
-pub fn fixes(
-    repo: &CodeRepo,
-    settings: &Settings,
-    report: &mut Report,
-    recheck: &dyn Fn(Vec<AuditedDoc>, &Settings) -> Report,
-) {
+pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck: &Recheck<'_>) {
     let mut pending = slots(report);
     if pending.is_empty() {
         return;
@@ -93,20 +153,26 @@ pub fn fixes(
         }
         let mut rewritten = Vec::with_capacity(by_doc.len());
         let mut docs = Vec::with_capacity(by_doc.len());
+        let mut focus = Focus {
+            only: Some(HashSet::new()),
+            ..Focus::default()
+        };
         for (doc, slots) in by_doc {
             let d = &report.docs[doc].doc;
             let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
             let (text, outputs) = rewrite(&d.text, &edits);
-            docs.push(load::with_text(d, text, &ctx, &quiet.config));
+            let again = load::with_text(d, text, &ctx, &quiet.config);
+            focus.add(docs.len(), &again, &slots, &outputs);
+            docs.push(again);
             rewritten.push((doc, slots, outputs));
         }
-        let checked = recheck(docs, &quiet);
+        let checked = recheck(docs, &quiet, &focus);
         let mut failing: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
         for f in (checked.findings.iter()).filter(|f| f.rule.says_wrong(f.severity)) {
             failing.entry(f.doc).or_default().push(f);
         }
         for (k, (doc, slots, outputs)) in rewritten.into_iter().enumerate() {
-            let check = Recheck {
+            let check = Rechecked {
                 before: &report.docs[doc].doc.text,
                 after: &checked.docs[k],
                 failing: failing.get(&k).map_or(&[][..], Vec::as_slice),
@@ -118,17 +184,37 @@ pub fn fixes(
                 at += n;
                 match judged {
                     Judged::Holds => decided.push((slot, Ok(()))),
-                    Judged::Again(fixes, _) if slot.rounds > 1 => {
+                    Judged::Again(fixes, older, _) if slot.rounds > 1 => {
                         slot.fixes = fixes;
+                        slot.at = slot.at.filter(|_| older);
                         slot.rounds -= 1;
                         pending.push(slot);
                     }
-                    Judged::Again(_, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
+                    Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
                 }
             }
         }
     }
     write_back(report, decided);
+    hold(report);
+}
+
+/// Mark the fixes `citegate fix` holds back (see [`crate::fix::plan`]): no surface offers them,
+/// and their help says why.
+fn hold(report: &mut Report) {
+    let plan = crate::fix::plan(report, false);
+    for (doc, held) in plan.blocked {
+        let Some(fix) = held.fix else { continue };
+        let f = (report.findings.iter_mut()).find(|f| f.doc == doc && f.fix.as_ref() == Some(&fix));
+        if let Some(f) = f {
+            f.held = true;
+            let note = "the fix is held back: a citation on this line stays failing, and editing the line would hide it from the next audit";
+            f.help = Some(match f.help.take() {
+                Some(help) => format!("{help}; {note}"),
+                None => note.to_string(),
+            });
+        }
+    }
 }
 
 /// Every fix of the report, as slots.
@@ -139,10 +225,15 @@ fn slots(report: &Report) -> Vec<Slot> {
         fixes: vec![fix.clone()],
         pin: None,
         rounds: ROUNDS,
+        at: None,
     };
     let findings = report.findings.iter().enumerate();
     let mut out: Vec<Slot> = findings
-        .filter_map(|(i, f)| Some(one(Holder::Finding(i), f.doc, f.fix.as_ref()?)))
+        .filter_map(|(i, f)| {
+            let mut slot = one(Holder::Finding(i), f.doc, f.fix.as_ref()?);
+            slot.at = found_at(report, f);
+            Some(slot)
+        })
         .collect();
     let repins = report.repins.iter().enumerate();
     out.extend(repins.map(|(i, (doc, fix))| one(Holder::Repin(i), *doc, fix)));
@@ -153,8 +244,24 @@ fn slots(report: &Report) -> Vec<Slot> {
         fixes: m.moves.clone(),
         pin: m.pin.clone(),
         rounds: 1,
+        at: None,
     }));
     out
+}
+
+/// The implied pin a fixed citation keeps in its re-check: its own, for a rule other than the
+/// `stale-*` ones (whose fixes are found at the target). The re-check then judges it as the
+/// audit judged the citation it replaces (at that pin, or at the target when it did not hold
+/// there), not as a line just written.
+fn found_at(report: &Report, f: &Finding) -> Option<Oid> {
+    if f.rule.info().family == crate::registry::Family::Stale {
+        return None;
+    }
+    let cite = CiteRef {
+        doc: f.doc,
+        index: f.cite?,
+    };
+    Oid::from_str(report.implied.get(&cite)?).ok()
 }
 
 /// The slots whose edits overlap no other's in their doc (an edit equal to one taken is
@@ -205,7 +312,7 @@ fn rewrite(text: &str, edits: &[&Edit]) -> (String, Vec<Span>) {
 }
 
 /// One rewritten doc and its re-audit.
-struct Recheck<'a> {
+struct Rechecked<'a> {
     /// The doc's text before its fixes.
     before: &'a str,
     /// The doc rewritten and extracted again.
@@ -214,7 +321,7 @@ struct Recheck<'a> {
     failing: &'a [&'a Finding],
 }
 
-impl Recheck<'_> {
+impl Rechecked<'_> {
     /// The verdict on one slot: `outputs` are where its edits' replacements are in the
     /// rewritten text.
     fn judge(&self, slot: &Slot, outputs: &[Span]) -> Judged {
@@ -238,20 +345,15 @@ impl Recheck<'_> {
         let why = format!("`{}`: {}", f.rule.as_str(), f.message);
         if let ([fix], [(out, cites, failing)]) = (slot.fixes.as_slice(), wrong.as_slice()) {
             if let Some(next) = self.compose_with(fix, *out, cites, failing) {
-                return Judged::Again(vec![next], why);
+                let stale = failing[0].rule.info().family == crate::registry::Family::Stale;
+                return Judged::Again(vec![next], !stale, why);
             }
         }
         Judged::Fails(why)
     }
 
-    /// The citations of the rewritten doc that a replacement at `out` wrote.
     fn written(&self, out: Span) -> BTreeSet<CiteId> {
-        let touches =
-            |s: Span| s.start < out.end.max(out.start + 1) && out.start < s.end.max(s.start + 1);
-        (self.after.extracted.citations.enumerated())
-            .filter(|(_, c)| touches(c.span))
-            .map(|(id, _)| id)
-            .collect()
+        written(self.after, out)
     }
 
     /// Whether finding `f` is about one of `cites`, or about a claim that rests on them alone (a
@@ -295,6 +397,16 @@ impl Recheck<'_> {
             ..next.clone()
         })
     }
+}
+
+/// The citations of a rewritten doc that a replacement at `out` wrote.
+fn written(d: &AuditedDoc, out: Span) -> BTreeSet<CiteId> {
+    let touches =
+        |s: Span| s.start < out.end.max(out.start + 1) && out.start < s.end.max(s.start + 1);
+    (d.extracted.citations.enumerated())
+        .filter(|(_, c)| touches(c.span))
+        .map(|(id, _)| id)
+        .collect()
 }
 
 /// `first` (an edit of `before`) then `second` (an edit of the rewritten text `after`, where

@@ -72,11 +72,17 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     if args.format == RegenerateFormat::Diff {
         eprint!("{}", printable(&regenerate::render::refusals(&run), true));
     }
+    // What is refused is written as a refusal, or listed and left as written: both said, so
+    // the counts are what `--write` writes.
+    let left = c.refused - c.refusals_written;
+    let refused = match left {
+        0 => format!("{} refused", c.refused),
+        _ => format!("{} refused ({left} left as written)", c.refused),
+    };
     eprintln!(
-        "{} kept, {} re-grounded, {} refused at {}{model}",
+        "{} kept, {} re-grounded, {refused} at {}{model}",
         c.kept,
         c.regrounded,
-        c.refused,
         &run.revision[..12.min(run.revision.len())]
     );
     if let Some(why) = &run.endpoint_failure {

@@ -245,6 +245,7 @@ fn answer(ext: &mut Extracted, node: &Node) {
             .map(|n| Span::new(n.span.start + 1, n.span.end.saturating_sub(1))),
         retrieved,
         refused: contract::refuses(node),
+        refuse: contract::refuse_of(node),
         cited: false,
         units: Vec::new(),
     });

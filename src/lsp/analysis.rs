@@ -7,7 +7,9 @@ use lsp_types::{
     Uri, WorkspaceEdit,
 };
 
+use super::place::{self, Cite, Place};
 use super::project::Checked;
+use super::revision;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
 use crate::model::{
@@ -83,7 +85,10 @@ impl Analysis {
         let mut at = self.positions(encoding);
         if wanted(&CodeActionKind::QUICKFIX) {
             for f in self.report().findings.iter() {
-                let Some(fix) = f.safe_fix().filter(|_| meets(f.span.start, f.span.end)) else {
+                let offered = f
+                    .offered_fix()
+                    .filter(|x| x.applicability == crate::model::Applicability::Safe);
+                let Some(fix) = offered.filter(|_| meets(f.span.start, f.span.end)) else {
                     continue;
                 };
                 let diagnostic = diagnostic(f, at.range(f.span.start, f.span.end));
@@ -238,23 +243,85 @@ impl Analysis {
         }
     }
 
-    /// The cited file in the work tree, at the cited lines.
+    /// Where the cited content is: at the target when the audit found it there (where it is
+    /// cited, or where a fix re-cites a moved or renamed citation), else at the revision the
+    /// citation was written for. The work tree's file when it holds those lines as they are at
+    /// that revision, else a read-only copy of the file at the revision; `None` when the cited
+    /// path or lines exist at neither (an invented citation).
     pub fn definition(&self, offset: usize) -> Option<Location> {
-        let (_, c) = self.citation_at(offset)?;
-        let workdir = self.checked.snapshot.repo.workdir.as_ref()?;
-        let file = workdir.join(c.repo_path()?);
-        if !file.is_file() {
+        let (index, c) = self.citation_at(offset)?;
+        if c.foreign.is_some() {
             return None;
         }
-        let (start, end) = match c.lines {
-            Some(r) => ((r.start.max(1) - 1) as u32, (r.end.max(1) - 1) as u32),
-            None => (0, 0),
+        let s = &self.checked.snapshot;
+        let cite = Cite { doc: 0, index };
+        let report = self.report();
+        let written = || {
+            let rev = place::disputed_at(report, cite).or(self.revision_of(index).0)?;
+            Some(Place {
+                path: c.repo_path()?.to_string(),
+                lines: c.lines,
+                rev,
+            })
         };
-        Some(Location::new(
-            path_uri(&file)?,
-            Range::new(Position::new(start, 0), Position::new(end, u32::MAX >> 1)),
-        ))
+        if let Some(moved) = place::relocated(report, cite, s.target) {
+            return open(&s.repo, &moved);
+        }
+        if let Some(now) = place::at_target(report, cite, s.target) {
+            // Found where it is cited. Unless those lines read otherwise where the citation was
+            // written (its rule turned off), open them at the target; a whole file is the file.
+            let same = |w: &Place| {
+                if w.lines.is_none() {
+                    return true;
+                }
+                let read = |p: &Place| {
+                    let text = revision::text_at(&s.repo, p.rev, &p.path)?;
+                    lines_of(&text, p.lines).map(str::to_string)
+                };
+                let then = read(w);
+                then.is_none() || then == read(&now)
+            };
+            if written().is_none_or(|w| w.rev == s.target || same(&w)) {
+                return open(&s.repo, &now);
+            }
+        }
+        open(&s.repo, &written()?)
     }
+}
+
+/// The 1-based inclusive `lines` of `text` (all of it for `None`); `None` when the file has no
+/// such lines.
+fn lines_of(text: &str, lines: Option<LineRange>) -> Option<&str> {
+    let Some(r) = lines else {
+        return Some(text);
+    };
+    let count = text.lines().count() as i64;
+    if r.start < 1 || r.end < r.start || r.end > count {
+        return None;
+    }
+    let index = crate::model::LineIndex::new(text);
+    Some(index.slice(text, r.start as usize, r.end as usize))
+}
+
+/// A location at `place`: in the work tree when its file there holds the same lines (for a whole
+/// file, when it is there), else in a read-only copy of the file at the place's revision.
+fn open(repo: &crate::resolve::CodeRepo, place: &Place) -> Option<Location> {
+    let text = revision::text_at(repo, place.rev, &place.path)?;
+    let cited = lines_of(&text, place.lines)?;
+    let in_work_tree = revision::work_text(repo, &place.path)
+        .is_some_and(|work| place.lines.is_none() || lines_of(&work, place.lines) == Some(cited));
+    let file = match in_work_tree {
+        true => repo.workdir.as_ref()?.join(&place.path),
+        false => revision::written(repo, place.rev, &place.path, &text).ok()?,
+    };
+    let (start, end) = match place.lines {
+        Some(r) => ((r.start - 1) as u32, (r.end - 1) as u32),
+        None => (0, 0),
+    };
+    Some(Location::new(
+        path_uri(&file)?,
+        Range::new(Position::new(start, 0), Position::new(end, u32::MAX >> 1)),
+    ))
 }
 
 fn short(rev: git2::Oid) -> String {

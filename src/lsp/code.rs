@@ -5,19 +5,28 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lsp_types::{CodeLens, Command, Position, Range, TextEdit, Uri};
 
+use super::place::{self, Cite};
 use super::project::Index;
 use super::text::{path_uri, Encoding, Positions};
 use crate::fix::{self, Relocation};
 use crate::model::{Applicability, LineRange, PinSource};
 
-/// One lens above each cited span of `path` (repository-relative): "cited by N docs", the
-/// whole file's at its first line.
+/// One lens above each span of `path` (repository-relative) whose content docs cite: "cited by
+/// N docs", the whole file's at its first line. A lens stands where the audit found the cited
+/// content at the target: where a moved or renamed citation's fix re-cites it, never on the
+/// lines a stale or invented citation names (they hold something else now, or nothing).
 pub(super) fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
+    let report = index.audit();
+    let target = index.snapshot.target;
     let mut by_span: BTreeMap<Option<LineRange>, BTreeSet<&str>> = BTreeMap::new();
-    for d in &index.docs {
-        for c in &d.extracted.citations {
-            if c.repo_path() == Some(path) && c.foreign.is_none() {
-                by_span.entry(c.lines).or_default().insert(&d.doc.name);
+    for (doc, d) in report.docs.iter().enumerate() {
+        for (i, _) in d.extracted.citations.enumerated() {
+            let cite = Cite { doc, index: i };
+            let Some(now) = place::at_target(report, cite, target) else {
+                continue;
+            };
+            if now.path == path {
+                by_span.entry(now.lines).or_default().insert(&d.doc.name);
             }
         }
     }

@@ -1,8 +1,9 @@
 //! `citegate lsp`: the audit as a language server over stdio (`lsp-server`, synchronous like the
 //! engine). Docs are checked in memory as they are edited, with the same target, configuration
 //! and verdicts as `citegate audit` run in their repository; fixes are code actions, a citation
-//! shows its lines on hover and opens them on "go to definition"; in code files, lenses say who
-//! cites a span and renaming a file returns the edits that keep its citations valid.
+//! shows its lines on hover and "go to definition" opens its content where it is now (or, gone
+//! or changed, as it was written); in code files, lenses say who cites the content of a span and
+//! renaming a file returns the edits that keep its citations valid.
 //!
 //! The message loop never checks anything itself: requests run on their own threads and
 //! published diagnostics on a debouncing checker thread, so the editor is never blocked.
@@ -10,7 +11,9 @@
 mod analysis;
 mod code;
 mod handlers;
+mod place;
 mod project;
+mod revision;
 mod state;
 pub mod text;
 

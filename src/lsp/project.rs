@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use git2::Oid;
@@ -34,10 +34,50 @@ fn stamp(path: &Path) -> Stamp {
     Some((meta.len(), meta.modified().ok()))
 }
 
-/// The docs of a repository with their citations, read and extracted (open buffers as edited).
+/// The docs of a repository with their citations, read and extracted (open buffers as edited),
+/// and, once asked for, their audit.
 pub(super) struct Index {
     pub docs: Vec<AuditedDoc>,
     pub snapshot: Arc<Snapshot>,
+    audit: OnceLock<Report>,
+}
+
+impl Index {
+    /// The index's docs checked as `citegate audit` checks them, against its snapshot: where
+    /// each citation's content is now. Run once per index, the first time it is asked for
+    /// (lenses; renames need only the citations), and forgotten with it.
+    pub(super) fn audit(&self) -> &Report {
+        self.audit.get_or_init(|| {
+            let s = &self.snapshot;
+            let docs = (self.docs.iter())
+                .map(|d| AuditedDoc::new(d.doc.clone(), d.extracted.clone()))
+                .collect();
+            audit::check_docs(&s.repo, s.target, docs, &s.settings)
+        })
+    }
+}
+
+/// The docs of the repository at `root`, read and extracted; `open`: the buffers, by path, that
+/// stand for their files.
+fn load(
+    root: &Path,
+    s: &Snapshot,
+    open: &HashMap<PathBuf, (DocKind, String)>,
+) -> Result<Vec<AuditedDoc>, String> {
+    let opts = AuditOptions {
+        paths: vec![root.to_path_buf()],
+        repo: Some(root.to_path_buf()),
+        ..AuditOptions::default()
+    };
+    let (mut docs, _) = audit::load_docs(&opts).map_err(|e| crate::error::chain(&e))?;
+    for d in &mut docs {
+        if let Some((kind, text)) = open.get(&d.doc.fs_path) {
+            let path = d.doc.fs_path.clone();
+            let text = text.clone();
+            *d = load::from_text(&path, *kind, text, &s.repo, &s.ctx, &s.settings.config);
+        }
+    }
+    Ok(docs)
 }
 
 pub(super) struct Project {
@@ -115,36 +155,23 @@ impl Project {
     }
 
     /// Every doc of the repository with its citations (`open`: the buffers, by path, that stand
-    /// for their files), built once until a doc or the configuration changes.
+    /// for their files), built once until a doc, the configuration or the target's commit
+    /// changes (its audit says where cited content is at the target: a commit moves it).
     pub(super) fn index(
         &self,
         open: &HashMap<PathBuf, (DocKind, String)>,
     ) -> Result<Arc<Index>, String> {
-        if let Some(index) = self.index.lock().expect("index lock").clone() {
+        let snapshot = self.snapshot()?;
+        let known = self.index.lock().expect("index lock").clone();
+        if let Some(index) = known.filter(|i| Arc::ptr_eq(&i.snapshot, &snapshot)) {
             return Ok(index);
         }
-        let snapshot = self.snapshot()?;
-        let opts = AuditOptions {
-            paths: vec![self.root.clone()],
-            repo: Some(self.root.clone()),
-            ..AuditOptions::default()
-        };
-        let (mut docs, _) = audit::load_docs(&opts).map_err(|e| crate::error::chain(&e))?;
-        let s = &snapshot;
-        for d in &mut docs {
-            if let Some((kind, text)) = open.get(&d.doc.fs_path) {
-                let path = d.doc.fs_path.clone();
-                *d = load::from_text(
-                    &path,
-                    *kind,
-                    text.clone(),
-                    &s.repo,
-                    &s.ctx,
-                    &s.settings.config,
-                );
-            }
-        }
-        let index = Arc::new(Index { docs, snapshot });
+        let docs = load(&self.root, &snapshot, open)?;
+        let index = Arc::new(Index {
+            docs,
+            snapshot,
+            audit: OnceLock::new(),
+        });
         *self.index.lock().expect("index lock") = Some(index.clone());
         Ok(index)
     }

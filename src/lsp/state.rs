@@ -86,6 +86,11 @@ impl State {
         let Some(kind) = DocKind::from_path(&path) else {
             return false;
         };
+        // Inside a Git folder: a file as it was at a revision (go to definition writes those
+        // under `.git/citegate/rev/`), not a doc of the work tree to check against the target.
+        if path.components().any(|c| c.as_os_str() == ".git") {
+            return false;
+        }
         if let Some(project) = self.project_of(&path) {
             project.forget_index();
         }

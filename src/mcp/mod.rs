@@ -9,6 +9,7 @@ mod tools;
 use std::path::PathBuf;
 
 use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerInfo};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 pub use tools::{CheckAnswer, CheckDocs, Cite, Retrieve, MAX_REPLY_BYTES};
@@ -26,14 +27,14 @@ impl Server {
     }
 
     #[tool(
-        description = "Gate an answer ({summary, citations[{path,startLine,endLine,quote}]} or {summary, claims}): passed, or the violations and the refusal to return instead. Same verdict as `citegate gate`."
+        description = "Gate an answer (`answer`, or its text as `answer_json`): passed, or the violations and the refusal to return instead. Same verdict as `citegate gate`."
     )]
     async fn check_answer(&self, Parameters(p): Parameters<CheckAnswer>) -> Result<String, String> {
         tools::check_answer(&self.root, p)
     }
 
     #[tool(
-        description = "Audit docs (paths, or one doc's text with its path): findings with their fixes, as `citegate audit` reports them."
+        description = "Audit docs (paths, or one doc's text with its path): findings, as `citegate audit` reports them. A fix gives the citation it writes and its edit: the bytes [byteStart, byteEnd) of the doc, also as 1-based line/column (columns count Unicode code points), become `replacement`; `citegate fix` applies the safe ones."
     )]
     async fn check_docs(&self, Parameters(p): Parameters<CheckDocs>) -> Result<String, String> {
         tools::check_docs(&self.root, p)
@@ -55,7 +56,21 @@ impl Server {
 }
 
 #[tool_handler]
-impl ServerHandler for Server {}
+impl ServerHandler for Server {
+    /// Who answers (citegate and its version, not the MCP library's name), its tools, and how to
+    /// use them.
+    fn get_info(&self) -> ServerInfo {
+        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        ServerInfo::new(capabilities)
+            .with_server_info(Implementation::new("citegate", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// What the client may show its model about the server as a whole.
+const INSTRUCTIONS: &str = "Check code citations (path:line) against the repository before an \
+answer leaves or a doc is committed: `check_answer` gates an answer, `check_docs` audits docs, \
+`cite` gives exact lines and their citation, `retrieve` finds code for a question.";
 
 /// Serve MCP on standard input and output until the client closes it.
 pub fn serve(root: PathBuf) -> std::io::Result<()> {

@@ -1,18 +1,18 @@
 //! What each MCP tool does, as plain functions over the repository (the server only routes):
-//! inputs validated, paths kept inside the repository, replies bounded by
-//! [`MAX_REPLY_BYTES`].
+//! inputs validated (each parameter one concrete JSON type), paths kept inside the repository,
+//! replies bounded by [`MAX_REPLY_BYTES`], a fix given as the edit every other surface makes.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use git2::Oid;
-use schemars::JsonSchema;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::audit::{self, AuditOptions, Settings};
 use crate::extract::resolve_path;
-use crate::model::{CitedPath, DocKind, LineRange, Report};
+use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Surface};
 use crate::regenerate::gate::{Gate, Retrieval};
 use crate::regenerate::service;
 use crate::resolve::{CodeRepo, FileAt};
@@ -23,11 +23,19 @@ pub const MAX_REPLY_BYTES: usize = 64 << 10;
 
 /// `check_answer`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = concrete)]
 pub struct CheckAnswer {
-    /// The answer, as an object or as JSON text.
-    pub answer: Value,
-    /// The chunks it was generated from: [{path, start_line, end_line}]. Else its own `retrieved`.
+    /// The answer object: {summary, citations[{path,startLine,endLine,quote}], refuse?} or
+    /// {summary, claims, open_questions}.
     #[serde(default)]
+    #[schemars(schema_with = "an_object")]
+    pub answer: Option<Value>,
+    /// The answer as JSON text, checked as received (instead of `answer`).
+    #[serde(default)]
+    pub answer_json: Option<String>,
+    /// The chunks it was generated from, as `retrieve` gives them. Else its own `retrieved`.
+    #[serde(default)]
+    #[schemars(schema_with = "chunks")]
     pub retrieved: Option<Value>,
     /// Check against the code only when the answer carries no retrieval.
     #[serde(default)]
@@ -39,6 +47,7 @@ pub struct CheckAnswer {
 
 /// `check_docs`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = concrete)]
 pub struct CheckDocs {
     /// Doc files or folders, relative to the repository.
     #[serde(default)]
@@ -53,12 +62,15 @@ pub struct CheckDocs {
 
 /// `cite`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = concrete)]
 pub struct Cite {
     /// A repository-relative file.
     #[serde(default)]
     pub path: Option<String>,
+    /// First line (from 1).
     #[serde(default)]
     pub start_line: Option<i64>,
+    /// Last line (default: `start_line`).
     #[serde(default)]
     pub end_line: Option<i64>,
     /// Text to find exactly (whitespace-normalised), in `path` or anywhere.
@@ -71,11 +83,61 @@ pub struct Cite {
 
 /// `retrieve`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = concrete)]
 pub struct Retrieve {
     pub question: String,
     /// How many chunks (default 5, at most 20).
     #[serde(default)]
     pub k: Option<usize>,
+}
+
+/// Every parameter one concrete JSON type, as clients that read a function schema strictly
+/// (Gemini, OpenAI-style function schemas) or fill a form from it (the MCP Inspector) need: an
+/// optional parameter is simply not `required`, never `["integer", "null"]`. A `null` sent
+/// anyway still reads as absent.
+fn concrete(schema: &mut Schema) {
+    let properties = schema.get_mut("properties").and_then(Value::as_object_mut);
+    for property in properties.into_iter().flat_map(|p| p.values_mut()) {
+        let Some(property) = property.as_object_mut() else {
+            continue;
+        };
+        // `#[serde(default)]` on an `Option` writes `default: null`, no value of the type.
+        if property.get("default").is_some_and(Value::is_null) {
+            property.remove("default");
+        }
+        let Some(types) = property.get_mut("type") else {
+            continue;
+        };
+        if let Some(list) = types.as_array() {
+            let concrete: Vec<&Value> = list.iter().filter(|t| *t != "null").collect();
+            if let [only] = concrete[..] {
+                *types = only.clone();
+            }
+        }
+    }
+}
+
+/// `answer`'s schema: an object (a JSON text in `answer` is still read, as before
+/// `answer_json`).
+fn an_object(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "object"})
+}
+
+/// `retrieved`'s schema: the chunks [`crate::answer::payload_of`] reads (it also reads
+/// `startLine`/`endLine`, and the list under an object's `retrieved` or `chunks`).
+fn chunks(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "start_line": {"type": "integer"},
+                "end_line": {"type": "integer"},
+            },
+            "required": ["path", "start_line"],
+        },
+    })
 }
 
 fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
@@ -110,12 +172,18 @@ fn bounded(mut value: Value, list: &str) -> String {
 }
 
 pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
-    let (repo, target, settings) = open(root, p.revision.as_deref())?;
-    let gate = Gate::new(&repo, target, &settings);
-    let text = match p.answer {
-        Value::String(text) => text,
-        other => other.to_string(),
+    let text = match (p.answer, p.answer_json) {
+        (Some(Value::String(text)), None) | (None, Some(text)) => text,
+        (Some(answer), None) => answer.to_string(),
+        (None, None) => return Err("give `answer` (the object) or `answer_json` (its text)".into()),
+        (Some(_), Some(_)) => return Err("give `answer` or `answer_json`, not both".into()),
     };
+    let (repo, target, settings) = open(root, p.revision.as_deref())?;
+    let settings = Settings {
+        surface: Surface::Mcp,
+        ..settings
+    };
+    let gate = Gate::new(&repo, target, &settings);
     let retrieved = match &p.retrieved {
         Some(r) => Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?),
         None => None,
@@ -195,8 +263,8 @@ fn findings(report: &Report) -> Value {
             if let Some(help) = &f.help {
                 v["help"] = json!(help);
             }
-            if let Some(fix) = &f.fix {
-                v["fix"] = json!({"replace": f.at.snippet, "with": fix.edit.replacement});
+            if let Some(fix) = fix_of(report, f) {
+                v["fix"] = fix;
             }
             v
         })
@@ -206,6 +274,36 @@ fn findings(report: &Report) -> Value {
         "citations": report.summary.citations,
         "findings": findings,
     })
+}
+
+/// A finding's fix as every surface carries it: where the citation will cite, and the edit that
+/// writes it (the bytes it replaces, the same place in 1-based lines and columns counted in
+/// Unicode code points, as a finding's own `line`/`column`, and the text that replaces them).
+fn fix_of(report: &Report, f: &Finding) -> Option<Value> {
+    let fix = f.offered_fix()?;
+    let doc = &report.docs[f.doc].doc;
+    let at = |byte| {
+        let (line, column) = doc.lines.line_col(&doc.text, byte);
+        json!({"line": line, "column": column})
+    };
+    let edit = &fix.edit;
+    let applicability = match fix.applicability {
+        Applicability::Safe => "safe",
+        Applicability::OptIn => "opt-in",
+    };
+    Some(json!({
+        "path": fix.path,
+        "startLine": fix.start_line,
+        "endLine": fix.end_line,
+        "edit": {
+            "byteStart": edit.byte_start,
+            "byteEnd": edit.byte_end,
+            "start": at(edit.byte_start),
+            "end": at(edit.byte_end),
+            "replacement": edit.replacement,
+        },
+        "applicability": applicability,
+    }))
 }
 
 pub(super) fn cite(root: &Path, p: Cite) -> Result<String, String> {

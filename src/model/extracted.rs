@@ -14,6 +14,18 @@ pub struct Retrieved {
     pub lines: LineRange,
 }
 
+/// What an answer's `refuse` says (read by `answer::refuse_of`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Refuse {
+    /// No `refuse`, or `null`/`false`.
+    #[default]
+    Absent,
+    /// `{reason: one of answer::REFUSAL_REASONS, …}`.
+    Valid,
+    /// Anything else (`{}`, `true`, an unknown reason): not a refusal.
+    Invalid,
+}
+
 /// One JSON answer: the pin and retrieval payload its citations share.
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
@@ -22,8 +34,12 @@ pub struct Answer {
     pub pin: Option<String>,
     pub pin_span: Option<Span>,
     pub retrieved: Option<Vec<Retrieved>>,
-    /// The answer refuses (`refuse` is present and not false/null/empty).
+    /// The answer refuses: a valid `refuse` with nothing cited, or only open questions
+    /// (`answer::refuses`).
     pub refused: bool,
+    /// What its `refuse` says, valid or not, so that no message says an answer has no refusal
+    /// when it wrote one.
+    pub refuse: Refuse,
     /// At least one of its citation objects could be read as a citation.
     pub cited: bool,
     /// What its claims rest on, as the extractor found them: `regenerate` rewrites the answer

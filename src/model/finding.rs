@@ -121,6 +121,10 @@ pub struct Finding {
     /// The lines actually at the revision, shown under the diagnostic.
     pub evidence: Option<String>,
     pub fix: Option<Fix>,
+    /// Its fix is held back: the edit touches a doc line holding a citation that stays failing
+    /// and was checked at the line's implied pin; editing the line would hide that citation
+    /// from the next audit (see [`crate::fix::plan`]). No surface offers a held fix.
+    pub held: bool,
     /// The citation it is about, as its index in the doc's citations: set by the rule that made
     /// it (never found again by span).
     pub cite: Option<CiteId>,
@@ -205,11 +209,17 @@ impl Finding {
             help: None,
             evidence: None,
             fix: None,
+            held: false,
             cite: None,
             answer: None,
             claim: None,
             at: Position::default(),
         }
+    }
+
+    /// Its fix as every surface offers it: none while it is held back.
+    pub fn offered_fix(&self) -> Option<&Fix> {
+        self.fix.as_ref().filter(|_| !self.held)
     }
 
     /// Its fix, when it may be applied without asking.

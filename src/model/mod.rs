@@ -10,6 +10,7 @@ pub mod hash;
 pub mod ids;
 pub mod report;
 pub mod span;
+pub mod surface;
 
 pub use citation::{
     Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,
@@ -18,9 +19,10 @@ pub use citation::{
 pub use doc::{Doc, DocKind};
 pub use extracted::{
     Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, ObjectAt,
-    Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
+    Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
 pub use ids::{AnswerId, CiteId, ClaimId, IndexVec};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};
+pub use surface::Surface;

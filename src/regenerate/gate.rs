@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::audit::{check_docs, Settings};
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved};
+use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -189,7 +189,7 @@ impl<'r> Gate<'r> {
         match retrieval {
             Retrieval::Given(r) => answer.retrieved = Some(r.to_vec()),
             Retrieval::Required if answer.retrieved.is_none() => {
-                return Err(vec![no_retrieval()]);
+                return Err(vec![no_retrieval(self.settings.surface)]);
             }
             Retrieval::Required | Retrieval::Optional => {}
         }
@@ -291,16 +291,13 @@ fn links(text: &str) -> std::collections::BTreeSet<String> {
     out
 }
 
-/// The violation of an answer that carries no retrieval payload where one is required.
-fn no_retrieval() -> Violation {
+/// The violation of an answer that carries no retrieval payload where one is required, worded
+/// for the run's front end.
+fn no_retrieval(surface: Surface) -> Violation {
     Violation {
         rule: RuleId::NotRetrieved.as_str().to_string(),
         citation: None,
-        message:
-            "the answer carries no retrieval payload, so cited ⊆ retrieved cannot be checked: \
-                  give one (`retrieved`, or `--retrieved FILE`), or pass `--no-retrieval` to check \
-                  the code only"
-                .into(),
+        message: crate::rules::not_retrieved::no_payload(surface),
     }
 }
 

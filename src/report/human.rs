@@ -246,7 +246,7 @@ pub fn config_error(e: &ConfigError) -> String {
 
 fn help_text(f: &Finding) -> Option<String> {
     let mut help = f.help.clone();
-    if let Some(fix) = &f.fix {
+    if let Some(fix) = f.offered_fix() {
         let line = format!(
             "fix: cite `{}:{}-{}`",
             fix.path, fix.start_line, fix.end_line

@@ -121,7 +121,7 @@ pub fn render(report: &Report) -> String {
                 revision: f.revision.as_deref(),
                 message: &f.message,
                 help: f.help.as_deref(),
-                fix: f.fix.as_ref(),
+                fix: f.offered_fix(),
             }
         })
         .collect();

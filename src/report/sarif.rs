@@ -93,7 +93,7 @@ fn result(report: &Report, f: &Finding) -> Value {
             "revision": rev,
         });
     }
-    if let Some(fix) = &f.fix {
+    if let Some(fix) = f.offered_fix() {
         out["fixes"] = json!([{
             "description": {"text": format!("cite `{}:{}-{}`", fix.path, fix.start_line, fix.end_line)},
             "artifactChanges": [{

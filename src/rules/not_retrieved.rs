@@ -1,5 +1,6 @@
 //! `not-retrieved`: an answer carries its retrieval payload (`retrieved`) and a cited span is not
-//! contained in any retrieved chunk (containment, not overlap).
+//! contained in any retrieved chunk (containment, not overlap); and, where a payload is required
+//! (the gate without `--no-retrieval`), an answer without one, worded in the caller's own terms.
 //!
 //! What it checks, why, and its fix safety: `rules/not-retrieved.yaml` (`citegate explain not-retrieved`).
 
@@ -7,6 +8,7 @@ use super::context::Subject;
 use crate::model::Finding;
 use crate::model::LineRange;
 use crate::model::Retrieved;
+use crate::model::Surface;
 use crate::registry::RuleId;
 
 pub fn check(
@@ -48,4 +50,37 @@ pub fn check(
             )
             .help(help),
     )
+}
+
+/// The message of an answer that carries no retrieval payload where one is required: what to
+/// pass, named as the caller passes it (a flag on the command line, a tool parameter over MCP).
+pub fn no_payload(surface: Surface) -> String {
+    let (give, skip) = match surface {
+        Surface::Cli => (
+            "`retrieved`, or `--retrieved FILE`",
+            "pass `--no-retrieval`",
+        ),
+        Surface::Mcp => (
+            "the answer's `retrieved`, or the tool parameter `retrieved`",
+            "set the tool parameter `no_retrieval` to true",
+        ),
+    };
+    format!(
+        "the answer carries no retrieval payload, so cited ⊆ retrieved cannot be checked: give \
+         one ({give}), or {skip} to check the code only"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_missing_payload_is_named_in_the_callers_words() {
+        let cli = no_payload(Surface::Cli);
+        assert!(cli.contains("`--retrieved FILE`") && cli.contains("`--no-retrieval`"));
+        let mcp = no_payload(Surface::Mcp);
+        assert!(mcp.contains("parameter `retrieved`") && mcp.contains("`no_retrieval`"));
+        assert!(!mcp.contains("--"), "{mcp}");
+    }
 }

@@ -39,3 +39,28 @@ pub fn write(dir: &std::path::Path, path: &str, text: impl AsRef<[u8]>) {
     std::fs::create_dir_all(full.parent().unwrap()).unwrap();
     std::fs::write(full, text).unwrap();
 }
+
+/// The text of the file `path` in a case file's fixture (`@@@ file PATH` up to the next `@@@`
+/// line), for a test to send the same answers through another surface.
+pub fn case_file(case: &str, path: &str) -> String {
+    let header = format!("@@@ file {path}");
+    let mut lines = case.lines().skip_while(|l| *l != header).skip(1);
+    let body: Vec<&str> = lines
+        .by_ref()
+        .take_while(|l| !l.starts_with("@@@ "))
+        .collect();
+    assert!(!body.is_empty(), "the case has no file {path}");
+    body.join("\n") + "\n"
+}
+
+/// The answers of `tests/cases/refusals.case` (issue 31: a refusal is a refusal), one JSON text
+/// each, in order, for the gate and the MCP server to check as the audit does.
+pub fn refusal_answers() -> (String, Vec<String>) {
+    let case = include_str!("../cases/refusals.case");
+    let file = case_file(case, "answers/refusals.json");
+    let answers: Vec<serde_json::Value> = serde_json::from_str(&file).unwrap();
+    (
+        fixture_spec(case),
+        answers.iter().map(|a| a.to_string()).collect(),
+    )
+}

@@ -8,7 +8,9 @@ import json
 import os
 import pathlib
 import shutil
+import stat
 import subprocess
+import urllib.parse
 
 import pytest
 import pytest_lsp
@@ -18,6 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 BIN = os.environ["CITEGATE_BIN"]
 REPO = pathlib.Path(os.environ["CITEGATE_REPO"]).resolve()
 GUIDE = REPO / "docs" / "guide.md"
+FOLLOW = REPO / "docs" / "follow.md"
 CONFIG = ClientServerConfig(server_command=[BIN, "lsp"])
 
 
@@ -191,6 +194,98 @@ async def test_definition_opens_the_cited_lines(push):
     assert found.range.start.line == 0
 
 
+def git(*args, cwd=REPO):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def local(uri):
+    return pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(uri).path))
+
+
+async def definition_in(client, sentence, doc=FOLLOW):
+    """Go to definition on the citation of a sentence of docs/follow.md."""
+    uri = open_doc(client, doc)
+    line = doc.read_text().split("\n").index(sentence)
+    return await client.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=sentence.index("src/") + 3)))
+
+
+def lines(found):
+    return (found.range.start.line, found.range.end.line)
+
+
+@pytest.mark.asyncio
+async def test_code_lenses_follow_a_new_commit(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    shop = copy / "src" / "shop.rs"
+    follow = ("docs/follow.md",)
+    assert (2, "lines 3-5 cited by 1 doc", follow) in await lenses_of(push, shop)
+    shop.write_text("// One more line.\n" + shop.read_text())
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "v3", cwd=copy)
+    # No doc changed and HEAD still names the same branch: the new commit alone moves the lens.
+    assert (3, "lines 4-6 cited by 1 doc", follow) in await lenses_of(push, shop)
+
+
+@pytest.mark.asyncio
+async def test_definition_follows_moved_and_renamed_content_to_the_target(push):
+    moved = await definition_in(push, "The total is src/shop.rs:1-3.")
+    assert local(moved.uri) == REPO / "src" / "shop.rs"
+    assert lines(moved) == (2, 4)
+    renamed = await definition_in(push, "Tax is src/tax.rs:1-3.")
+    assert local(renamed.uri) == REPO / "src" / "vat.rs"
+    assert lines(renamed) == (0, 2)
+    # Holding: the work tree's file at the cited lines, as before.
+    holding = await definition_in(push, "Halving is src/util.rs:1-3.")
+    assert local(holding.uri) == REPO / "src" / "util.rs"
+    assert lines(holding) == (0, 2)
+    # Lines that never existed: nowhere to go (not line 40 of today's file).
+    assert await definition_in(push, "Nothing is at src/util.rs:40.") is None
+
+
+@pytest.mark.asyncio
+async def test_definition_of_changed_or_deleted_content_opens_the_written_revision(push):
+    written = git("rev-parse", "HEAD~1").strip()
+    for sentence, path, want in [
+        ("The price is src/price.rs:1-3.", "src/price.rs", (0, 2)),
+        ("The legacy price is src/legacy.rs:2-4.", "src/legacy.rs", (1, 3)),
+    ]:
+        found = await definition_in(push, sentence)
+        copy = local(found.uri)
+        assert copy == REPO / ".git" / "citegate" / "rev" / written / path, copy
+        assert lines(found) == want
+        assert copy.read_text() == git("show", f"{written}:{path}")
+        assert stat.S_IMODE(copy.stat().st_mode) == 0o444
+    # Asked again: the same copy, still read-only.
+    again = await definition_in(push, "The price is src/price.rs:1-3.")
+    assert local(again.uri) == copy.parent.parent / "src" / "price.rs"
+    assert "    10" in local(again.uri).read_text()
+
+
+@pytest.mark.asyncio
+async def test_definition_reads_the_target_where_the_work_tree_differs(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    shop = copy / "src" / "shop.rs"
+    shop.write_text("// A line not committed yet.\n" + shop.read_text())
+    follow = copy / "docs" / "follow.md"
+    found = await definition_in(push, "The total is src/shop.rs:1-3.", doc=follow)
+    head = git("rev-parse", "HEAD", cwd=copy).strip()
+    # The fix is at the target (HEAD): the work tree's lines 3-5 are not those; the target's are.
+    want = copy / ".git" / "citegate" / "rev" / head / "src" / "shop.rs"
+    assert local(found.uri).resolve() == want.resolve()
+    assert lines(found) == (2, 4)
+    # An unchanged file: the work tree's.
+    holding = await definition_in(push, "Halving is src/util.rs:1-3.", doc=follow)
+    assert local(holding.uri).resolve() == (copy / "src" / "util.rs").resolve()
+    # A whole file: the work tree's, edited or not.
+    whole = await definition_in(push, "The whole [shop](../src/shop.rs).", doc=follow)
+    assert local(whole.uri).resolve() == shop.resolve()
+    assert lines(whole) == (0, 0)
+
+
 @pytest.mark.asyncio
 async def test_renaming_a_cited_file_returns_the_edits(push):
     old, new = REPO / "src" / "old.rs", REPO / "src" / "helpers" / "new.rs"
@@ -212,7 +307,29 @@ async def test_code_lenses_say_who_cites_a_span(push):
     lenses = await push.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=(REPO / "src" / "cache.rs").as_uri())))
     titles = sorted((l.range.start.line, l.command.title) for l in lenses)
-    assert titles == [(0, "lines 1 cited by 1 doc"), (2, "lines 3-5 cited by 1 doc")]
+    # `src/cache.rs:1` moved to line 3; `src/cache.rs:3-5` changed: no lens on what is there now.
+    assert titles == [(2, "lines 3 cited by 1 doc")]
+
+
+async def lenses_of(client, path):
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+    return sorted((l.range.start.line, l.command.title, tuple(l.command.arguments[0]))
+                  for l in lenses)
+
+
+@pytest.mark.asyncio
+async def test_code_lenses_stand_where_the_cited_content_is_now(push):
+    follow = ("docs/follow.md",)
+    # Moved two lines down: the lens is on the new lines.
+    assert await lenses_of(push, REPO / "src" / "shop.rs") == [
+        (0, "this file cited by 1 doc", follow), (2, "lines 3-5 cited by 1 doc", follow)]
+    # Renamed: the lens is in the new file.
+    assert await lenses_of(push, REPO / "src" / "vat.rs") == [(0, "lines 1-3 cited by 1 doc", follow)]
+    # Changed: the current lines hold something else; no lens.
+    assert await lenses_of(push, REPO / "src" / "price.rs") == []
+    # Holding: as written. Invented lines (`src/util.rs:40`): no lens.
+    assert await lenses_of(push, REPO / "src" / "util.rs") == [(0, "lines 1-3 cited by 1 doc", follow)]
 
 
 @pytest.mark.asyncio

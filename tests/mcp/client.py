@@ -1,7 +1,12 @@
-"""Talk to `citegate mcp` with the official MCP Python SDK (`mcp` on PyPI): list the tools, call
-each with good and bad input, print one JSON object of what came back for tests/mcp.rs to check.
+"""Talk to `citegate mcp` with the official MCP Python SDK (`mcp` on PyPI): initialize, list the
+tools, call each with good and bad input, print one JSON object of what came back for
+tests/mcp.rs to check.
 
-    python3 tests/mcp/client.py CITEGATE_BINARY REPO_DIR
+    python3 tests/mcp/client.py CITEGATE_BINARY REPO_DIR [CALLS_JSON]
+
+CALLS_JSON, when given, replaces the default calls: `{"NAME": {"tool": T, "arguments": {...}}}`,
+or `{"NAME": {"tool": T, "cli": ["key=value", ...]}}` to fill the arguments from strings by the
+listed input schema, as the MCP Inspector's command line does (`--tool-arg key=value`).
 """
 import asyncio
 import json
@@ -22,6 +27,46 @@ INVENTED = {
 RETRIEVED = [{"path": "src/cache.rs", "start_line": 1, "end_line": 7}]
 
 
+def calls(tool, arguments):
+    return {"tool": tool, "arguments": arguments}
+
+
+DEFAULT = {
+    "grounded": calls("check_answer", {"answer": GROUNDED, "retrieved": RETRIEVED}),
+    "invented": calls("check_answer", {"answer": INVENTED, "retrieved": RETRIEVED}),
+    "broken_answer": calls("check_answer", {"answer": "{not json", "retrieved": RETRIEVED}),
+    "bad_payload": calls("check_answer", {"answer": GROUNDED, "retrieved": [{"x": 1}]}),
+    "cite_lines": calls("cite", {"path": "src/cache.rs", "start_line": 2, "end_line": 2}),
+    "cite_quote": calls("cite", {"quote": "pub fn ttl() -> u64 {"}),
+    "cite_outside": calls("cite", {"path": "../../etc/passwd", "start_line": 1}),
+    "cite_past_end": calls("cite", {"path": "src/cache.rs", "start_line": 90}),
+    "docs": calls("check_docs", {"paths": ["docs"]}),
+    "doc_text": calls("check_docs", {"path": "docs/new.md", "text": "The TTL: src/cache.rs:40.\n"}),
+    "docs_outside": calls("check_docs", {"paths": ["/etc"]}),
+    "retrieve": calls("retrieve", {"question": "how long is the cache TTL", "k": 2}),
+    "retrieve_empty": calls("retrieve", {"question": "  "}),
+}
+
+
+def from_strings(pairs, schema):
+    """Arguments from `key=value` strings, each converted by its property's `type` as the MCP
+    Inspector's command line converts them: a type that is not one string (`["integer", "null"]`)
+    leaves the value a string."""
+    properties = schema.get("properties", {})
+    out = {}
+    for pair in pairs:
+        key, value = pair.split("=", 1)
+        kind = properties.get(key, {}).get("type")
+        if kind in ("integer", "number"):
+            value = int(value) if kind == "integer" else float(value)
+        elif kind == "boolean":
+            value = value == "true"
+        elif kind in ("object", "array"):
+            value = json.loads(value)
+        out[key] = value
+    return out
+
+
 async def call(session, name, arguments):
     result = await session.call_tool(name, arguments)
     text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
@@ -29,34 +74,33 @@ async def call(session, name, arguments):
         body = json.loads(text)
     except ValueError:
         body = text
-    return {"error": bool(result.is_error), "body": body}
+    return {"error": bool(result.is_error), "body": body, "arguments": arguments}
 
 
-async def main(binary, repo):
+async def main(binary, repo, script):
     params = StdioServerParameters(command=binary, args=["mcp", "--repo", repo])
     out = {}
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            await session.initialize()
+            init = await session.initialize()
+            out["server_info"] = init.server_info.model_dump(exclude_none=True, by_alias=True)
+            out["instructions"] = init.instructions
             listed = await session.list_tools()
             out["tools"] = sorted(t.name for t in listed.tools)
             out["tool_list_json"] = json.dumps([t.model_dump(exclude_none=True) for t in listed.tools])
-            out["grounded"] = await call(session, "check_answer", {"answer": GROUNDED, "retrieved": RETRIEVED})
-            out["invented"] = await call(session, "check_answer", {"answer": INVENTED, "retrieved": RETRIEVED})
-            out["broken_answer"] = await call(session, "check_answer", {"answer": "{not json", "retrieved": RETRIEVED})
-            out["bad_payload"] = await call(session, "check_answer", {"answer": GROUNDED, "retrieved": [{"x": 1}]})
-            out["cite_lines"] = await call(session, "cite", {"path": "src/cache.rs", "start_line": 2, "end_line": 2})
-            out["cite_quote"] = await call(session, "cite", {"quote": "pub fn ttl() -> u64 {"})
-            out["cite_outside"] = await call(session, "cite", {"path": "../../etc/passwd", "start_line": 1})
-            out["cite_past_end"] = await call(session, "cite", {"path": "src/cache.rs", "start_line": 90})
-            out["docs"] = await call(session, "check_docs", {"paths": ["docs"]})
-            out["doc_text"] = await call(session, "check_docs", {"path": "docs/new.md",
-                                                                 "text": "The TTL: src/cache.rs:40.\n"})
-            out["docs_outside"] = await call(session, "check_docs", {"paths": ["/etc"]})
-            out["retrieve"] = await call(session, "retrieve", {"question": "how long is the cache TTL", "k": 2})
-            out["retrieve_empty"] = await call(session, "retrieve", {"question": "  "})
+            schemas = {t.name: t.input_schema for t in listed.tools}
+            out["schemas"] = schemas
+            for name, c in script.items():
+                arguments = c.get("arguments")
+                if arguments is None:
+                    arguments = from_strings(c["cli"], schemas[c["tool"]])
+                out[name] = await call(session, c["tool"], arguments)
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    script = DEFAULT
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], encoding="utf-8") as f:
+            script = json.load(f)
+    asyncio.run(main(sys.argv[1], sys.argv[2], script))

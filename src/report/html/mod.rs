@@ -287,7 +287,7 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
             @if let Some(help) = &f.help {
                 h3 { "Help" } pre.help { code { (help) } }
             }
-            @if let Some(fix) = &f.fix {
+            @if let Some(fix) = f.offered_fix() {
                 p.fix { "Fix: cite " code { (fix.path) ":" (fix.start_line) "-" (fix.end_line) } }
             }
         }
