@@ -235,7 +235,8 @@ fn run_step(script: &str, dir: &Path, runner_temp: &Path, env: &[(&str, &str)]) 
     }
     let output = runner_temp.join("github_output");
     let out = std::process::Command::new("bash")
-        .args(["-e", "-c", script])
+        // As GitHub runs a `run:` step.
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
         .current_dir(dir)
         .env("RUNNER_TEMP", runner_temp)
         .env("GITHUB_OUTPUT", &output)
