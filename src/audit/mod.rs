@@ -77,16 +77,21 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
     })
 }
 
-/// `audit --dump`: every extracted citation and where it resolves, without checking it.
-pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
+/// `audit --dump`: every extracted citation and where it resolves, without checking it, written
+/// into `sink` as it is resolved.
+pub fn dump(opts: &AuditOptions, sink: &mut (dyn dump::Sink + Send)) -> Result<(), AuditError> {
     with_docs(&Session::open(opts)?, opts, |loaded| {
-        let out = dump::dump(loaded.repo, loaded.target, loaded.docs, loaded.settings);
+        let planned = dump::plan(loaded.repo, loaded.target, loaded.docs, loaded.settings);
+        let broken = |repo: &crate::resolve::CodeRepo| match repo.broken_objects() {
+            b if b.is_empty() => Ok(()),
+            b => Err(AuditError::Objects(b)),
+        };
+        broken(loaded.repo)?;
+        planned.write(sink).map_err(AuditError::Write)?;
         loaded.settings.progress.finish();
-        let broken = loaded.repo.broken_objects();
-        match broken.is_empty() {
-            true => Ok(out),
-            false => Err(AuditError::Objects(broken)),
-        }
+        // Resolving a pin reads no object that could be missing: what the history needed was
+        // checked before anything was written.
+        broken(loaded.repo)
     })
 }
 

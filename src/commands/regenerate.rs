@@ -118,6 +118,12 @@ pub fn retrieve_command(args: RetrieveArgs) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(e.message().to_string()),
     };
+    if let Some(why) = &index.rejected_cache {
+        eprintln!(
+            "citegate: warning: retrieval cache {}",
+            citegate::report::printable(why, false)
+        );
+    }
     let query = citegate::retrieve::Query {
         text: args.query,
         paths: args.path,
