@@ -705,3 +705,47 @@ for a in args:
         "{body}"
     );
 }
+
+#[test]
+fn the_action_fails_closed_on_a_shallow_checkout_unless_history_is_off_on_purpose() {
+    // Issue 32: actions/checkout's default is a depth-1 clone, where a stale citation used to
+    // pass silently. The Action now fails with `history-cut`; `history: false` is the way to
+    // say history is off on purpose.
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n\
+                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\
+                @@@ commit v2 line 3 changes\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c2() {}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    citegate::fixture::build(spec, &full).unwrap();
+    let repo = dir.path().join("checkout");
+    let status = Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", full.display()))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = |history: &str| {
+        let temp = dir.path().join(format!("temp-{history}"));
+        std::fs::create_dir_all(&temp).unwrap();
+        let inputs = [
+            ("INPUT_PATHS", "docs"),
+            ("INPUT_HISTORY", history),
+            ("INPUT_FAIL_ON", "error"),
+            ("INPUT_FORMAT", "github"),
+        ];
+        let out = action(&repo, &temp, None, &inputs);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = run("true");
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("history-cut"), "{stdout}");
+    assert!(stdout.contains("fetch-depth: 0"), "{stdout}");
+    let (code, stdout) = run("false");
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, _) = run("maybe");
+    assert_eq!(code, Some(2));
+}
