@@ -214,6 +214,217 @@ mod in_process {
         out
     }
 
+    /// A repository whose code changed under its doc: go to definition on `src/a.rs:1` opens
+    /// the file as it was written (a copy under the Git folder).
+    const HOSTILE: &str = "@@@ commit v1 code and a doc
+@@@ file src/a.rs
+one
+two
+@@@ file docs/a.md
+A is src/a.rs:1.
+@@@ commit v2 the line changes
+@@@ file src/a.rs
+uno
+two
+";
+
+    fn uri_of(path: &std::path::Path) -> String {
+        format!("file://{}", path.display())
+    }
+
+    /// The position of the first `needle` in `text` (ASCII text: bytes are characters).
+    fn at(text: &str, needle: &str) -> Value {
+        let offset = text.find(needle).expect("needle in text");
+        let line = text[..offset].matches('\n').count();
+        let character = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        json!({"line": line, "character": character + 1})
+    }
+
+    fn definition(client: &mut Client, uri: &str, text: &str, needle: &str) -> Value {
+        let params = json!({"textDocument": {"uri": uri}, "position": at(text, needle)});
+        client.request("textDocument/definition", params)
+    }
+
+    /// The local path of a location's URI, canonicalised (every link on the way followed).
+    fn real(location: &Value) -> std::path::PathBuf {
+        let uri = location["uri"].as_str().unwrap();
+        let path = uri.strip_prefix("file://").unwrap();
+        std::fs::canonicalize(percent(path)).unwrap()
+    }
+
+    fn percent(path: &str) -> String {
+        let mut out = Vec::new();
+        let b = path.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' {
+                out.push(u8::from_str_radix(&path[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            } else {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn definition_never_leaves_the_repository_through_a_linked_git_folder() {
+        let fixture = Fixture::build(HOSTILE).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        // The workspace's `.git` is a link to a folder elsewhere: the copy at the written
+        // revision would be written, and opened, there.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let moved = elsewhere.path().join("git");
+        std::fs::rename(root.join(".git"), &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, root.join(".git")).unwrap();
+        let doc = root.join("docs/a.md");
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        open(&client, &uri_of(&doc), 1, &text);
+        let found = definition(&mut client, &uri_of(&doc), &text, "src/a.rs:1");
+        client.stop();
+        assert!(
+            found.is_null() || real(&found).starts_with(&root),
+            "{found}"
+        );
+        assert!(!moved.join("citegate").exists(), "nothing written outside");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn definition_never_follows_a_work_tree_link_or_a_remap_out_of_the_repository() {
+        let fixture = Fixture::build(HOSTILE).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let outside = elsewhere.path().canonicalize().unwrap();
+        // The cited file, in the work tree, is a link to a file outside with the same text.
+        std::fs::write(outside.join("a.rs"), "uno\ntwo\n").unwrap();
+        std::fs::remove_file(root.join("src/a.rs")).unwrap();
+        std::os::unix::fs::symlink(outside.join("a.rs"), root.join("src/a.rs")).unwrap();
+        // And a remap sends another doc's citations above the repository.
+        std::fs::create_dir_all(root.join("up")).unwrap();
+        std::fs::write(root.join("up/b.md"), "B is x/a.rs:2.\n").unwrap();
+        let config = "remap:\n  - docs: up/\n    repo: ../../\n";
+        std::fs::write(root.join(".citegate.yaml"), config).unwrap();
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        let doc = root.join("docs/a.md");
+        let text = "A is src/a.rs:2.\n";
+        open(&client, &uri_of(&doc), 1, text);
+        let linked = definition(&mut client, &uri_of(&doc), text, "src/a.rs:2");
+        let up = root.join("up/b.md");
+        let text = "B is x/a.rs:2.\n";
+        open(&client, &uri_of(&up), 1, text);
+        let remapped = definition(&mut client, &uri_of(&up), text, "x/a.rs:2");
+        client.stop();
+        for found in [&linked, &remapped] {
+            assert!(found.is_null() || real(found).starts_with(&root), "{found}");
+        }
+        // The link's lines are still found: in a copy of the file at the target.
+        assert!(!linked.is_null());
+    }
+
+    fn hover(client: &mut Client, uri: &str, text: &str, needle: &str) -> String {
+        let params = json!({"textDocument": {"uri": uri}, "position": at(text, needle)});
+        let found = client.request("textDocument/hover", params);
+        found["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// The links, images and HTML a Markdown text renders.
+    fn live(markdown: &str) -> Vec<String> {
+        use pulldown_cmark::{Event, Parser, Tag};
+        Parser::new_ext(markdown, pulldown_cmark::Options::all())
+            .filter_map(|e| match e {
+                Event::Start(t @ (Tag::Link { .. } | Tag::Image { .. })) => Some(format!("{t:?}")),
+                Event::Html(h) | Event::InlineHtml(h) => Some(h.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hover_renders_no_link_or_image_from_a_doc() {
+        let fixture = Fixture::build(HOSTILE).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        let doc = root.join("docs/a.md");
+        // A link's path that closes the message's code span, and one that is a link itself.
+        let text = "See [k](../src/a`[c](command:workbench.action.quit)`.rs) and \
+                    [c](<../src/[c](command:y).rs>).\n";
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        open(&client, &uri_of(&doc), 1, text);
+        let spanned = hover(&mut client, &uri_of(&doc), text, "workbench");
+        let linked = hover(&mut client, &uri_of(&doc), text, "command:y");
+        client.stop();
+        for shown in [&spanned, &linked] {
+            assert!(!shown.is_empty(), "the citation has a hover");
+            assert_eq!(live(shown), Vec::<String>::new(), "{shown}");
+        }
+        // Shown as text, not dropped.
+        assert!(linked.contains("command:y"), "{linked}");
+    }
+
+    #[test]
+    fn a_hover_of_a_huge_span_is_cut_and_says_so() {
+        let fixture = Fixture::build(HOSTILE).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        // 4 MB of lines, committed: the citation cites them all.
+        let big: String = (0..40_000).map(|i| format!("{i:099}\n")).collect();
+        std::fs::write(root.join("src/big.rs"), &big).unwrap();
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(&root)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        };
+        git(&["add", "src/big.rs"]);
+        git(&["commit", "-qm", "big"]);
+        let doc = root.join("docs/a.md");
+        let text = "All of src/big.rs:1-40000.\n";
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        open(&client, &uri_of(&doc), 1, text);
+        let shown = hover(&mut client, &uri_of(&doc), text, "big.rs");
+        client.stop();
+        assert!(shown.len() < 200_000, "{} bytes", shown.len());
+        assert!(shown.contains("cut"), "{}", &shown[shown.len() - 300..]);
+        assert!(shown.contains(&format!("{:099}", 0)));
+    }
+
+    #[test]
+    fn renaming_a_file_out_of_the_repository_gets_no_edit() {
+        let fixture = Fixture::build(HOSTILE).unwrap();
+        let root = fixture.path().canonicalize().unwrap();
+        let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
+        let old = uri_of(&root.join("src/a.rs"));
+        let rename = |client: &mut Client, new: String| {
+            let params = json!({"files": [{"oldUri": old, "newUri": new}]});
+            client.request("workspace/willRenameFiles", params)
+        };
+        // Inside: the citation follows.
+        let inside = rename(&mut client, uri_of(&root.join("src/b.rs")));
+        assert!(inside.to_string().contains("src/b.rs"), "{inside}");
+        let up = rename(&mut client, format!("{}/../elsewhere/a.rs", uri_of(&root)));
+        let far = rename(&mut client, "file:///tmp/elsewhere/a.rs".to_string());
+        #[cfg(unix)]
+        let linked = {
+            let elsewhere = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(elsewhere.path(), root.join("out")).unwrap();
+            rename(&mut client, uri_of(&root.join("out/a.rs")))
+        };
+        #[cfg(not(unix))]
+        let linked = Value::Null;
+        client.stop();
+        assert_eq!(up, Value::Null, "{up}");
+        assert_eq!(far, Value::Null, "{far}");
+        assert_eq!(linked, Value::Null, "{linked}");
+    }
+
     #[test]
     fn edits_in_quick_succession_publish_the_last_text_only() {
         let fixture = Fixture::build(super::SPEC).unwrap();
