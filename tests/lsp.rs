@@ -511,3 +511,142 @@ two
         client.stop();
     }
 }
+
+/// `citegate lsp` as a process, fed raw bytes on its standard input: the framing.
+mod framing {
+    use std::io::{BufReader, Write};
+    use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+    use citegate::lsp::framing::{read_frame, Frame, MAX_MESSAGE_BYTES};
+    use serde_json::{json, Value};
+
+    struct Server {
+        child: Child,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+    }
+
+    impl Server {
+        fn start() -> Server {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_citegate"))
+                .arg("lsp")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let stdin = child.stdin.take().unwrap();
+            let stdout = BufReader::new(child.stdout.take().unwrap());
+            Server {
+                child,
+                stdin,
+                stdout,
+            }
+        }
+
+        fn raw(&mut self, bytes: &[u8]) {
+            self.stdin.write_all(bytes).unwrap();
+            self.stdin.flush().unwrap();
+        }
+
+        fn send(&mut self, message: Value) {
+            let body = message.to_string();
+            self.raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+        }
+
+        /// The next message with an `id` (a response), skipping the server's notifications and
+        /// requests.
+        fn response(&mut self) -> Value {
+            loop {
+                let frame = read_frame(&mut self.stdout, MAX_MESSAGE_BYTES).unwrap();
+                let Some(Frame::Body(body)) = frame else {
+                    panic!("the server stopped or wrote a bad frame: {frame:?}");
+                };
+                let message: Value = serde_json::from_slice(&body).unwrap();
+                if message.get("method").is_none() {
+                    return message;
+                }
+            }
+        }
+
+        fn initialize(&mut self) {
+            let params = json!({"processId": null, "rootUri": null, "capabilities": {}});
+            self.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}));
+            assert_eq!(self.response()["id"], 1);
+            self.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        }
+
+        /// The peak memory the server has mapped so far, in kB (Linux): what it allocated,
+        /// touched or not.
+        fn peak_kb(&self) -> u64 {
+            let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()));
+            let status = status.unwrap();
+            let line = status.lines().find(|l| l.starts_with("VmPeak:")).unwrap();
+            line.split_whitespace().nth(1).unwrap().parse().unwrap()
+        }
+    }
+
+    fn error_of(response: &Value) -> (Value, i64, String) {
+        let e = &response["error"];
+        let message = e["message"].as_str().unwrap_or("").to_string();
+        (response["id"].clone(), e["code"].as_i64().unwrap(), message)
+    }
+
+    #[test]
+    fn malformed_messages_are_answered_and_the_server_stays_up() {
+        let mut server = Server::start();
+        server.initialize();
+        // No Content-Length.
+        server.raw(b"Content-Type: x\r\n\r\n");
+        let (id, code, message) = error_of(&server.response());
+        assert_eq!((id, code), (Value::Null, -32700), "{message}");
+        assert!(message.contains("Content-Length"), "{message}");
+        // A header that is no header, and one that is no number.
+        server.raw(b"garbage\r\nContent-Length: 2\r\n\r\n{}");
+        assert_eq!(error_of(&server.response()).1, -32700);
+        server.raw(b"Content-Length: -3\r\n\r\n");
+        assert_eq!(error_of(&server.response()).1, -32700);
+        // A body that is not JSON, and JSON that is no message (answered with its id).
+        server.raw(b"Content-Length: 5\r\n\r\n{oops");
+        assert_eq!(error_of(&server.response()).1, -32700);
+        server.send(json!({"jsonrpc": "2.0", "id": 7, "params": 3}));
+        let (id, code, _) = error_of(&server.response());
+        assert_eq!((id, code), (json!(7), -32600));
+        // A header line of 1 MB is skipped, not kept.
+        let mut long = b"X-Long: ".to_vec();
+        long.extend(std::iter::repeat_n(b'a', 1 << 20));
+        long.extend(b"\r\nContent-Length: 2\r\n\r\n{}");
+        server.raw(&long);
+        assert_eq!(error_of(&server.response()).1, -32700);
+        // A message over the limit is skipped whole and refused; the next is read.
+        let over = MAX_MESSAGE_BYTES + 1;
+        server.raw(format!("Content-Length: {over}\r\n\r\n").as_bytes());
+        server.raw(&vec![b' '; over]);
+        let (id, code, message) = error_of(&server.response());
+        assert_eq!((id, code), (Value::Null, -32600), "{message}");
+        assert!(message.contains("limit"), "{message}");
+        // Still up: a request is answered, and the server exits when told.
+        server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+        assert_eq!(server.response()["id"], 2);
+        server.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        let status = server.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_claimed_gigabyte_allocates_nothing_before_it_arrives() {
+        let mut server = Server::start();
+        server.initialize();
+        let before = server.peak_kb();
+        server.raw(b"Content-Length: 1073741824\r\n\r\n{\"jsonrpc\"");
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        let after = server.peak_kb();
+        let _ = server.child.kill();
+        let _ = server.child.wait();
+        assert!(
+            after < before + 256 * 1024,
+            "peak memory {before} kB -> {after} kB"
+        );
+    }
+}

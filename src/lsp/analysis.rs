@@ -345,7 +345,7 @@ fn cited(fix: &Fix) -> String {
 
 /// The most bytes of one fenced block a hover shows (the cited lines, a finding's help): a
 /// citation of a whole 32 MiB file is a hover of 32 MiB, which no editor shows usefully.
-pub const MAX_HOVER_BLOCK_BYTES: usize = 64 << 10;
+pub(super) const MAX_HOVER_BLOCK_BYTES: usize = 64 << 10;
 
 /// `text` in a Markdown code fence longer than any run of backticks inside it; cut at a line end
 /// within [`MAX_HOVER_BLOCK_BYTES`], with a line after the fence that says so.

@@ -10,6 +10,7 @@
 
 mod analysis;
 mod code;
+pub mod framing;
 mod handlers;
 mod place;
 mod project;
@@ -55,7 +56,7 @@ pub enum LspError {
 
 /// Serve the Language Server Protocol on standard input and output until the client exits.
 pub fn serve() -> Result<(), LspError> {
-    let (connection, io) = Connection::stdio();
+    let (connection, io) = framing::stdio();
     run(&connection)?;
     drop(connection);
     Ok(io.join()?)
