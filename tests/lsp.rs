@@ -633,6 +633,72 @@ mod framing {
         assert!(status.success(), "{status}");
     }
 
+    /// The server's thread count now (Linux).
+    fn threads(pid: u32) -> usize {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let line = status.lines().find(|l| l.starts_with("Threads:"));
+        line.and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_hundred_hovers_after_an_edit_start_no_thread() {
+        let fixture = citegate::testing::Fixture::build(crate::SPEC).unwrap();
+        let guide = fixture.path().canonicalize().unwrap().join("docs/guide.md");
+        let uri = format!("file://{}", guide.display());
+        let text = std::fs::read_to_string(&guide).unwrap();
+        let mut server = Server::start();
+        server.initialize();
+        let doc = json!({"uri": uri, "languageId": "markdown", "version": 1, "text": text});
+        server.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                           "params": {"textDocument": doc}}));
+        let line = text
+            .lines()
+            .position(|l| l.contains("src/cache.rs:3-5"))
+            .unwrap();
+        let hover = |id: i64| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
+            "params": {"textDocument": {"uri": uri},
+                       "position": {"line": line, "character": 20}}})
+        };
+        // One hover first: every pool the server starts once (its workers, the audit's) is up.
+        server.send(hover(10));
+        assert_eq!(server.response()["id"], 10);
+        let before = threads(server.child.id());
+        let change = json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"text": format!("{text}\nMore.\n")}]}});
+        server.send(change);
+        let pid = server.child.id();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sampler = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut peak = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    peak = peak.max(threads(pid));
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                peak
+            })
+        };
+        for id in 100..200 {
+            server.send(hover(id));
+        }
+        let answered: Vec<Value> = (0..100).map(|_| server.response()).collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let peak = sampler.join().unwrap();
+        assert!(answered.iter().all(|r| r["result"]["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("src/cache.rs:3-5"))));
+        server.send(json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+        assert_eq!(server.response()["id"], 2);
+        server.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert!(server.child.wait().unwrap().success());
+        assert!(peak <= before + 2, "{before} threads, then {peak}");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn a_claimed_gigabyte_allocates_nothing_before_it_arrives() {

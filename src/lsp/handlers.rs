@@ -1,4 +1,4 @@
-//! The requests the server answers, each on its own thread: a panic is an error response,
+//! The requests the server answers, on the worker pool: a panic is an error response,
 //! never a dead server.
 
 use std::collections::BTreeMap;

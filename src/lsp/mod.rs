@@ -5,8 +5,9 @@
 //! or changed, as it was written); in code files, lenses say who cites the content of a span and
 //! renaming a file returns the edits that keep its citations valid.
 //!
-//! The message loop never checks anything itself: requests run on their own threads and
-//! published diagnostics on a debouncing checker thread, so the editor is never blocked.
+//! The message loop never checks anything itself: requests run on a fixed pool of workers
+//! ([`workers`]) and published diagnostics on a debouncing checker thread, so the editor is never
+//! blocked and a burst of requests starts no threads (100 hovers after an edit started 108).
 
 mod analysis;
 mod code;
@@ -23,7 +24,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Response};
+use lsp_server::{Connection, Message, Notification, Request, Response};
 use lsp_types::{
     notification::{self as n, Notification as _},
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
@@ -89,16 +90,52 @@ pub fn run(connection: &Connection) -> Result<(), LspError> {
         let state = state.clone();
         std::thread::spawn(move || debounce(&state, &rx))
     };
-    let result = main_loop(connection, &state, &queue);
+    let (jobs, pool) = pool(&state, workers());
+    let result = main_loop(connection, &state, &queue, &jobs);
     drop(queue);
+    drop(jobs);
     let _ = checker.join();
+    for worker in pool {
+        let _ = worker.join();
+    }
     result
+}
+
+/// How many requests are answered at once: one per core, at least 2 (a slow workspace pass
+/// leaves a worker for hovers) and at most 8.
+pub fn workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |c| c.get());
+    cores.clamp(2, 8)
+}
+
+/// `n` workers answering the requests sent on the returned channel, in the order they came.
+fn pool(
+    state: &Arc<State>,
+    n: usize,
+) -> (
+    crossbeam_channel::Sender<Request>,
+    Vec<std::thread::JoinHandle<()>>,
+) {
+    let (jobs, rx) = crossbeam_channel::unbounded::<Request>();
+    let workers = (0..n)
+        .map(|_| {
+            let (state, rx) = (state.clone(), rx.clone());
+            std::thread::spawn(move || {
+                for request in rx {
+                    let response: Response = handlers::respond(&state, request);
+                    let _ = state.sender.send(Message::Response(response));
+                }
+            })
+        })
+        .collect();
+    (jobs, workers)
 }
 
 fn main_loop(
     connection: &Connection,
     state: &Arc<State>,
     queue: &mpsc::Sender<Uri>,
+    jobs: &crossbeam_channel::Sender<Request>,
 ) -> Result<(), LspError> {
     for message in &connection.receiver {
         match message {
@@ -106,11 +143,7 @@ fn main_loop(
                 if connection.handle_shutdown(&request)? {
                     return Ok(());
                 }
-                let state = state.clone();
-                std::thread::spawn(move || {
-                    let response: Response = handlers::respond(&state, request);
-                    let _ = state.sender.send(Message::Response(response));
-                });
+                let _ = jobs.send(request);
             }
             Message::Notification(notification) => notified(state, notification, queue),
             Message::Response(_) => {}
