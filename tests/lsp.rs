@@ -426,6 +426,25 @@ two
     }
 
     #[test]
+    fn an_initialize_that_cannot_be_read_is_answered_and_another_awaited() {
+        let (server, conn) = Connection::memory();
+        let server = std::thread::spawn(move || citegate::lsp::run(&server));
+        let mut client = Client {
+            conn,
+            server: Some(server),
+            next: 0,
+        };
+        let refused = client
+            .answer("initialize", json!({"capabilities": 3}))
+            .unwrap_err();
+        assert_eq!(refused.code, lsp_server::ErrorCode::InvalidParams as i32);
+        let ok = client.request("initialize", json!({"capabilities": {}}));
+        assert_eq!(ok["serverInfo"]["name"], "citegate");
+        client.notify("initialized", json!({}));
+        client.stop();
+    }
+
+    #[test]
     fn edits_in_quick_succession_publish_the_last_text_only() {
         let fixture = Fixture::build(super::SPEC).unwrap();
         let guide = fixture.path().join("docs/guide.md").canonicalize().unwrap();

@@ -24,7 +24,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Request, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
     notification::{self as n, Notification as _},
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
@@ -40,6 +40,23 @@ pub use analysis::Analysis;
 use state::State;
 use text::{uri_path, Encoding};
 
+/// The first `initialize` request whose params can be read; one that cannot is answered with
+/// an invalid-params error, and the server waits for another (a client's bad message is never
+/// the end of the server).
+fn initialize_params(connection: &Connection) -> Result<(RequestId, InitializeParams), LspError> {
+    loop {
+        let (id, params) = connection.initialize_start()?;
+        match serde_json::from_value::<InitializeParams>(params) {
+            Ok(params) => return Ok((id, params)),
+            Err(e) => {
+                let why = format!("initialize: the params cannot be read: {e}");
+                let refused = Response::new_err(id, ErrorCode::InvalidParams as i32, why);
+                let _ = connection.sender.send(Message::Response(refused));
+            }
+        }
+    }
+}
+
 /// How long a doc must rest after an edit before it is checked and its diagnostics published.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
 
@@ -49,8 +66,6 @@ pub enum LspError {
     /// The client broke the protocol (no `initialize` first, a message after `exit`…).
     #[error("protocol")]
     Protocol(#[from] lsp_server::ProtocolError),
-    #[error("initialize: bad params")]
-    Params(#[from] serde_json::Error),
     #[error("standard input or output")]
     Io(#[from] std::io::Error),
 }
@@ -65,8 +80,7 @@ pub fn serve() -> Result<(), LspError> {
 
 /// Initialise and run the server on a connection until `shutdown` and `exit`.
 pub fn run(connection: &Connection) -> Result<(), LspError> {
-    let (id, params) = connection.initialize_start()?;
-    let params: InitializeParams = serde_json::from_value(params)?;
+    let (id, params) = initialize_params(connection)?;
     let encoding = encoding(&params);
     let result = serde_json::json!({
         "capabilities": capabilities(encoding),
