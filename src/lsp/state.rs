@@ -150,11 +150,12 @@ impl State {
         out
     }
 
-    /// The open buffers of docs, by path, standing for their files.
-    pub(super) fn buffers(&self) -> HashMap<PathBuf, (DocKind, String)> {
+    /// The open buffers of docs, by path, standing for their files (shared, not copied: asked
+    /// for by every lens and rename request, and read only when the index is built again).
+    pub(super) fn buffers(&self) -> HashMap<PathBuf, (DocKind, Arc<String>)> {
         let docs = self.docs.lock().expect("docs lock");
         docs.values()
-            .map(|(_, o)| (o.path.clone(), (o.kind, o.text.to_string())))
+            .map(|(_, o)| (o.path.clone(), (o.kind, o.text.clone())))
             .collect()
     }
 
