@@ -415,6 +415,10 @@ two
         let linked = {
             let elsewhere = tempfile::tempdir().unwrap();
             std::os::unix::fs::symlink(elsewhere.path(), root.join("out")).unwrap();
+            let gone = elsewhere.path().join("gone");
+            std::os::unix::fs::symlink(&gone, root.join("dangling")).unwrap();
+            let dangling = rename(&mut client, uri_of(&root.join("dangling/a.rs")));
+            assert_eq!(dangling, Value::Null, "{dangling}");
             rename(&mut client, uri_of(&root.join("out/a.rs")))
         };
         #[cfg(not(unix))]

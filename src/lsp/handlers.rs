@@ -238,7 +238,8 @@ fn projects_of(
 fn relative_to(repo: &crate::resolve::CodeRepo, path: &std::path::Path) -> Option<String> {
     use std::path::Component;
     let workdir = repo.workdir.as_ref()?.canonicalize().ok()?;
-    let existing = path.ancestors().find(|a| a.exists())?;
+    // An entry that is there, a dangling link included (which then resolves nowhere: `None`).
+    let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
     let rest = path.strip_prefix(existing).ok()?;
     if !rest.components().all(|c| matches!(c, Component::Normal(_))) {
         return None;
