@@ -16,6 +16,7 @@ use crate::model::{
     AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, LineRange, PinSource, Report,
 };
 use crate::registry::Severity;
+use crate::report::markdown::{cell, code};
 use crate::resolve::FileAt;
 
 /// A doc's text as checked, at one version of its buffer.
@@ -185,9 +186,11 @@ impl Analysis {
         let (index, c) = self.citation_at(offset)?;
         let path = c.repo_path()?;
         let (rev, why) = self.revision_of(index);
+        // The label is a doc's text (a link's path may be Markdown): a code span, inert.
+        let label = code(&c.label());
         let mut out = match rev {
-            Some(rev) => format!("**{}** at `{}` ({why})\n\n", c.label(), short(rev)),
-            None => format!("**{}**: its pin names no commit here\n\n", c.label()),
+            Some(rev) => format!("**{label}** at `{}` ({why})\n\n", short(rev)),
+            None => format!("**{label}**: its pin names no commit here\n\n"),
         };
         if let Some(rev) = rev {
             out.push_str(&self.cited_text(rev, path, c.lines));
@@ -197,7 +200,7 @@ impl Analysis {
                 "\n\n**{}** ({}): {}",
                 f.rule.as_str(),
                 f.severity.as_str(),
-                f.message
+                cell(&f.message)
             ));
             if let Some(help) = &f.help {
                 out.push_str(&format!("\n\n{}", fenced(help, "")));
@@ -237,9 +240,9 @@ impl Analysis {
                 let language = path.rsplit('.').next().unwrap_or("");
                 fenced(shown, language)
             }
-            Ok(FileAt::Missing) => format!("`{path}` does not exist at this revision."),
-            Ok(other) => format!("`{path}` is not text here ({other:?})."),
-            Err(e) => format!("`{path}` could not be read: {}", e.message()),
+            Ok(FileAt::Missing) => format!("{} does not exist at this revision.", code(path)),
+            Ok(other) => format!("{} is not text here ({other:?}).", code(path)),
+            Err(e) => format!("{} could not be read: {}", code(path), cell(e.message())),
         }
     }
 
@@ -314,6 +317,9 @@ fn open(repo: &crate::resolve::CodeRepo, place: &Place) -> Option<Location> {
         true => repo.workdir.as_ref()?.join(&place.path),
         false => revision::written(repo, place.rev, &place.path, &text).ok()?,
     };
+    if !revision::in_repository(repo, &file) {
+        return None;
+    }
     let (start, end) = match place.lines {
         Some(r) => ((r.start - 1) as u32, (r.end - 1) as u32),
         None => (0, 0),
@@ -337,8 +343,40 @@ fn cited(fix: &Fix) -> String {
     }
 }
 
-/// `text` in a Markdown code fence longer than any run of backticks inside it.
+/// The most bytes of one fenced block a hover shows (the cited lines, a finding's help): a
+/// citation of a whole 32 MiB file is a hover of 32 MiB, which no editor shows usefully.
+pub(super) const MAX_HOVER_BLOCK_BYTES: usize = 64 << 10;
+
+/// `text` in a Markdown code fence longer than any run of backticks inside it; cut at a line end
+/// within [`MAX_HOVER_BLOCK_BYTES`], with a line after the fence that says so.
 fn fenced(text: &str, language: &str) -> String {
+    let (text, cut) = bounded(text, MAX_HOVER_BLOCK_BYTES);
+    let mut out = fence(text, language);
+    if let Some(cut) = cut {
+        out.push_str(&cut);
+    }
+    out
+}
+
+/// `text` within `max` bytes (cut at the last line end before, else at a character boundary),
+/// and, when cut, the note that says how much is shown.
+fn bounded(text: &str, max: usize) -> (&str, Option<String>) {
+    if text.len() <= max {
+        return (text, None);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map_or(end, |i| i + 1);
+    let note = format!(
+        "\n\n*(cut: the first {end} of {} bytes are shown)*",
+        text.len()
+    );
+    (&text[..end], Some(note))
+}
+
+fn fence(text: &str, language: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     let language: String = language

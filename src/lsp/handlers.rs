@@ -1,4 +1,4 @@
-//! The requests the server answers, each on its own thread: a panic is an error response,
+//! The requests the server answers, on the worker pool: a panic is an error response,
 //! never a dead server.
 
 use std::collections::BTreeMap;
@@ -231,20 +231,23 @@ fn projects_of(
     out
 }
 
-/// A path's name in the repository (it need not exist: the new name of a rename does not yet;
-/// its nearest existing folder is resolved as the repository's work tree is).
+/// A path's name in the repository (it need not exist: the new name of a rename does not yet).
+/// `None` when it is not in the work tree once its nearest existing folder is resolved, every
+/// link followed, or when it names a folder on the way with `..` or `.`: a rename's edits never
+/// make a citation leave the repository.
 fn relative_to(repo: &crate::resolve::CodeRepo, path: &std::path::Path) -> Option<String> {
-    let workdir = repo.workdir.as_ref()?;
-    let inside = |p: &std::path::Path| {
-        let rel = p.strip_prefix(workdir).ok()?;
-        Some(rel.to_string_lossy().replace('\\', "/"))
-    };
-    if let Some(rel) = inside(path) {
-        return Some(rel);
-    }
-    let existing = path.ancestors().find(|a| a.exists())?;
+    use std::path::Component;
+    let workdir = repo.workdir.as_ref()?.canonicalize().ok()?;
+    // An entry that is there, a dangling link included (which then resolves nowhere: `None`).
+    let existing = path.ancestors().find(|a| a.symlink_metadata().is_ok())?;
     let rest = path.strip_prefix(existing).ok()?;
-    inside(&existing.canonicalize().ok()?.join(rest))
+    if !rest.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let real = existing.canonicalize().ok()?.join(rest);
+    let rel = real.strip_prefix(&workdir).ok()?;
+    let plain = rel.components().all(|c| matches!(c, Component::Normal(_)));
+    (plain && rel.components().next().is_some()).then(|| rel.to_string_lossy().replace('\\', "/"))
 }
 
 fn parse_uri(text: &str) -> Option<Uri> {

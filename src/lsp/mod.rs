@@ -5,11 +5,13 @@
 //! or changed, as it was written); in code files, lenses say who cites the content of a span and
 //! renaming a file returns the edits that keep its citations valid.
 //!
-//! The message loop never checks anything itself: requests run on their own threads and
-//! published diagnostics on a debouncing checker thread, so the editor is never blocked.
+//! The message loop never checks anything itself: requests run on a fixed pool of workers
+//! ([`workers`]) and published diagnostics on a debouncing checker thread, so the editor is never
+//! blocked and a burst of requests starts no threads (100 hovers after an edit started 108).
 
 mod analysis;
 mod code;
+pub mod framing;
 mod handlers;
 mod place;
 mod project;
@@ -22,7 +24,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
     notification::{self as n, Notification as _},
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CodeLensOptions,
@@ -38,6 +40,23 @@ pub use analysis::Analysis;
 use state::State;
 use text::{uri_path, Encoding};
 
+/// The first `initialize` request whose params can be read; one that cannot is answered with
+/// an invalid-params error, and the server waits for another (a client's bad message is never
+/// the end of the server).
+fn initialize_params(connection: &Connection) -> Result<(RequestId, InitializeParams), LspError> {
+    loop {
+        let (id, params) = connection.initialize_start()?;
+        match serde_json::from_value::<InitializeParams>(params) {
+            Ok(params) => return Ok((id, params)),
+            Err(e) => {
+                let why = format!("initialize: the params cannot be read: {e}");
+                let refused = Response::new_err(id, ErrorCode::InvalidParams as i32, why);
+                let _ = connection.sender.send(Message::Response(refused));
+            }
+        }
+    }
+}
+
 /// How long a doc must rest after an edit before it is checked and its diagnostics published.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
 
@@ -47,15 +66,13 @@ pub enum LspError {
     /// The client broke the protocol (no `initialize` first, a message after `exit`…).
     #[error("protocol")]
     Protocol(#[from] lsp_server::ProtocolError),
-    #[error("initialize: bad params")]
-    Params(#[from] serde_json::Error),
     #[error("standard input or output")]
     Io(#[from] std::io::Error),
 }
 
 /// Serve the Language Server Protocol on standard input and output until the client exits.
 pub fn serve() -> Result<(), LspError> {
-    let (connection, io) = Connection::stdio();
+    let (connection, io) = framing::stdio();
     run(&connection)?;
     drop(connection);
     Ok(io.join()?)
@@ -63,8 +80,7 @@ pub fn serve() -> Result<(), LspError> {
 
 /// Initialise and run the server on a connection until `shutdown` and `exit`.
 pub fn run(connection: &Connection) -> Result<(), LspError> {
-    let (id, params) = connection.initialize_start()?;
-    let params: InitializeParams = serde_json::from_value(params)?;
+    let (id, params) = initialize_params(connection)?;
     let encoding = encoding(&params);
     let result = serde_json::json!({
         "capabilities": capabilities(encoding),
@@ -88,16 +104,52 @@ pub fn run(connection: &Connection) -> Result<(), LspError> {
         let state = state.clone();
         std::thread::spawn(move || debounce(&state, &rx))
     };
-    let result = main_loop(connection, &state, &queue);
+    let (jobs, pool) = pool(&state, workers());
+    let result = main_loop(connection, &state, &queue, &jobs);
     drop(queue);
+    drop(jobs);
     let _ = checker.join();
+    for worker in pool {
+        let _ = worker.join();
+    }
     result
+}
+
+/// How many requests are answered at once: one per core, at least 2 (a slow workspace pass
+/// leaves a worker for hovers) and at most 8.
+pub fn workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, |c| c.get());
+    cores.clamp(2, 8)
+}
+
+/// `n` workers answering the requests sent on the returned channel, in the order they came.
+fn pool(
+    state: &Arc<State>,
+    n: usize,
+) -> (
+    crossbeam_channel::Sender<Request>,
+    Vec<std::thread::JoinHandle<()>>,
+) {
+    let (jobs, rx) = crossbeam_channel::unbounded::<Request>();
+    let workers = (0..n)
+        .map(|_| {
+            let (state, rx) = (state.clone(), rx.clone());
+            std::thread::spawn(move || {
+                for request in rx {
+                    let response: Response = handlers::respond(&state, request);
+                    let _ = state.sender.send(Message::Response(response));
+                }
+            })
+        })
+        .collect();
+    (jobs, workers)
 }
 
 fn main_loop(
     connection: &Connection,
     state: &Arc<State>,
     queue: &mpsc::Sender<Uri>,
+    jobs: &crossbeam_channel::Sender<Request>,
 ) -> Result<(), LspError> {
     for message in &connection.receiver {
         match message {
@@ -105,11 +157,7 @@ fn main_loop(
                 if connection.handle_shutdown(&request)? {
                     return Ok(());
                 }
-                let state = state.clone();
-                std::thread::spawn(move || {
-                    let response: Response = handlers::respond(&state, request);
-                    let _ = state.sender.send(Message::Response(response));
-                });
+                let _ = jobs.send(request);
             }
             Message::Notification(notification) => notified(state, notification, queue),
             Message::Response(_) => {}

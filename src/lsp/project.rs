@@ -62,7 +62,7 @@ impl Index {
 fn load(
     root: &Path,
     s: &Snapshot,
-    open: &HashMap<PathBuf, (DocKind, String)>,
+    open: &HashMap<PathBuf, (DocKind, Arc<String>)>,
 ) -> Result<Vec<AuditedDoc>, String> {
     let opts = AuditOptions {
         paths: vec![root.to_path_buf()],
@@ -73,7 +73,7 @@ fn load(
     for d in &mut docs {
         if let Some((kind, text)) = open.get(&d.doc.fs_path) {
             let path = d.doc.fs_path.clone();
-            let text = text.clone();
+            let text = text.to_string();
             *d = load::from_text(&path, *kind, text, &s.repo, &s.ctx, &s.settings.config);
         }
     }
@@ -159,7 +159,7 @@ impl Project {
     /// changes (its audit says where cited content is at the target: a commit moves it).
     pub(super) fn index(
         &self,
-        open: &HashMap<PathBuf, (DocKind, String)>,
+        open: &HashMap<PathBuf, (DocKind, Arc<String>)>,
     ) -> Result<Arc<Index>, String> {
         let snapshot = self.snapshot()?;
         let known = self.index.lock().expect("index lock").clone();

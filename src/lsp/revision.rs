@@ -71,6 +71,11 @@ pub(super) fn written(
     let refused =
         |why: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, why.to_string());
     let relative = plain(path).ok_or_else(|| refused("not a plain relative path"))?;
+    if !placed_by_git(repo) {
+        return Err(refused(
+            "the Git folder is not the work tree's own: nothing is written there",
+        ));
+    }
     if text.len() > MAX_BLOB_BYTES {
         return Err(refused("larger than the blob limit"));
     }
@@ -92,6 +97,32 @@ pub(super) fn written(
         replace_read_only(&dir, &file, text.as_bytes())?;
     }
     Ok(file)
+}
+
+/// Whether Git itself placed the Git folder: the work tree's `.git` is that folder, or a
+/// `gitdir:` file (a linked work tree's). A `.git` that is a link, or a work tree without one
+/// (Git read the link and took the folder above it as the work tree), may point anywhere.
+fn placed_by_git(repo: &CodeRepo) -> bool {
+    let Some(workdir) = repo.workdir.as_ref() else {
+        return false;
+    };
+    let dot_git = workdir.join(".git");
+    match std::fs::symlink_metadata(&dot_git) {
+        Ok(m) if m.is_file() => true,
+        Ok(m) if m.is_dir() => dot_git.canonicalize().ok() == repo.git_dir.canonicalize().ok(),
+        _ => false,
+    }
+}
+
+/// Whether `file`, every link followed, is in the repository: in its work tree or its Git
+/// folder, both as Git placed them (see [`placed_by_git`]). What go to definition opens must be,
+/// whatever a doc, the configuration or a link in the work tree says.
+pub(super) fn in_repository(repo: &CodeRepo, file: &Path) -> bool {
+    let Ok(real) = file.canonicalize() else {
+        return false;
+    };
+    let under = |dir: &Path| dir.canonicalize().is_ok_and(|d| real.starts_with(d));
+    placed_by_git(repo) && (repo.workdir.as_deref().is_some_and(under) || under(&repo.git_dir))
 }
 
 /// `dir` as a real folder: created when missing, refused when it is a link or anything else.

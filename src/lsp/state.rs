@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use lsp_server::{Message, Notification, Request, RequestId};
 use lsp_types::{Diagnostic, DiagnosticSeverity, Position, PublishDiagnosticsParams, Range, Uri};
 
 use super::analysis::Analysis;
-use super::project::Project;
+use super::project::{Project, Snapshot};
 use super::text::{uri_path, Encoding};
 use crate::model::DocKind;
 
@@ -31,9 +31,21 @@ pub(super) struct State {
     pub roots: Mutex<Vec<PathBuf>>,
     /// By URI text (a `Uri` caches its parts inside: not a key).
     docs: Mutex<HashMap<String, (Uri, Open)>>,
-    analyses: Mutex<HashMap<String, Arc<Analysis>>>,
+    /// By URI text: the check of one version of the doc, against one snapshot, made once and
+    /// shared by every request that asks for it meanwhile (100 hovers after an edit wait for one
+    /// check, not 100).
+    analyses: Mutex<HashMap<String, Shared>>,
     projects: Mutex<HashMap<PathBuf, Arc<Project>>>,
     next_id: AtomicI32,
+}
+
+/// The check of a doc's version against a snapshot: made by the first request that needs it,
+/// waited for by the others.
+#[derive(Clone)]
+struct Shared {
+    version: i32,
+    snapshot: Arc<Snapshot>,
+    analysis: Arc<OnceLock<Arc<Analysis>>>,
 }
 
 /// Why a doc has no analysis.
@@ -138,11 +150,12 @@ impl State {
         out
     }
 
-    /// The open buffers of docs, by path, standing for their files.
-    pub(super) fn buffers(&self) -> HashMap<PathBuf, (DocKind, String)> {
+    /// The open buffers of docs, by path, standing for their files (shared, not copied: asked
+    /// for by every lens and rename request, and read only when the index is built again).
+    pub(super) fn buffers(&self) -> HashMap<PathBuf, (DocKind, Arc<String>)> {
         let docs = self.docs.lock().expect("docs lock");
         docs.values()
-            .map(|(_, o)| (o.path.clone(), (o.kind, o.text.to_string())))
+            .map(|(_, o)| (o.path.clone(), (o.kind, o.text.clone())))
             .collect()
     }
 
@@ -155,28 +168,41 @@ impl State {
         if !project.wants(&snapshot, &open.path) {
             return Err(Unchecked::NotADoc);
         }
-        let known = self
-            .analyses
-            .lock()
-            .expect("analyses lock")
-            .get(uri.as_str())
-            .cloned();
-        let current = |a: &Arc<Analysis>| {
-            a.version == Some(open.version) && Arc::ptr_eq(&a.checked.snapshot, &snapshot)
-        };
-        if let Some(a) = known.filter(current) {
-            return Ok(a);
-        }
-        let checked = Project::check(snapshot, &open.path, open.kind, open.text.to_string());
-        let analysis = Arc::new(Analysis {
-            version: Some(open.version),
-            checked,
+        let shared = self.shared(uri, &open, snapshot);
+        let analysis = shared.analysis.get_or_init(|| {
+            let checked = Project::check(
+                shared.snapshot.clone(),
+                &open.path,
+                open.kind,
+                open.text.to_string(),
+            );
+            Arc::new(Analysis {
+                version: Some(open.version),
+                checked,
+            })
         });
-        if self.open(uri).is_some_and(|o| o.version == open.version) {
-            let mut analyses = self.analyses.lock().expect("analyses lock");
-            analyses.insert(uri.as_str().to_string(), analysis.clone());
+        Ok(analysis.clone())
+    }
+
+    /// The shared check of `open` (a doc's version) against `snapshot`: the one known when it is
+    /// for both, else a new one, kept for the requests to come unless the doc changed since.
+    fn shared(&self, uri: &Uri, open: &Open, snapshot: Arc<Snapshot>) -> Shared {
+        let mut analyses = self.analyses.lock().expect("analyses lock");
+        let known = analyses
+            .get(uri.as_str())
+            .filter(|s| s.version == open.version && Arc::ptr_eq(&s.snapshot, &snapshot));
+        if let Some(known) = known {
+            return known.clone();
         }
-        Ok(analysis)
+        let fresh = Shared {
+            version: open.version,
+            snapshot,
+            analysis: Arc::default(),
+        };
+        if self.open(uri).is_some_and(|o| o.version == open.version) {
+            analyses.insert(uri.as_str().to_string(), fresh.clone());
+        }
+        fresh
     }
 
     /// An open doc's diagnostics now: its findings, or one error saying why it could not be
@@ -247,5 +273,56 @@ pub(super) fn failure(message: String) -> Diagnostic {
         source: Some("citegate".to_string()),
         message: format!("citegate could not check this doc: {message}"),
         ..Diagnostic::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with one commit: `src/a.rs` and a doc citing it.
+    fn repo() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let git = git2::Repository::init(&root).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "one\ntwo\n").unwrap();
+        std::fs::write(root.join("docs/a.md"), "A is src/a.rs:1.\n").unwrap();
+        let mut index = git.index().unwrap();
+        index.add_path(Path::new("src/a.rs")).unwrap();
+        index.add_path(Path::new("docs/a.md")).unwrap();
+        let tree = git.find_tree(index.write_tree().unwrap()).unwrap();
+        let who = git2::Signature::now("t", "t@t").unwrap();
+        git.commit(Some("HEAD"), &who, &who, "one", &tree, &[])
+            .unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn concurrent_requests_on_one_version_share_one_check() {
+        let (_dir, root) = repo();
+        let (sender, _receiver) = crossbeam_channel::unbounded();
+        let state = State::new(sender, Encoding::Utf16, false, vec![root.clone()]);
+        let uri = super::super::text::path_uri(&root.join("docs/a.md")).unwrap();
+        assert!(state.set_text(&uri, 1, "A is src/a.rs:1 and src/a.rs:2.\n".to_string()));
+        let start = std::sync::Barrier::new(8);
+        let checks: Vec<Arc<Analysis>> = std::thread::scope(|s| {
+            let asks: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        state.analysis(&uri).ok().expect("checked")
+                    })
+                })
+                .collect();
+            asks.into_iter().map(|a| a.join().unwrap()).collect()
+        });
+        assert!(checks.iter().all(|a| Arc::ptr_eq(a, &checks[0])));
+        // A new version is a new check.
+        assert!(state.set_text(&uri, 2, "A is src/a.rs:2.\n".to_string()));
+        let again = state.analysis(&uri).ok().expect("checked");
+        assert!(!Arc::ptr_eq(&again, &checks[0]));
+        assert_eq!(again.version, Some(2));
     }
 }
