@@ -303,16 +303,17 @@ two
         std::fs::write(outside.join("a.rs"), "uno\ntwo\n").unwrap();
         std::fs::remove_file(root.join("src/a.rs")).unwrap();
         std::os::unix::fs::symlink(outside.join("a.rs"), root.join("src/a.rs")).unwrap();
-        // And a remap sends another doc's citations above the repository.
-        std::fs::create_dir_all(root.join("up")).unwrap();
-        std::fs::write(root.join("up/b.md"), "B is x/a.rs:2.\n").unwrap();
-        let config = "remap:\n  - docs: up/\n    repo: ../../\n";
-        std::fs::write(root.join(".citegate.yaml"), config).unwrap();
         let mut client = Client::start(json!({"textDocument": {"diagnostic": {}}}));
         let doc = root.join("docs/a.md");
         let text = "A is src/a.rs:2.\n";
         open(&client, &uri_of(&doc), 1, text);
         let linked = definition(&mut client, &uri_of(&doc), text, "src/a.rs:2");
+        // And a remap sends another doc's citations above the repository (a configuration
+        // error now, which the server reports; either way no location leaves the repository).
+        std::fs::create_dir_all(root.join("up")).unwrap();
+        std::fs::write(root.join("up/b.md"), "B is x/a.rs:2.\n").unwrap();
+        let config = "remap:\n  - docs: up/\n    repo: ../../\n";
+        std::fs::write(root.join(".citegate.yaml"), config).unwrap();
         let up = root.join("up/b.md");
         let text = "B is x/a.rs:2.\n";
         open(&client, &uri_of(&up), 1, text);
