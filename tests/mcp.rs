@@ -55,6 +55,16 @@ fn client(repo: &Path, calls: Option<Value>) -> Value {
 #[test]
 fn a_real_mcp_client_lists_and_calls_the_four_tools() {
     let (fixture, r) = session();
+    // Nothing written, not even the retrieval cache `citegate retrieve` keeps under `.git/`:
+    // the server keeps its index in memory.
+    assert!(
+        r["retrieve"]["body"]["chunks"][0]["citation"].is_string(),
+        "{}",
+        r["retrieve"]
+    );
+    let cache = fixture.path().join(".git/citegate");
+    let written: Vec<_> = std::fs::read_dir(&cache).into_iter().flatten().collect();
+    assert!(written.is_empty(), "{written:?}");
     assert_eq!(
         r["tools"],
         serde_json::json!(["check_answer", "check_docs", "cite", "retrieve"])

@@ -9,6 +9,7 @@ mod quote;
 mod tools;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerInfo};
@@ -20,16 +21,21 @@ pub use bound::{MAX_INPUT_BYTES, MAX_REPLY_BYTES};
 pub use quote::{MAX_PLACES, MIN_QUOTE_CHARS};
 pub use tools::{CheckAnswer, CheckDocs, Cite, Retrieve};
 
-/// The server: the repository it answers about (its tools are `Self::tool_router()`).
+/// The server: the repository it answers about (its tools are `Self::tool_router()`), and the
+/// retrieval index it keeps in memory between calls.
 #[derive(Clone)]
 pub struct Server {
     root: PathBuf,
+    index: Arc<tools::HeldIndex>,
 }
 
 #[tool_router]
 impl Server {
     pub fn new(root: PathBuf) -> Server {
-        Server { root }
+        Server {
+            root,
+            index: Arc::default(),
+        }
     }
 
     /// Call `tool` with `arguments` in process, as a client's call reaches it: the arguments
@@ -45,7 +51,7 @@ impl Server {
             "check_answer" => read(arguments).and_then(|p| tools::check_answer(root, p)),
             "check_docs" => read(arguments).and_then(|p| tools::check_docs(root, p)),
             "cite" => read(arguments).and_then(|p| tools::cite(root, p)),
-            "retrieve" => read(arguments).and_then(|p| tools::retrieve(root, p)),
+            "retrieve" => read(arguments).and_then(|p| tools::retrieve(root, &self.index, p)),
             _ => Err(format!("no tool `{tool}`")),
         };
         out.map_err(bound::error)
@@ -76,7 +82,7 @@ impl Server {
         description = "The code chunks that best match a question, ranked as `citegate retrieve` does."
     )]
     async fn retrieve(&self, Parameters(p): Parameters<Retrieve>) -> Result<String, String> {
-        tools::retrieve(&self.root, p).map_err(bound::error)
+        tools::retrieve(&self.root, &self.index, p).map_err(bound::error)
     }
 }
 

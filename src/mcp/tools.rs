@@ -4,6 +4,7 @@
 //! makes.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use git2::Oid;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -353,12 +354,33 @@ fn cite_lines(
     Ok(bounded(out, "text"))
 }
 
-pub(super) fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
+/// The retrieval index the server keeps between calls: one tree's, replaced when the target's
+/// tree changes (the server writes nothing, so it does not use the on-disk cache's writes).
+pub(super) type HeldIndex = Mutex<Option<Arc<Index>>>;
+
+/// The index of `target`'s tree: the one held, else read from the cache or built, then held.
+fn index(held: &HeldIndex, repo: &CodeRepo, target: Oid) -> Result<Arc<Index>, String> {
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    let tree = git
+        .find_commit(target)
+        .map_err(|e| e.message().to_string())?
+        .tree_id();
+    // A panic elsewhere while it was held leaves a whole index or none: still usable.
+    let mut slot = held.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(index) = slot.as_ref().filter(|i| i.tree == tree) {
+        return Ok(index.clone());
+    }
+    let index = Arc::new(Index::unwritten(repo, target).map_err(|e| e.message().to_string())?);
+    *slot = Some(index.clone());
+    Ok(index)
+}
+
+pub(super) fn retrieve(root: &Path, held: &HeldIndex, p: Retrieve) -> Result<String, String> {
     if bound::input("question", &p.question)?.trim().is_empty() {
         return Err("the question is empty".into());
     }
     let (repo, target, settings) = open(root, None)?;
-    let index = Index::at(&repo, target).map_err(|e| e.message().to_string())?;
+    let index = index(held, &repo, target)?;
     let query = Query {
         text: p.question,
         docs: settings.config.retrieve_docs,
