@@ -543,6 +543,8 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
         "huge_doc": {"tool": "check_docs", "arguments": {"path": "docs/other.md", "text": doc}},
         "invented": {"tool": "check_answer", "arguments": {"answer": {"summary": "z".repeat(1 << 20), "citations": invented}, "no_retrieval": true}},
         "long_path": {"tool": "cite", "arguments": {"path": format!("../{}", "p".repeat(1 << 20)), "start_line": 1}},
+        "long_k": {"tool": "retrieve", "arguments": {"question": "ttl", "k": "9".repeat(1 << 20)}},
+        "bad_revision": {"tool": "cite", "arguments": {"path": "src/cache.rs", "start_line": 1, "revision": "nope"}},
     });
     let r = client(fixture.path(), Some(calls));
 
@@ -598,4 +600,14 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
     assert_eq!(r["long_path"]["error"], true);
     let said = r["long_path"]["body"].as_str().unwrap();
     assert!(said.len() <= citegate::mcp::MAX_REPLY_BYTES && said.ends_with("more bytes)"));
+    // Arguments the server cannot read: serde quotes the string given for a number, clipped.
+    let said = r["long_k"]["body"].as_str().unwrap();
+    assert_eq!(r["long_k"]["error"], true, "{said:.300}");
+    assert!(
+        said.contains("invalid type: string") && said.len() < 2_048,
+        "{said:.300}"
+    );
+    // A message names the tool's parameter, not the command line's flag.
+    let said = r["bad_revision"]["body"].as_str().unwrap();
+    assert!(said.starts_with("revision nope: "), "{said}");
 }

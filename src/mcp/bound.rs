@@ -4,9 +4,13 @@
 //! reply that echoes its input (a refusal carries the answer it refuses) would otherwise grow
 //! with that input.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{DeserializeOwned, Error as _};
+use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 
 use crate::report::clip;
@@ -32,6 +36,38 @@ pub(super) fn input<'t>(what: &str, text: &'t str) -> Result<&'t str, String> {
     match text.len() > MAX_INPUT_BYTES {
         true => Err(format!("{what}: more than {} MiB", MAX_INPUT_BYTES >> 20)),
         false => Ok(text),
+    }
+}
+
+/// A tool's input `T`, read as serde reads it, but an error that quotes the input clipped: serde
+/// quotes a string given where a number belongs (`"k": "…"`), and the MCP library sends that
+/// error back as it is. Its schema is `T`'s.
+pub(super) struct Args<T>(pub(super) T);
+
+/// The most bytes of a message about unreadable arguments.
+const ARGS_ERROR_BYTES: usize = 1 << 10;
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Args<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        T::deserialize(value)
+            .map(Args)
+            .map_err(|e| D::Error::custom(clip(e.to_string(), ARGS_ERROR_BYTES)))
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Args<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+    fn inline_schema() -> bool {
+        T::inline_schema()
     }
 }
 

@@ -17,6 +17,7 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use bound::Args;
 pub use bound::{MAX_INPUT_BYTES, MAX_REPLY_BYTES};
 pub use quote::{MAX_PLACES, MIN_QUOTE_CHARS};
 pub use tools::{CheckAnswer, CheckDocs, Cite, Retrieve};
@@ -42,8 +43,10 @@ impl Server {
     /// read as the tool's input, then the tool run; an error result's text is bounded as a reply
     /// is. (What the fuzz property test drives.)
     pub fn call(&self, tool: &str, arguments: Value) -> Result<String, String> {
+        // As the MCP library reads them (`Parameters<Args<T>>`), with its message.
         fn read<T: DeserializeOwned>(arguments: Value) -> Result<T, String> {
             serde_json::from_value(arguments)
+                .map(|Args(p)| p)
                 .map_err(|e| format!("failed to deserialize parameters: {e}"))
         }
         let root = &self.root;
@@ -60,28 +63,37 @@ impl Server {
     #[tool(
         description = "Gate an answer (`answer`, or its text as `answer_json`): passed, or the violations and the refusal to return instead. Same verdict as `citegate gate`."
     )]
-    async fn check_answer(&self, Parameters(p): Parameters<CheckAnswer>) -> Result<String, String> {
+    async fn check_answer(
+        &self,
+        Parameters(Args(p)): Parameters<Args<CheckAnswer>>,
+    ) -> Result<String, String> {
         tools::check_answer(&self.root, p).map_err(bound::error)
     }
 
     #[tool(
         description = "Audit docs (paths, or one doc's text with its path): findings, as `citegate audit` reports them. A fix gives the citation it writes and its edit: the bytes [byteStart, byteEnd) of the doc, also as 1-based line/column (columns count Unicode code points), become `replacement`; `citegate fix` applies the safe ones."
     )]
-    async fn check_docs(&self, Parameters(p): Parameters<CheckDocs>) -> Result<String, String> {
+    async fn check_docs(
+        &self,
+        Parameters(Args(p)): Parameters<Args<CheckDocs>>,
+    ) -> Result<String, String> {
         tools::check_docs(&self.root, p).map_err(bound::error)
     }
 
     #[tool(
         description = "Cite exactly: a path and lines give the exact text, the citation and its permalink; a quote gives where it occurs (none, one or several)."
     )]
-    async fn cite(&self, Parameters(p): Parameters<Cite>) -> Result<String, String> {
+    async fn cite(&self, Parameters(Args(p)): Parameters<Args<Cite>>) -> Result<String, String> {
         tools::cite(&self.root, p).map_err(bound::error)
     }
 
     #[tool(
         description = "The code chunks that best match a question, ranked as `citegate retrieve` does."
     )]
-    async fn retrieve(&self, Parameters(p): Parameters<Retrieve>) -> Result<String, String> {
+    async fn retrieve(
+        &self,
+        Parameters(Args(p)): Parameters<Args<Retrieve>>,
+    ) -> Result<String, String> {
         tools::retrieve(&self.root, &self.index, p).map_err(bound::error)
     }
 }

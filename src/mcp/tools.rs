@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::bound::{self, bounded, MAX_REPLY_BYTES};
-use crate::audit::{self, AuditOptions, Settings};
+use crate::audit::{self, AuditError, AuditOptions, Settings};
 use crate::extract::resolve_path;
 use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Surface};
 use crate::regenerate::gate::{Gate, Retrieval};
@@ -141,7 +141,21 @@ fn chunks(_: &mut SchemaGenerator) -> Schema {
 }
 
 fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
-    let s = audit::Session::at(root, revision, None).map_err(|e| crate::error::chain(&e))?;
+    let s = audit::Session::at(root, revision, None).map_err(|e| match e {
+        // The tools' parameter is `revision`, not the command line's flag.
+        AuditError::Rev {
+            flag: "--target",
+            rev,
+            message,
+            hint,
+        } => crate::error::chain(&AuditError::Rev {
+            flag: "revision",
+            rev,
+            message,
+            hint,
+        }),
+        e => crate::error::chain(&e),
+    })?;
     Ok((s.repo, s.target, s.settings))
 }
 
