@@ -543,6 +543,7 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
         "huge_doc": {"tool": "check_docs", "arguments": {"path": "docs/other.md", "text": doc}},
         "invented": {"tool": "check_answer", "arguments": {"answer": {"summary": "z".repeat(1 << 20), "citations": invented}, "no_retrieval": true}},
         "long_path": {"tool": "cite", "arguments": {"path": format!("../{}", "p".repeat(1 << 20)), "start_line": 1}},
+        "huge_retrieved": {"tool": "check_answer", "arguments": {"answer": {"summary": "s", "citations": []}, "retrieved": [{"path": "p".repeat(limit), "start_line": 1}]}},
         "long_k": {"tool": "retrieve", "arguments": {"question": "ttl", "k": "9".repeat(1 << 20)}},
         "bad_revision": {"tool": "cite", "arguments": {"path": "src/cache.rs", "start_line": 1, "revision": "nope"}},
     });
@@ -560,6 +561,8 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
     assert!(said.contains("standard input: more than 16 MiB"), "{said}");
     assert_eq!(r["huge_json"]["error"], true);
     assert_eq!(r["huge_json"]["body"], "answer_json: more than 16 MiB");
+    // The chunks too: one limit for every input.
+    assert_eq!(r["huge_retrieved"]["body"], "retrieved: more than 16 MiB");
 
     let audit = assert_cmd::Command::cargo_bin("citegate")
         .unwrap()

@@ -39,6 +39,15 @@ pub(super) fn input<'t>(what: &str, text: &'t str) -> Result<&'t str, String> {
     }
 }
 
+/// `value`, when its JSON text would be at most [`MAX_INPUT_BYTES`] (counted, not written), else
+/// the refusal [`input`] gives.
+pub(super) fn input_value<'v>(what: &str, value: &'v Value) -> Result<&'v Value, String> {
+    match json_len(value) > MAX_INPUT_BYTES {
+        true => Err(format!("{what}: more than {} MiB", MAX_INPUT_BYTES >> 20)),
+        false => Ok(value),
+    }
+}
+
 /// A tool's input `T`, read as serde reads it, but an error that quotes the input clipped: serde
 /// quotes a string given where a number belongs (`"k": "…"`), and the MCP library sends that
 /// error back as it is. Its schema is `T`'s.

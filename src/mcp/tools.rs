@@ -171,7 +171,7 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
     let text = match (p.answer, p.answer_json) {
         (Some(Value::String(text)), None) => bound::input("answer", &text)?.to_string(),
         (None, Some(text)) => bound::input("answer_json", &text)?.to_string(),
-        (Some(answer), None) => bound::input("answer", &answer.to_string())?.to_string(),
+        (Some(answer), None) => bound::input_value("answer", &answer)?.to_string(),
         (None, None) => return Err("give `answer` (the object) or `answer_json` (its text)".into()),
         (Some(_), Some(_)) => return Err("give `answer` or `answer_json`, not both".into()),
     };
@@ -182,7 +182,10 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
     };
     let gate = Gate::new(&repo, target, &settings);
     let retrieved = match &p.retrieved {
-        Some(r) => Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?),
+        Some(r) => {
+            let r = bound::input_value("retrieved", r)?;
+            Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?)
+        }
         None => None,
     };
     let retrieval = match (&retrieved, p.no_retrieval) {
