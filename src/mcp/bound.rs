@@ -104,12 +104,24 @@ pub(super) fn bounded(mut value: Value, list: &str) -> String {
         }
         size = json_len(&value);
     }
+    marked(value, cuts, list)
+}
+
+/// `value`, cut to leave [`RECORD_BYTES`], with the record of its `cuts` (and `more`) added.
+fn marked(mut value: Value, cuts: BTreeMap<String, usize>, list: &str) -> String {
     if let Some(out) = value.as_object_mut() {
         if let Some(more) = cuts.get(&format!("/{}", escape(list))) {
             let before = out.get("more").and_then(Value::as_u64).unwrap_or(0);
             out.insert("more".into(), json!(before + *more as u64));
         }
+        let total: usize = cuts.values().sum();
         out.insert("truncated".into(), record(cuts));
+        let text = value.to_string();
+        if text.len() <= MAX_REPLY_BYTES {
+            return text;
+        }
+        // Places named by keys that escape to six bytes a character: counted, not named.
+        value["truncated"] = json!({"…": total});
     }
     value.to_string()
 }
@@ -284,5 +296,19 @@ mod tests {
             &summary[summary.len() - 40..]
         );
         assert!(error("e".repeat(1 << 20)).len() <= MAX_REPLY_BYTES);
+    }
+
+    /// Cut places whose names are long and escape to six bytes a character (a refusal copies an
+    /// answer's own keys): the record of them still fits.
+    #[test]
+    fn the_record_of_cut_places_fits_whatever_their_names() {
+        let cuts: BTreeMap<String, usize> = (0..40)
+            .map(|i| (format!("/refusal/{i:02}{}", "\u{1}".repeat(500)), 7))
+            .collect();
+        let filler = "f".repeat(MAX_REPLY_BYTES - RECORD_BYTES - 100);
+        let text = marked(json!({"findings": [], "filler": filler}), cuts, "findings");
+        assert!(text.len() <= MAX_REPLY_BYTES, "{}", text.len());
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["truncated"], json!({"…": 280}));
     }
 }

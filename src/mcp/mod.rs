@@ -1,8 +1,9 @@
 //! `citegate mcp`: the gate, the audit, citing and retrieval as Model Context Protocol tools over
 //! stdio (`rmcp`), for coding agents to check their citations before an answer leaves or a doc
 //! is committed. Four read-only tools with short descriptions; every input is validated (an
-//! error result, never a crash), paths outside the repository are refused, replies are bounded,
-//! nothing is written. The same engine and settings (`.citegate.yaml`) as the commands.
+//! error result, never a crash), paths outside the repository are refused, inputs and replies
+//! are bounded (`bound`), nothing is written (the retrieval index is kept in memory). The same
+//! engine and settings (`.citegate.yaml`) as the commands.
 
 mod bound;
 mod quote;
