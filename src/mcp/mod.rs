@@ -82,7 +82,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Cite exactly: a path and lines give the exact text, the citation and its permalink; a quote gives where it occurs (none, one or several)."
+        description = "Cite exactly: a path and lines give the exact text, the citation and its permalink; a quote (3 characters or more) gives where it occurs: none, one or several (the first 100)."
     )]
     async fn cite(&self, Parameters(Args(p)): Parameters<Args<Cite>>) -> Result<String, String> {
         tools::cite(&self.root, p).map_err(bound::error)
