@@ -72,6 +72,10 @@ fn a_real_mcp_client_lists_and_calls_the_four_tools() {
     // The whole tool list is small (README "Agents" records its size).
     let listed = r["tool_list_json"].as_str().unwrap();
     assert!(listed.len() < 6_000, "{} bytes", listed.len());
+    // `cite` tells the agent its bounds, as the server applies them.
+    let (min, max) = (citegate::mcp::MIN_QUOTE_CHARS, citegate::mcp::MAX_PLACES);
+    assert!(listed.contains(&format!("a quote ({min} characters or more)")));
+    assert!(listed.contains(&format!("(the first {max})")));
 
     // check_answer: the same verdicts as `citegate gate`.
     assert_eq!(r["grounded"]["body"]["passed"], true, "{}", r["grounded"]);
