@@ -35,7 +35,7 @@ PY
 )"
 fi
 
-for name in since target config fail-on format; do
+for name in since target config history fail-on format; do
   var="INPUT_$(echo "$name" | tr 'a-z-' 'A-Z_')"
   [ "$name" = since ] && val="$since" || val="${!var:-}"
   value "$name" "$val"
@@ -46,6 +46,11 @@ args=(audit "--format=${INPUT_FORMAT:-github}" "--fail-on=${INPUT_FAIL_ON:-error
 [ -n "$since" ] && args+=("--since=$since")
 [ -n "${INPUT_TARGET:-}" ] && args+=("--target=$INPUT_TARGET")
 [ -n "${INPUT_CONFIG:-}" ] && args+=("--config=$INPUT_CONFIG")
+case "${INPUT_HISTORY:-true}" in
+  true) ;;
+  false) args+=("--no-history") ;;
+  *) fail "input history must be true or false" ;;
+esac
 
 # Reports go to a folder of this run's own under RUNNER_TEMP (it outlives this step, for the
 # comment and the SARIF upload), never into the checked-out work tree.

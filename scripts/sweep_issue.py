@@ -8,7 +8,9 @@ links to the full report.
     scripts/sweep_issue.py REPORT.md FINDINGS [REPORT_URL]
 
 Needs `gh` with GH_TOKEN, and GITHUB_REPOSITORY (where the issue is). FINDINGS is the number of
-findings (0: clean). SWEEP_FOR names the audited repository when it is another one (an
+findings (0: clean), or `failed`: then REPORT.md is why the sweep could not be made (a shard's
+error, as plain text), and the issue says the repository failed, in a code block, and stays
+open. SWEEP_FOR names the audited repository when it is another one (an
 organisation-wide sweep keeps one issue per audited repository in a central one).
 """
 import json
@@ -69,13 +71,19 @@ def me():
     return login if ok else "github-actions[bot]"
 
 
+def first_line(body):
+    """The body's first line, whatever its line endings: an issue edited in the web UI comes
+    back with CRLF, and must still be found (else a second issue is opened)."""
+    return body.replace("\r\n", "\n").replace("\r", "\n").split("\n", 1)[0].rstrip()
+
+
 def ours(repo, login, marker):
     """Our dashboard issue (the newest, if a run ever made two), open or closed."""
     listed = gh(f"repos/{repo}/issues?state=all&creator={login}&per_page=100", "--paginate")
     mine = [i for i in pages(listed)
             if "pull_request" not in i
             and (i.get("user") or {}).get("login") == login
-            and (i.get("body") or "").split("\n", 1)[0] == marker]
+            and first_line(i.get("body") or "") == marker]
     return max(mine, key=lambda i: i["number"]) if mine else None
 
 
@@ -89,12 +97,36 @@ def body_of(marker, report, url, clean):
     return body + link
 
 
+# The most of a failure's text shown in the issue (a shard's error is a few lines).
+MAX_FAILURE = 16_384
+
+
+def failure_of(text):
+    """A failed sweep's issue text: the error as a stranger may have written it (a configuration
+    error quotes the file), inert in a fence longer than any run of backticks it holds, with no
+    mention."""
+    text = text[:MAX_FAILURE].replace("@", "@\u200b")
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return ("## Citation sweep failed\n\n"
+            "This repository could not be swept, so it has no report this week "
+            "(the other repositories were swept):\n\n"
+            f"{fence}text\n{text.rstrip()}\n{fence}\n")
+
+
 def main():
-    report_path, findings = sys.argv[1], int(sys.argv[2])
+    report_path, findings = sys.argv[1], sys.argv[2]
+    failed = findings == "failed"
+    findings = 1 if failed else int(findings)
     url = sys.argv[3] if len(sys.argv) > 3 else ""
     repo = os.environ["GITHUB_REPOSITORY"]
-    with open(report_path, encoding="utf-8") as f:
+    with open(report_path, encoding="utf-8", errors="replace") as f:
         report = f.read()
+    if failed:
+        report = failure_of(report)
     clean = findings == 0
     marker, title = marker_and_title()
     issue = ours(repo, me(), marker)
@@ -104,7 +136,7 @@ def main():
             return
         gh("--method", "POST", f"repos/{repo}/issues", "-f", f"title={title}",
            "-f", "labels[]=citegate-sweep", body=body_of(marker, report, url, False))
-        print("citegate: opened the sweep issue")
+        print("citegate: opened the sweep issue" + (" (the sweep failed)" if failed else ""))
         return
     number = issue["number"]
     if clean:
@@ -115,7 +147,7 @@ def main():
         return
     gh("--method", "PATCH", f"repos/{repo}/issues/{number}", "-f", "state=open",
        body=body_of(marker, report, url, False))
-    print(f"citegate: updated #{number}")
+    print(f"citegate: updated #{number}" + (" (the sweep failed)" if failed else ""))
 
 
 if __name__ == "__main__":

@@ -329,6 +329,7 @@ impl Config {
                 regex,
             });
         }
+        check_remaps(&raw.remap, text).map_err(|(at, message)| error(at, message))?;
         if raw.max_span_lines == Some(0) {
             return Err(error(
                 find("max-span-lines"),
@@ -383,6 +384,38 @@ impl Config {
             Some(Level::Warning) => Some(Severity::Warning),
             Some(Level::Note) => Some(Severity::Note),
         }
+    }
+}
+
+/// Every remap's `repo` names a folder inside the repository; else where the first one that
+/// does not is written, and why.
+fn check_remaps(remaps: &[RawRemap], text: &str) -> Result<(), (usize, String)> {
+    for r in remaps {
+        if let Some(why) = outside_repository(&r.repo) {
+            let at = text.find("remap").unwrap_or(0);
+            return Err((
+                at + text[at..].find(r.repo.as_str()).unwrap_or(0),
+                format!(
+                    "remap `repo` `{}` {why}: it names a folder of the repository, relative to its root",
+                    r.repo
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a remap's `repo` cannot name a folder inside the repository (`None`: it can). A path
+/// with `..` or a root would be looked up in the object database as written, and fail there as
+/// if the database were corrupt.
+fn outside_repository(repo: &str) -> Option<&'static str> {
+    let rooted = repo.starts_with(['/', '\\']) || repo.as_bytes().get(1) == Some(&b':');
+    if rooted {
+        Some("starts at a root")
+    } else if repo.split(['/', '\\']).any(|part| part == "..") {
+        Some("goes up with `..`")
+    } else {
+        None
     }
 }
 

@@ -63,6 +63,14 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     let _in_flight = InFlight::new(tmp.path());
     tmp.write_all(bytes)?;
+    // A report is read by others (a web server serving the dashboard): readable by all, as a
+    // file created the ordinary way is, not the temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -97,24 +105,28 @@ fn folder_of(path: &Path) -> &Path {
 
 /// Refuse a path whose folders, from the current folder down, include a symbolic link (a
 /// committed `reports -> ../../elsewhere`). Folders above the current one, and absolute paths
-/// outside it (`$RUNNER_TEMP`), are the machine's, not the work tree's.
+/// outside it (`$RUNNER_TEMP`), are the machine's, not the work tree's. A `..` is followed
+/// lexically: every folder before it was checked not to be a link, so its parent is the one
+/// the system goes to (`histdir/../lnk` checks `lnk`).
 pub fn refuse_links_on_the_way(path: &Path) -> Result<(), OutputError> {
     let cwd = std::env::current_dir()?;
-    let below = match path.strip_prefix(&cwd) {
-        Ok(rel) => rel.to_path_buf(),
-        Err(_) if path.is_relative() => path.to_path_buf(),
-        Err(_) => return Ok(()),
+    let mut at = if path.is_absolute() {
+        PathBuf::new()
+    } else {
+        cwd.clone()
     };
-    let mut at = cwd;
-    let folders: Vec<Component<'_>> = below.components().collect();
+    let folders: Vec<Component<'_>> = path.components().collect();
     for c in folders.iter().take(folders.len().saturating_sub(1)) {
         match c {
-            Component::Normal(name) => at.push(name),
             Component::CurDir => continue,
-            // `..` leaves the folder whose links a stranger controls; stop checking there.
-            _ => return Ok(()),
+            Component::ParentDir => {
+                at.pop();
+                continue;
+            }
+            Component::Normal(_) | Component::RootDir | Component::Prefix(_) => at.push(c),
         }
-        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+        let inside = at.starts_with(&cwd) && at != cwd;
+        if inside && std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(OutputError::ThroughLink(at));
         }
     }

@@ -571,3 +571,181 @@ elif "PATCH" in args:
         "{calls}"
     );
 }
+
+#[test]
+fn a_sweep_issue_edited_in_the_web_ui_with_crlf_is_still_ours_not_duplicated() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gh.log");
+    let state = dir.path().join("issue.json");
+    // Our issue, after someone edited it in the browser: GitHub sends the body back with CRLF.
+    std::fs::write(
+        &state,
+        r#"{"number": 12, "state": "open", "user": {"login": "github-actions[bot]"}, "body": "<!-- citegate-sweep -->\r\n## citegate sweep\r\nedited by hand\r\n"}"#,
+    )
+    .unwrap();
+    let path = fake_gh(
+        dir.path(),
+        &format!(
+            r#"#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+open({log:?}, "a").write(" ".join(args) + "\n")
+state = {state:?}
+if "graphql" in args:
+    print("github-actions[bot]")
+elif "--paginate" in args:
+    issues = [{{"number": 666, "state": "open", "user": {{"login": "mallory"}}, "body": "<!-- citegate-sweep --> pwned"}}]
+    if os.path.exists(state):
+        issues.append(json.load(open(state)))
+    print(json.dumps(issues))
+elif "POST" in args:
+    json.dump({{"number": 12, "state": "open", "user": {{"login": "github-actions[bot]"}}, "body": "<!-- citegate-sweep -->"}}, open(state, "w"))
+elif "PATCH" in args:
+    issue = json.load(open(state))
+    issue["state"] = "closed" if "state=closed" in args else "open"
+    json.dump(issue, open(state, "w"))
+"#,
+            log = log.display().to_string(),
+            state = state.display().to_string()
+        ),
+    );
+    let report = dir.path().join("sweep.md");
+    std::fs::write(&report, "## citegate sweep\n").unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep_issue.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&report)
+        .arg("2")
+        .env("PATH", &path)
+        .env("GITHUB_REPOSITORY", "acme/docs")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("updated #12"));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !calls.contains("POST"),
+        "a second issue was opened: {calls}"
+    );
+}
+
+#[test]
+fn a_failed_sweep_is_reported_in_its_own_issue_inert() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gh.log");
+    let bodies = dir.path().join("bodies");
+    std::fs::create_dir_all(&bodies).unwrap();
+    // A stand-in `gh api`: no issue yet; each body written is kept (`-F body=@FILE`).
+    let path = fake_gh(
+        dir.path(),
+        &format!(
+            r#"#!/usr/bin/env python3
+import os, shutil, sys
+args = sys.argv[1:]
+open({log:?}, "a").write(" ".join(args) + "\n")
+if "graphql" in args:
+    print("github-actions[bot]")
+elif "--paginate" in args:
+    print("[]")
+for a in args:
+    if a.startswith("body=@"):
+        shutil.copy(a[6:], os.path.join({bodies:?}, str(len(os.listdir({bodies:?})))))
+"#,
+            log = log.display().to_string(),
+            bodies = bodies.display().to_string()
+        ),
+    );
+    // Why shard 2/4 failed, as the workflow records it: citegate's error quoting the stranger's
+    // configuration, with a fence and a mention in it.
+    let failed = dir.path().join("failed.txt");
+    std::fs::write(
+        &failed,
+        "shard 2/4: citegate exited 2\n.citegate.yaml:3:1: unknown key ```` @octocat\n",
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sweep_issue.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(&failed)
+        .arg("failed")
+        .env("PATH", &path)
+        .env("GITHUB_REPOSITORY", "acme/central")
+        .env("SWEEP_FOR", "acme/docs")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("opened the sweep issue (the sweep failed)")
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        calls.contains("--method POST repos/acme/central/issues"),
+        "{calls}"
+    );
+    assert!(calls.contains("title=Citation sweep: acme/docs"), "{calls}");
+    let body = std::fs::read_to_string(bodies.join("0")).unwrap();
+    assert!(
+        body.starts_with("<!-- citegate-sweep acme/docs -->\n## Citation sweep failed"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\n`````text\nshard 2/4: citegate exited 2\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("unknown key ```` @\u{200b}octocat\n`````\n"),
+        "{body}"
+    );
+}
+
+#[test]
+fn the_action_fails_closed_on_a_shallow_checkout_unless_history_is_off_on_purpose() {
+    // Issue 32: actions/checkout's default is a depth-1 clone, where a stale citation used to
+    // pass silently. The Action now fails with `history-cut`; `history: false` is the way to
+    // say history is off on purpose.
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n\
+                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\
+                @@@ commit v2 line 3 changes\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c2() {}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full");
+    citegate::fixture::build(spec, &full).unwrap();
+    let repo = dir.path().join("checkout");
+    let status = Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", full.display()))
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = |history: &str| {
+        let temp = dir.path().join(format!("temp-{history}"));
+        std::fs::create_dir_all(&temp).unwrap();
+        let inputs = [
+            ("INPUT_PATHS", "docs"),
+            ("INPUT_HISTORY", history),
+            ("INPUT_FAIL_ON", "error"),
+            ("INPUT_FORMAT", "github"),
+        ];
+        let out = action(&repo, &temp, None, &inputs);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, stdout) = run("true");
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("history-cut"), "{stdout}");
+    assert!(stdout.contains("fetch-depth: 0"), "{stdout}");
+    let (code, stdout) = run("false");
+    assert_eq!(code, Some(0), "{stdout}");
+    let (code, _) = run("maybe");
+    assert_eq!(code, Some(2));
+}

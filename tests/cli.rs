@@ -113,7 +113,7 @@ fn json_report_carries_fixes_with_their_byte_range() {
 }
 
 #[test]
-fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
+fn one_fix_or_regenerate_run_on_the_bundled_example_leaves_nothing_for_a_second() {
     let (_d, repo) = example();
     let fixed = citegate(&repo).arg("fix").output().unwrap();
     assert_eq!(
@@ -138,6 +138,23 @@ fn one_fix_run_on_the_bundled_example_leaves_nothing_for_a_second() {
         "{}",
         String::from_utf8_lossy(&again.stdout)
     );
+
+    // regenerate --write reaches its fixpoint in one run too: a second changes no byte.
+    let (_d, repo) = example();
+    let docs = ["docs/wiki/cache.md", "docs/answers/ttl.json"];
+    let read = || docs.map(|d| std::fs::read(repo.join(d)).unwrap());
+    let before = read();
+    citegate(&repo)
+        .args(["regenerate", "--write"])
+        .output()
+        .unwrap();
+    let once = read();
+    assert_ne!(once, before, "the example has answers to regenerate");
+    citegate(&repo)
+        .args(["regenerate", "--write"])
+        .output()
+        .unwrap();
+    assert_eq!(read(), once);
 }
 
 #[test]
@@ -540,6 +557,68 @@ fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
     assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
     assert_eq!(f["rule"], "stale-moved", "{f}");
     assert!(f["message"].as_str().unwrap().contains("at lines 3"), "{f}");
+}
+
+#[test]
+fn a_wiki_kept_as_a_submodule_is_pinned_by_its_own_history() {
+    // Issue 32: the same wiki as above, as a submodule of the code repository. It used to be
+    // read as unversioned text (checked at the target: passes, exit 0); its lines are blamed in
+    // its own repository, as a wiki cloned beside the code is.
+    let code_spec = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\
+                     @@@ commit c2 pushed down\n@@@ file src/a.rs\n// one\nfn keep() {}\n\
+                     @@@ commit c3 pushed down again\n@@@ file src/a.rs\n// one\n// two\nfn keep() {}\n";
+    let wiki_spec = "@@@ commit w1 start\n@@@ file Home.md\n# Home\n\
+                     @@@ commit w2 written when the code was at c2\n@@@ file Home.md\n# Home\n\
+                     The function is at src/a.rs:2\n```rust\nfn keep() {}\n```\n";
+    let dir = tempfile::tempdir().unwrap();
+    let code = dir.path().join("code");
+    let wiki = dir.path().join("wiki");
+    citegate::fixture::build(code_spec, &code).unwrap();
+    citegate::fixture::build(wiki_spec, &wiki).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "protocol.file.allow=always",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+            ])
+            .args(args)
+            .current_dir(&code)
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&[
+        "submodule",
+        "add",
+        "-q",
+        &format!("file://{}", wiki.display()),
+        "wiki",
+    ]);
+    git(&["commit", "-q", "-m", "the wiki as a submodule"]);
+    let out = citegate(&code)
+        .args(["audit", "wiki", "--format", "json"])
+        .output()
+        .unwrap();
+    let report = json(&out);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report}");
+    assert_eq!(findings[0]["rule"], "stale-moved", "{report}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at lines 3"),
+        "{report}"
+    );
+    assert_eq!(out.status.code(), Some(0), "a warning");
 }
 
 #[test]

@@ -79,3 +79,26 @@ fn configuration_changes_severities_syntaxes_and_targets() {
         "{err}"
     );
 }
+
+#[test]
+fn a_remap_that_leaves_the_repository_is_a_located_configuration_error() {
+    for repo in ["../outside/", "services/../api/", "/etc/", "'..'"] {
+        let spec = format!(
+            "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {{}}\n@@@ file wiki/a.md\nSee src/a.rs:1.\n\
+             @@@ file .citegate.yaml\ninclude: ['**']\nremap:\n  - docs: wiki/\n    repo: {repo}\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        citegate::fixture::build(&spec, dir.path()).unwrap();
+        let out = Command::cargo_bin("citegate")
+            .unwrap()
+            .args(["audit", "wiki"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{repo}: {stderr}");
+        assert!(stderr.contains("remap `repo`"), "{repo}: {stderr}");
+        assert!(stderr.contains(".citegate.yaml:4:"), "{repo}: {stderr}");
+        assert!(!stderr.contains("fetch"), "{repo}: {stderr}");
+    }
+}

@@ -178,3 +178,108 @@ fn two_sweeps_render_counts_a_trend_and_inert_hostile_text_in_chromium() {
     let history = std::fs::read_to_string(out.join("history.jsonl")).unwrap();
     assert_eq!(history.lines().count(), 2);
 }
+
+/// `sweep --html` into `out/report`, run in the fixture (exit code not checked).
+fn sweep_html(fixture: &Fixture, out: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .arg("sweep")
+        .arg("--html")
+        .arg(out)
+        .env("SOURCE_DATE_EPOCH", "1800000000")
+        .current_dir(fixture.path())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_cited_blob_over_the_limit_is_not_shown_in_the_dashboard() {
+    let fixture = Fixture::build("@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\n").unwrap();
+    // Over 32 MiB of one repeated line: a few kilobytes packed, too large for any reader.
+    let git = git2::Repository::open(fixture.path()).unwrap();
+    let huge = "let x = 1;\n".repeat((33 << 20) / 11);
+    let blob = git.blob(huge.as_bytes()).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    let mut tree = git.treebuilder(Some(&head.tree().unwrap())).unwrap();
+    tree.insert("huge.rs", blob, 0o100644).unwrap();
+    let tree = git.find_tree(tree.write().unwrap()).unwrap();
+    let sig = git2::Signature::now("t", "t@t").unwrap();
+    git.commit(Some("HEAD"), &sig, &sig, "huge", &tree, &[&head])
+        .unwrap();
+    std::fs::create_dir_all(fixture.path().join("docs")).unwrap();
+    std::fs::write(fixture.path().join("docs/a.md"), "See huge.rs:2-3.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = sweep_html(&fixture, &dir.path().join("report"));
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let page = std::fs::read_to_string(dir.path().join("report/doc-1.html")).unwrap();
+    assert!(page.contains("not shown: over 32 MiB"), "{page}");
+    assert!(!page.contains("let x = 1;"), "{page}");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_dashboard_is_never_written_through_a_committed_link_even_after_dotdot() {
+    let outside = tempfile::tempdir().unwrap();
+    let spec = format!(
+        "@@@ commit v1 a link committed in the repository\n@@@ file histdir/keep\n\n\
+         @@@ symlink lnk {}\n@@@ file docs/a.md\nSee src/missing.rs:1.\n",
+        outside.path().display()
+    );
+    let fixture = Fixture::build(&spec).unwrap();
+    for dir in ["histdir/../lnk", "./lnk/sub", "lnk"] {
+        let run = sweep_html(&fixture, Path::new(dir));
+        assert_eq!(run.status.code(), Some(2), "{dir}: {run:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("symbolic link"), "{dir}: {stderr}");
+        let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+        assert!(written.is_empty(), "{dir}: wrote {written:?} outside");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn dashboard_pages_are_readable_by_a_web_server_running_as_another_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture =
+        Fixture::build("@@@ commit v1\n@@@ file docs/a.md\nSee src/missing.rs:1.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = sweep_html(&fixture, &dir.path().join("report"));
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    for page in ["index.html", "doc-1.html"] {
+        let mode = std::fs::metadata(dir.path().join("report").join(page))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "{page}");
+    }
+}
+
+#[test]
+fn a_hostile_history_line_is_skipped_and_the_markdown_budget_holds() {
+    let fixture =
+        Fixture::build("@@@ commit v1\n@@@ file docs/a.md\nSee src/missing.rs:1.\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.jsonl");
+    let line = serde_json::json!({
+        "version": 1, "revision": "a".repeat(40), "date": "x".repeat(1 << 20),
+        "docs": 1, "citations": 1, "findings": 0, "by_severity": {}, "by_family": {},
+        "by_rule": {}, "by_folder": {}, "fingerprints": [],
+    });
+    std::fs::write(&history, format!("{line}\n")).unwrap();
+    let summary = dir.path().join("summary.md");
+    let run = Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .args(["sweep", "--max-bytes", "60000", "--history"])
+        .arg(&history)
+        .arg("--markdown")
+        .arg(&summary)
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("history.jsonl:1: the date is longer than 64 bytes"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.len() <= 60_000, "{} bytes", text.len());
+}

@@ -333,3 +333,77 @@ fn a_refusal_is_a_refusal_whatever_its_summary_says() {
         assert!(out.contains("`refuse` is not a refusal") && !out.contains("nor a refusal"));
     }
 }
+
+#[test]
+fn a_refusal_shows_bidirectional_controls_escaped() {
+    // Issue 32: a refusal carries the answer back; a right-to-left override in it was echoed
+    // raw. It is written as `\u202e`, as every JSON citegate writes: the same value, inert.
+    let fixture = Fixture::build(SPEC).unwrap();
+    let answer = r#"{"summary": "evil \u202e txt", "citations": [{"path": "src/nope.rs", "startLine": 1, "endLine": 1, "quote": "x"}]}"#
+        .replace("\\u202e", "\u{202e}");
+    for args in [&["--no-retrieval"][..], &["--no-retrieval", "--jsonl"][..]] {
+        let (code, out, _) = gate(&fixture, args, format!("{answer}\n"));
+        assert_eq!(code, Some(1), "{out}");
+        assert!(!out.contains('\u{202e}'), "{args:?}: {out}");
+        assert!(out.contains("\\u202e"), "{args:?}: {out}");
+        let line = out.lines().last().unwrap();
+        let v: Value = serde_json::from_str(if args.len() == 2 { line } else { &out }).unwrap();
+        let summary = match args.len() {
+            2 => &v["answer"]["rejected"]["summary"],
+            _ => &v["rejected"]["summary"],
+        };
+        assert_eq!(summary, "evil \u{202e} txt");
+    }
+}
+
+#[test]
+fn jsonl_stops_reading_while_its_output_is_not_read() {
+    // Issue 32: with nobody reading its output, `gate --jsonl` read its whole input into memory
+    // (213 MB measured). Now it reads at most READ_AHEAD_BYTES ahead of what it has written: the
+    // writer below is blocked long before it has offered all it has.
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let fixture = Fixture::build(SPEC).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .current_dir(fixture.path())
+        .args(["gate", "--jsonl", "--no-retrieval"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let filler = "x".repeat(48 << 10);
+    let line = format!(
+        "{{\"summary\": \"{filler}\", \"citations\": [{{\"path\": \"src/nope.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"x\"}}]}}\n"
+    );
+    let offered = 160usize << 20;
+    let written = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = written.clone();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        while counter.load(Ordering::Relaxed) < offered {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+            counter.fetch_add(line.len(), Ordering::Relaxed);
+        }
+    });
+    // Wait until the writer makes no progress for a second (it is blocked), or has written all.
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        let now = written.load(Ordering::Relaxed);
+        if now == last || now >= offered {
+            break;
+        }
+        last = now;
+    }
+    let accepted = written.load(Ordering::Relaxed);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let bound = citegate::regenerate::service::READ_AHEAD_BYTES + (8 << 20);
+    assert!(
+        accepted < bound,
+        "{accepted} bytes accepted with nothing reading the output (bound {bound})"
+    );
+}

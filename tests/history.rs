@@ -238,3 +238,63 @@ fn c() {}
         Some("lib/a.rs")
     );
 }
+
+/// Peak resident memory (KiB) of `citegate ARGS` run in `dir`, its output sent to `out`: the
+/// child's own figure (`getrusage` of the one child of a Python process), whatever other tests
+/// run meanwhile.
+#[cfg(target_os = "linux")]
+fn peak_kib(dir: &std::path::Path, args: &[&str], out: &std::path::Path) -> u64 {
+    const MEASURE: &str = "import resource, subprocess, sys\n\
+        with open(sys.argv[1], 'wb') as out:\n\
+        \x20   subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL, check=True)\n\
+        print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let run = std::process::Command::new("python3")
+        .args(["-c", MEASURE])
+        .arg(out)
+        .arg(env!("CARGO_BIN_EXE_citegate"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    String::from_utf8_lossy(&run.stdout).trim().parse().unwrap()
+}
+
+/// `audit --dump` writes each citation as it is resolved: a doc of 50,000 citations (a 22 MB
+/// dump: a long doc name, holding a bidi control so every line is escaped) peaks below the audit
+/// of the same doc, where holding the dump, its text and its escaped copy took more (121 MB
+/// against the audit's 93 MB in a debug build); and the bytes are those of the pretty printer
+/// over the whole dump.
+#[cfg(target_os = "linux")]
+#[test]
+fn dump_streams_citations_in_the_bytes_of_one_pretty_json_document() {
+    let mut spec = String::from("@@@ commit v1 code\n@@@ file src/a.rs\n");
+    for i in 0..200 {
+        spec.push_str(&format!("fn f{i}() {{}}\n"));
+    }
+    let doc = format!("docs/{}w\u{202e}iki.md", "section/".repeat(12));
+    spec.push_str(&format!("@@@ file {doc}\n"));
+    for i in 0..50_000 {
+        spec.push_str(&format!("src/a.rs:{}\n", i % 200 + 1));
+    }
+    let fx = Fixture::build(&spec).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (json, report) = (dir.path().join("dump.json"), dir.path().join("report.json"));
+    let audit = ["audit", "--jobs", "1", "--format", "json", "docs"];
+    let audited = peak_kib(fx.path(), &audit, &report);
+    let dump = ["audit", "--jobs", "1", "--dump", "--format", "json", "docs"];
+    let peak = peak_kib(fx.path(), &dump, &json);
+    let size = std::fs::metadata(&json).unwrap().len() / 1024;
+    assert!(
+        peak < audited,
+        "--dump peaked at {peak} KiB (a {size} KiB dump); the audit of the same doc at {audited} KiB"
+    );
+    let text = std::fs::read_to_string(&json).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["citations"].as_array().unwrap().len(), 50_000);
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    assert!(
+        text == pretty.replace('\u{202e}', "\\u202e") + "\n",
+        "not the pretty printer's bytes"
+    );
+}

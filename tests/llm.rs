@@ -755,3 +755,117 @@ fn a_tls_failure_says_so() {
     assert_eq!(code, Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("TLS failed"), "{}", run.stderr);
 }
+
+/// A hand-written trace record: `attempts` as given, `outcome`, and an `error` (with its kind
+/// when `kind` is given; traces written before `error_kind` was recorded have none).
+fn record(
+    revision: &str,
+    attempts: Value,
+    outcome: &str,
+    error: Option<&str>,
+    kind: Option<&str>,
+) -> String {
+    let mut r = json!({
+        "trace_id": "t", "doc": "answers/ttl.json", "answer": 0, "revision": revision,
+        "query": "How long is the TTL?", "retrieved": ["src/cache.rs:1-6@0123456789ab"],
+        "model": "m", "prompt_hash": "h", "attempts": attempts, "outcome": outcome,
+    });
+    if let Some(e) = error {
+        r["error"] = json!(e);
+    }
+    if let Some(k) = kind {
+        r["error_kind"] = json!(k);
+    }
+    r.to_string() + "\n"
+}
+
+/// Issue 31: `replay` counts errors by kind (the recorded `error_kind`, else read from the
+/// message of an older trace: timeout, HTTP status, oversize, connection), a repair without a
+/// reply as an error, and a trace whose revisions this repository does not have lists them
+/// and exits 2: its taxonomy is not the whole trace's.
+#[test]
+fn replay_counts_errors_by_kind_and_names_revisions_it_does_not_have() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let v2 = fixture.substitute("{{rev:v2}}").unwrap();
+    let failing = json!([{"repair": false, "raw": "not json", "passed": false,
+        "violations": [{"rule": "malformed-doc", "message": "the reply is not JSON"}]}]);
+    let grounded = json!([{"repair": false, "raw": GROUNDED, "passed": true}]);
+    let mut trace = String::new();
+    trace += &record(&v2, grounded, "regrounded", None, None);
+    trace += &record(
+        &v2,
+        json!([]),
+        "error",
+        Some("timed out after 60 s (--timeout)"),
+        None,
+    );
+    trace += &record(
+        &v2,
+        json!([]),
+        "error",
+        Some("the reply is larger than 16 MiB"),
+        None,
+    );
+    trace += &record(
+        &v2,
+        json!([]),
+        "error",
+        Some("connection refused: tcp connect error"),
+        None,
+    );
+    trace += &record(
+        &v2,
+        json!([]),
+        "error",
+        Some("the server answered 503"),
+        None,
+    );
+    trace += &record(
+        &v2,
+        failing,
+        "error",
+        Some("the server answered 429"),
+        Some("HTTP 429"),
+    );
+    std::fs::write(fixture.path().join("trace.jsonl"), &trace).unwrap();
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
+    assert_eq!(
+        t["errors_by_kind"],
+        json!({"HTTP 429": 1, "HTTP 503": 1, "connection": 1, "oversize": 1, "timeout": 1}),
+        "{t:#}"
+    );
+    let counts = [
+        &t["passed_first"],
+        &t["refused"],
+        &t["errors"],
+        &t["records"],
+    ];
+    assert_eq!(counts, [1, 0, 5, 6], "{t:#}");
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+
+    let gone = "0123456789abcdef0123456789abcdef01234567";
+    trace += &record(gone, json!([]), "error", Some("timed out"), Some("timeout"));
+    trace += &record(gone, json!([]), "error", Some("timed out"), Some("timeout"));
+    std::fs::write(fixture.path().join("trace.jsonl"), &trace).unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["replay", "trace.jsonl"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains(&format!("revisions not in this repository: {gone}\n")),
+        "{stdout}"
+    );
+    let t: Value = serde_json::from_str(&replay(&fixture, &["--json"])).unwrap();
+    assert_eq!(t["missing_revisions"], json!([gone]));
+    assert_eq!(t["records"], 6, "the others are replayed");
+}

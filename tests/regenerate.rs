@@ -3,6 +3,8 @@
 //! that left its file), refused when it changed, gated at the target, nothing lost, and a
 //! re-audit of the output clean.
 
+mod common;
+
 use citegate::audit::{AuditOptions, Shard};
 use citegate::regenerate::{self, Kind, Options};
 use citegate::registry::Family;
@@ -617,6 +619,8 @@ Path: [src/old_name.js](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_nam
 Label: [old_name.js L1-L3](https://github.com/acme/shop/blob/{{rev:v1}}/src/old_name.js#L1-L3).
 
 Relative: [the old_name.js file](../src/old_name.js).
+
+Twice: [old_name.js, see old_name.js](../src/old_name.js).
 @@@ commit v2 a rename
 @@@ delete src/old_name.js
 @@@ file src/new_name.js
@@ -639,9 +643,340 @@ export function first() {
         after.contains("Relative: [the new_name.js file](../src/new_name.js)."),
         "{after}"
     );
-    assert!(!after.contains("old_name"), "{after}");
+    // Text that names the file twice cannot move with it: not moved (issue 31).
+    let twice = "Twice: [old_name.js, see old_name.js](../src/old_name.js).";
+    assert!(after.contains(twice), "{after}");
+    assert_eq!(after.matches("old_name").count(), 3, "{after}");
     // `fix` writes the same bytes.
     let report = fixture.audit(&["docs"], AuditOptions::default()).unwrap();
     let plan = citegate::fix::plan(&report, false);
     assert_eq!(&plan.docs[0].after, after);
+}
+
+/// A fixture for the run's accounting: answers of both schemas (one moved, some refused, one
+/// citing outside the repository, one written with a key twice), a wiki with citations outside
+/// the repository, a blank span and a move on a line that holds a refused citation.
+const ACCOUNTED: &str = r#"@@@ commit v1 code
+@@@ file src/a.rs
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ file src/b.rs
+const B: u32 = 1;
+
+@@@ commit docs written against v1
+@@@ file docs/w.md
+# Wiki
+
+Moved and changed on one line: src/a.rs:1-4 and `const B: u32 = 1;` in src/b.rs:1.
+
+Outside: ../outside.rs:1 and /etc/passwd:1, blank: src/b.rs:2.
+
+Moved alone: src/a.rs:1-4.
+@@@ file docs/a.jsonl
+{"summary": "dup", "summary": "again", "citations": [{"path": "src/a.rs", "startLine": 1, "endLine": 1, "quote": "x"}]}
+{"summary": "unsafe", "citations": [{"path": "../outside.rs", "startLine": 1, "endLine": 1, "quote": "x"}]}
+{"summary": "moved", "citations": [{"path": "src/a.rs", "startLine": 1, "endLine": 4, "quote": "let ttl = 30;"}]}
+{"summary": "s", "claims": [{"text": "a", "path": "src/a.rs", "start_line": 9, "end_line": 9}, {"text": "b", "path": "/etc/x.rs", "start_line": 1, "end_line": 1}], "open_questions": ["Who calls it?"]}
+{"summary": "changed", "citations": [{"path": "src/b.rs", "startLine": 1, "endLine": 1, "quote": "const B: u32 = 1;"}]}
+{"summary": "", "citations": [], "refuse": {}}
+{"summary": "bogus", "citations": [{"path": "src/b.rs", "startLine": 1, "endLine": 1, "quote": "const B: u32 = 1;"}], "refuse": {"reason": "bogus"}}
+@@@ commit v2 a.rs moves into c.rs, b.rs changes
+@@@ delete src/a.rs
+@@@ file src/c.rs
+// the loader, moved here
+pub fn load() -> u32 {
+    let ttl = 30;
+    ttl
+}
+@@@ file src/b.rs
+const B: u32 = 2;
+
+"#;
+
+/// The JSON report of `citegate ARGS` in `dir`.
+fn json_of(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = common::citegate(dir, args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The refusals written in the JSON answers of `dir/docs/a.jsonl`: `refuse` objects with a
+/// reason and `open_questions` entries for claims not grounded.
+fn refusals_in(dir: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(dir.join("docs/a.jsonl")).unwrap();
+    let reasons = ["no_span_in_retrieval", "ambiguous", "stale_index"];
+    let mut n = 0;
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue; // The answer with a key twice is read by no one: left as written.
+        };
+        let reason = v["refuse"]["reason"].as_str().unwrap_or_default();
+        n += usize::from(reasons.contains(&reason));
+        let open = v["open_questions"].as_array().into_iter().flatten();
+        n += open
+            .filter(|q| q.as_str().is_some_and(|q| q.starts_with("Not grounded at")))
+            .count();
+    }
+    n
+}
+
+/// Issue 31: what `regenerate --format json` counts is what `--write` writes: the refusals
+/// written into the answers are `refusals_written`; the others (a Markdown citation, an answer
+/// that cannot be read) are listed as `left_as_written`, and the docs keep them. An answer with
+/// a malformed part (`"refuse": {}`) is refused once, not also listed as unreadable (it was
+/// counted twice, written once).
+#[test]
+fn the_counts_are_what_write_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let before = refusals_in(dir.path());
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let counts = &run["counts"];
+    let outcomes = run["outcomes"].as_array().unwrap();
+    let count = |pred: &dyn Fn(&Value) -> bool| outcomes.iter().filter(|o| pred(o)).count();
+    let left = count(&|o| o["outcome"] == "refused" && o["left_as_written"] == true);
+    // The answer with a key twice, and the wiki's four: two on line 3 (one blocked), two paths
+    // outside the repository. The answers with a malformed `refuse` are refused in writing.
+    assert_eq!(left, 5, "{run:#}");
+    assert_eq!(
+        counts["refused"].as_u64().unwrap() as usize,
+        counts["refusals_written"].as_u64().unwrap() as usize + left,
+        "{run:#}"
+    );
+    let out = common::citegate(dir.path(), &["regenerate", "docs", "--write"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = refusals_in(dir.path()) - before;
+    assert_eq!(
+        written,
+        counts["refusals_written"].as_u64().unwrap() as usize
+    );
+    // Four answers refused whole, two claims moved to open_questions.
+    assert_eq!(written, 6, "{run:#}");
+}
+
+/// Issue 31: every error and warning finding of the audit is in exactly one of regenerate's
+/// outcomes (by its fingerprint): re-grounded, refused, or kept saying why. Paths outside the
+/// repository (33 `unsafe-path` findings were in no outcome) are refused and left as written; a
+/// blank span is kept as hygiene.
+#[test]
+fn every_failing_finding_of_the_audit_has_an_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let audit = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let outcomes = run["outcomes"].as_array().unwrap();
+    let of = |fp: &str| -> Vec<&Value> {
+        (outcomes.iter())
+            .filter(|o| (o["findings"].as_array().into_iter().flatten()).any(|x| x == fp))
+            .collect()
+    };
+    let mut rules = std::collections::BTreeSet::new();
+    for f in audit["findings"].as_array().unwrap() {
+        if f["severity"] == "note" {
+            continue;
+        }
+        let fp = f["fingerprint"].as_str().unwrap();
+        let found = of(fp);
+        assert_eq!(found.len(), 1, "{f:#} in {found:#?}");
+        let o = found[0];
+        let rule = f["rule"].as_str().unwrap();
+        rules.insert(rule);
+        match rule {
+            "unsafe-path" | "malformed-doc" => {
+                assert_eq!(o["outcome"], "refused", "{o:#}");
+                if f["doc"] == "docs/w.md" {
+                    assert_eq!(o["line"], f["line"], "{o:#}");
+                    assert_eq!(o["left_as_written"], true, "{o:#}");
+                }
+            }
+            "blank-span" => {
+                assert_eq!(o["outcome"], "kept", "{o:#}");
+                assert_eq!(o["reason"], "hygiene", "{o:#}");
+            }
+            _ => assert_ne!(o["outcome"], "kept", "{o:#}"),
+        }
+    }
+    for rule in [
+        "unsafe-path",
+        "malformed-doc",
+        "blank-span",
+        "stale-changed",
+    ] {
+        assert!(
+            rules.contains(rule),
+            "the fixture has a {rule} finding: {rules:?}"
+        );
+    }
+}
+
+/// Issue 31: a citation `regenerate` refuses keeps its finding after `--write`. The move of
+/// another citation on its line (to the file its content was renamed into) is held back
+/// and said `blocked`: the edited line would get a new last commit, and the refused citation,
+/// resolved by the line's history, would pass as if just written.
+#[test]
+fn a_refused_citation_keeps_its_finding_after_write() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let line3: Vec<&Value> = (run["outcomes"].as_array().unwrap().iter())
+        .filter(|o| o["doc"] == "docs/w.md" && o["line"] == 3)
+        .collect();
+    let reasons: Vec<&str> = line3.iter().filter_map(|o| o["reason"].as_str()).collect();
+    assert_eq!(reasons, ["blocked", "not_regrounded"], "{line3:#?}");
+    let refused = |report: &Value| -> Vec<String> {
+        (report["findings"].as_array().unwrap().iter())
+            .filter(|f| f["doc"] == "docs/w.md" && f["rule"] != "blank-span")
+            .filter(|f| f["severity"] != "note")
+            .map(|f| format!("{}:{} {}", f["line"], f["column"], f["rule"]))
+            .collect()
+    };
+    let before = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    common::citegate(dir.path(), &["regenerate", "docs", "--write"]);
+    let text = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    assert!(text.contains("Moved alone: src/c.rs:2-5."), "{text}");
+    assert!(text.contains("src/a.rs:1-4 and"), "line 3 kept: {text}");
+    let after = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+    let (before, after) = (refused(&before), refused(&after));
+    let lost: Vec<&String> = (before.iter())
+        .filter(|f| !f.starts_with("7:") && !after.contains(f))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "lost {lost:?}: before {before:?}, after {after:?}"
+    );
+}
+
+/// Issue 31: link text that names the lines (DeepWiki's `[colors.rs L131-L133](…#L131-L133)`
+/// and the other forms writers use) moves with its URL, in its own form; text that names them
+/// twice, or in words (`lines 1 to 3`), cannot, and the citation is refused rather than left
+/// contradicting its URL (6 such disagreements were written on a generated wiki).
+#[test]
+fn link_text_naming_the_lines_moves_with_the_url_in_every_form() {
+    let forms = [
+        "a.rs L1-L3",
+        "a.rs:1-3",
+        "a.rs L1-3",
+        "1-3",
+        "a.rs#L1-L3",
+        "lines 1-3",
+        "a.rs (L1-L3)",
+    ];
+    let mut wiki = String::new();
+    for (i, text) in forms.iter().enumerate() {
+        let url = "https://github.com/acme/shop/blob/{{rev:v1}}/src/a.rs#L1-L3";
+        wiki.push_str(&format!("Form {i} [{text}]({url}).\n\n"));
+    }
+    wiki.push_str("One [src/a.rs:2](../src/a.rs#L2) and [a.rs L2-L2](../src/a.rs#L2-L2).\n\n");
+    wiki.push_str("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3).\n\n");
+    wiki.push_str("Words [a.rs, lines 1 to 3](../src/a.rs#L1-L3).\n");
+    let spec = format!(
+        "@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code
+@@@ file src/a.rs
+pub fn load() -> u32 {{
+    let ttl = 30;
+    ttl
+}}
+@@@ commit docs the wiki
+@@@ file docs/w.md
+{wiki}@@@ commit v2 code moves down
+@@@ file src/a.rs
+// header
+// another
+pub fn load() -> u32 {{
+    let ttl = 30;
+    ttl
+}}
+"
+    );
+    let fixture = Fixture::build(&spec).unwrap();
+    let run = run_docs(&fixture);
+    let after = &run.docs[0].after;
+    let link = regex::Regex::new(r"\[([^\]]*)\]\(([^)]*)\)").unwrap();
+    let digits = regex::Regex::new(r"\d+").unwrap();
+    let numbers = |s: &str| -> Vec<u32> {
+        (digits.find_iter(s))
+            .map(|m| m.as_str().parse().unwrap())
+            .collect()
+    };
+    let mut seen = 0;
+    let unmoved = |l: &&str| !l.starts_with("Twice") && !l.starts_with("Words");
+    for line in after.lines().filter(unmoved) {
+        for m in link.captures_iter(line) {
+            let (text, url) = (&m[1], &m[2]);
+            let fragment = url.rsplit_once('#').unwrap().1;
+            let (from_url, from_text) = (numbers(fragment), numbers(text));
+            assert_eq!(from_text, from_url, "the text agrees with its URL: {line}");
+            assert!(from_url.first().is_some_and(|&n| n >= 3), "moved: {line}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, forms.len() + 2, "{after}");
+    assert!(
+        after.contains("[a.rs L3-5](https://"),
+        "each in its own form: {after}"
+    );
+    assert!(after.contains("[src/a.rs:4](../src/a.rs#L4)"), "{after}");
+    // Named twice, or in words: not moved, refused.
+    assert!(
+        after.contains("Twice [a.rs:1-3 (L1-L3)](../src/a.rs#L1-L3)."),
+        "{after}"
+    );
+    assert!(
+        after.contains("Words [a.rs, lines 1 to 3](../src/a.rs#L1-L3)."),
+        "{after}"
+    );
+    for line in [2 * forms.len() + 3, 2 * forms.len() + 5] {
+        let o = (run.outcomes.iter())
+            .find(|o| o.line == Some(line))
+            .expect("an outcome for the link naming its lines where they cannot move");
+        assert_eq!(o.outcome, Kind::Refused, "{o:?}");
+    }
+}
+
+/// Issue 31: two citations in one link (`[src/a.rs:1, 2]()`) share its span; the move of the
+/// first is no cover for the second, which stays failing: the line is not edited (by
+/// `regenerate`, nor by `fix`), and the next audit still reports the refused citation.
+/// Before, the move was written and the changed citation, resolved at the edited line's new
+/// commit, passed.
+#[test]
+fn a_move_in_a_link_shared_with_a_refused_citation_is_held() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn one() {}
+const B: u32 = 1;
+@@@ commit docs the wiki, written against v1
+@@@ file docs/w.md
+Both: [src/a.rs:1, 2]().
+@@@ commit v2 one moves down, B changes
+@@@ file src/a.rs
+// header
+fn one() {}
+const B: u32 = 2;
+";
+    for command in [&["regenerate", "docs", "--write"][..], &["fix", "docs"]] {
+        let dir = tempfile::tempdir().unwrap();
+        citegate::fixture::build(spec, dir.path()).unwrap();
+        if command[0] == "regenerate" {
+            let run = json_of(dir.path(), &["regenerate", "docs", "--format", "json"]);
+            let reasons: Vec<&str> = (run["outcomes"].as_array().unwrap().iter())
+                .map(|o| o["reason"].as_str().unwrap_or("moved"))
+                .collect();
+            assert_eq!(reasons, ["blocked", "not_regrounded"], "{run:#}");
+        }
+        common::citegate(dir.path(), command);
+        let text = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+        assert_eq!(text, "Both: [src/a.rs:1, 2]().\n", "{command:?}");
+        let audit = json_of(dir.path(), &["audit", "docs", "--format", "json"]);
+        let rules: Vec<&str> = (audit["findings"].as_array().unwrap().iter())
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert!(rules.contains(&"stale-changed"), "{command:?}: {rules:?}");
+    }
 }

@@ -68,3 +68,18 @@ fn annotations_stay_within_what_github_shows_and_say_what_is_left_out() {
         "{notice}"
     );
 }
+
+#[test]
+fn a_history_line_with_a_1_mib_date_cannot_push_the_sweep_report_over_its_budget() {
+    let fx = Fixture::build("@@@ commit v1\n@@@ file docs/a.md\nSee src/missing.rs:1.\n").unwrap();
+    let report = fx.audit(&["docs"], AuditOptions::default()).unwrap();
+    let since = sweep::history::Since {
+        date: "é".repeat(1 << 19),
+        revision: "`|<b>".repeat(1 << 18),
+        new: 1,
+        fixed: 0,
+    };
+    let text = sweep::render(&report, None, Some(&since), 60_000);
+    assert!(text.len() <= 60_000, "{} bytes", text.len());
+    assert!(text.contains("### Since the sweep of"), "{text}");
+}

@@ -125,7 +125,26 @@ fn the_index_is_cached_by_tree_and_a_broken_cache_is_rebuilt() {
     std::fs::write(&file, "{not json").unwrap();
     let (_, third) = index(&fixture);
     assert_eq!(third.chunks, first.chunks);
-    assert!(cache::load(&repo.git_dir, first.tree, |_| true).is_some());
+    let why = third.rejected_cache.as_deref().unwrap_or_default();
+    assert!(
+        why.ends_with("not a citegate index of this version: rebuilt"),
+        "{why}"
+    );
+    assert!(cache::load(&repo.git_dir, first.tree, |_| true).is_ok());
+    // The command says so.
+    std::fs::write(&file, "{not json").unwrap();
+    let out = Command::cargo_bin("citegate")
+        .unwrap()
+        .args(["retrieve", "cache"])
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: retrieval cache"), "{stderr}");
+    assert!(
+        stderr.contains("not a citegate index of this version: rebuilt"),
+        "{stderr}"
+    );
 }
 
 #[test]

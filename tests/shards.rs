@@ -211,3 +211,101 @@ fn shards_of_two_repositories_merge_into_a_report_each() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("different revisions"), "{stderr}");
 }
+
+/// The `run:` script of the step named `step` in `job` of the org-wide sweep workflow.
+fn workflow_step(job: &str, step: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(".github/workflows/org-sweep.yml");
+    let wf: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let steps = wf["jobs"][job]["steps"].as_sequence().unwrap();
+    let found = steps.iter().find(|s| s["name"].as_str() == Some(step));
+    let run = found.unwrap_or_else(|| panic!("{job}: no step {step}"))["run"].as_str();
+    let run = run.unwrap().to_string();
+    assert!(!run.contains("${{"), "{step}: values come in through env");
+    run
+}
+
+/// Run a workflow step's script with bash in `dir`, `citegate` installed in `$RUNNER_TEMP` as
+/// the workflow installs it; returns what it wrote to `$GITHUB_OUTPUT`.
+fn run_step(script: &str, dir: &Path, runner_temp: &Path, env: &[(&str, &str)]) -> String {
+    std::fs::create_dir_all(runner_temp).unwrap();
+    let bin = runner_temp.join("citegate");
+    if !bin.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_citegate"), &bin).unwrap();
+    }
+    let output = runner_temp.join("github_output");
+    let out = std::process::Command::new("bash")
+        // As GitHub runs a `run:` step.
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+        .current_dir(dir)
+        .env("RUNNER_TEMP", runner_temp)
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", runner_temp.join("summary.md"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{script}\n{out:?}");
+    std::fs::read_to_string(&output).unwrap_or_default()
+}
+
+/// A repository whose `.citegate.yaml` is broken fails its shards, and only its own: each
+/// shard records why as its artifact, the merge step reports that repository as failed (for its
+/// dashboard issue) and merges the other one as usual.
+#[cfg(unix)]
+#[test]
+fn one_bad_repository_is_reported_failed_and_the_others_are_merged() {
+    let good = Fixture::build(&spec()).unwrap();
+    let bad_spec = spec().replace(
+        "@@@ file src/a.rs",
+        "@@@ file .citegate.yaml\nrules:\n  no-such-rule: error\n@@@ file src/a.rs",
+    );
+    let bad = Fixture::build(&bad_spec).unwrap();
+    let (shard, merge) = (
+        workflow_step("shard", "Audit one shard"),
+        workflow_step("merge", "Merge this repository's shards"),
+    );
+    let ci = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for (slug, fx) in [("acme__good", &good), ("acme__bad", &bad)] {
+        let work = ci.path().join(slug);
+        for i in 1..=2 {
+            // One job per shard, each with its own runner; its artifact downloaded by name.
+            let temp = ci.path().join(format!("runner-{slug}-{i}"));
+            let shard_of = format!("{i}/2");
+            run_step(
+                &shard,
+                fx.path(),
+                &temp,
+                &[("SHARD", &shard_of), ("REPO", slug)],
+            );
+            let artifact = work.join(format!("reports/report-{slug}-{i}"));
+            std::fs::create_dir_all(&artifact).unwrap();
+            for entry in std::fs::read_dir(temp.join("out")).unwrap() {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), artifact.join(entry.file_name())).unwrap();
+            }
+        }
+        std::fs::create_dir_all(work.join("history")).unwrap();
+        let temp = ci.path().join(format!("runner-{slug}-merge"));
+        let env = [("SLUG", slug), ("SHARDS", "2"), ("REPO", slug)];
+        outputs.push((work.clone(), run_step(&merge, &work, &temp, &env)));
+    }
+    let (good_dir, good_out) = &outputs[0];
+    assert!(good_out.contains("report=sweep.md"), "{good_out}");
+    assert!(!good_out.contains("findings=failed"), "{good_out}");
+    assert!(good_dir.join("html-acme__good/index.html").is_file());
+    assert!(std::fs::read_to_string(good_dir.join("sweep.md"))
+        .unwrap()
+        .contains("citegate"));
+    let (bad_dir, bad_out) = &outputs[1];
+    assert!(bad_out.contains("findings=failed"), "{bad_out}");
+    assert!(bad_out.contains("report=failed.txt"), "{bad_out}");
+    let why = std::fs::read_to_string(bad_dir.join("failed.txt")).unwrap();
+    assert!(why.contains("shard 1/2: citegate exited 2"), "{why}");
+    assert!(why.contains("shard 2/2: citegate exited 2"), "{why}");
+    assert!(
+        why.contains(".citegate.yaml") && why.contains("no-such-rule"),
+        "{why}"
+    );
+    assert!(!bad_dir.join("merged.json").exists());
+}

@@ -4,7 +4,7 @@
 //! offers with the audit's JSON report and with what `citegate fix` writes.
 #![cfg(all(feature = "lsp", feature = "mcp"))]
 
-use std::process::Command;
+mod common;
 
 use citegate::testing::Fixture;
 
@@ -54,22 +54,6 @@ pub const VAT: u32 = 21;
 #[test]
 fn every_surface_says_and_offers_what_the_audit_and_fix_do() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/surfaces");
-    let out = Command::new("python3")
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(["-o", "asyncio_mode=auto"])
-        .args(["-o", "asyncio_default_fixture_loop_scope=function"])
-        .arg(format!("--rootdir={dir}"))
-        .arg(format!("{dir}/test_surfaces.py"))
-        .env("CITEGATE_BIN", env!("CARGO_BIN_EXE_citegate"))
-        .env("CITEGATE_REPO", fixture.path())
-        .output()
-        .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the surfaces disagree (pytest-lsp and mcp are installed by scripts/test-clients.sh):\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("7 passed"), "{stdout}");
+    let bin = env!("CARGO_BIN_EXE_citegate");
+    common::pytest("surfaces", "test_surfaces.py", bin, fixture.path(), 7);
 }

@@ -13,13 +13,17 @@ use super::settings::Settings;
 use crate::model::{AuditedDoc, CiteRef, PinSource};
 use crate::resolve::CodeRepo;
 
-/// The dump of one run: the target and every citation, in doc order.
-#[derive(Debug, Serialize)]
-pub struct Dump {
-    pub version: u32,
-    /// Full SHA of the target.
-    pub target: String,
-    pub citations: Vec<Resolved>,
+/// The dump's format version.
+pub const VERSION: u32 = 1;
+
+/// Where a dump goes, citation by citation: a run of many large docs never holds every
+/// citation's line (nor the whole output) at once.
+pub trait Sink {
+    /// Before the first citation: the target's full SHA.
+    fn start(&mut self, target: &str) -> std::io::Result<()>;
+    fn citation(&mut self, c: &Resolved) -> std::io::Result<()>;
+    /// After the last citation.
+    fn finish(&mut self) -> std::io::Result<()>;
 }
 
 /// One citation and the revision it is checked at.
@@ -44,50 +48,81 @@ pub struct Resolved {
     pub pin_line_commit: Option<String>,
 }
 
-/// Resolve every citation of `docs` as the audit would, without reading what it cites.
-pub fn dump(repo: &CodeRepo, target: Oid, mut docs: Vec<AuditedDoc>, settings: &Settings) -> Dump {
+/// The citations of a run with their implied pins found (the history walked): what is left is
+/// resolving each pin, as each is written.
+pub struct Planned<'r> {
+    repo: &'r CodeRepo,
+    target: Oid,
+    docs: Vec<AuditedDoc>,
+    implied: HashMap<CiteRef, Implied>,
+}
+
+/// Walk the history for the implied pins of `docs` (before anything is written: an object the
+/// walk cannot read fails the run with no output).
+pub fn plan<'r>(
+    repo: &'r CodeRepo,
+    target: Oid,
+    mut docs: Vec<AuditedDoc>,
+    settings: &Settings,
+) -> Planned<'r> {
     let git = repo.worker();
-    let implied = history::implied_when(settings.history, repo, target, &docs);
+    let implied = history::implied_when(settings.history, repo, target, &docs, &|_| true);
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
-    let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
-    let mut citations = Vec::new();
-    for (doc, d) in docs.iter().enumerate() {
-        for (index, c) in d.extracted.citations.enumerated() {
-            let (pin, source) = d.pin_of(index);
-            let resolve = |revs: &mut HashMap<String, Option<Oid>>, p: &str| {
-                *revs
-                    .entry(p.to_string())
-                    .or_insert_with(|| repo.resolve(&git, p).ok())
-            };
-            let (revision, pin_name, line_commit) =
-                match (implied.get(&CiteRef { doc, index }), source, pin) {
-                    (Some(Implied { pin, line_commit }), _, _) => {
-                        (Some(*pin), "implied", Some(*line_commit))
-                    }
-                    (None, PinSource::Citation, Some(p)) => (resolve(&mut revs, p), "own", None),
-                    (None, PinSource::Doc, Some(p)) => (resolve(&mut revs, p), "doc", None),
-                    _ => (Some(target), "target", None),
-                };
-            let (line, column) = d.doc.lines.line_col(&d.doc.text, c.span.start);
-            citations.push(Resolved {
-                doc: d.doc.name.clone(),
-                line,
-                column,
-                syntax: c.syntax.as_str(),
-                path: c.repo_path().map(str::to_string),
-                start_line: c.lines.map(|l| l.start),
-                end_line: c.lines.map(|l| l.end),
-                revision: revision
-                    .filter(|_| c.foreign.is_none())
-                    .map(|r| r.to_string()),
-                pin: pin_name,
-                pin_line_commit: line_commit.map(|r| r.to_string()),
-            });
-        }
+    Planned {
+        repo,
+        target,
+        docs,
+        implied,
     }
-    Dump {
-        version: 1,
-        target: target.to_string(),
-        citations,
+}
+
+impl Planned<'_> {
+    /// Resolve every citation as the audit would, without reading what it cites, into `sink` in
+    /// doc order.
+    pub fn write(self, sink: &mut (dyn Sink + Send)) -> std::io::Result<()> {
+        let Planned {
+            repo,
+            target,
+            docs,
+            implied,
+        } = self;
+        let git = repo.worker();
+        let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
+        sink.start(&target.to_string())?;
+        for (doc, d) in docs.iter().enumerate() {
+            for (index, c) in d.extracted.citations.enumerated() {
+                let (pin, source) = d.pin_of(index);
+                let mut resolve = |p: &str| {
+                    *revs
+                        .entry(p.to_string())
+                        .or_insert_with(|| repo.resolve(&git, p).ok())
+                };
+                let (revision, pin_name, line_commit) =
+                    match (implied.get(&CiteRef { doc, index }), source, pin) {
+                        (Some(Implied { pin, line_commit }), _, _) => {
+                            (Some(*pin), "implied", Some(*line_commit))
+                        }
+                        (None, PinSource::Citation, Some(p)) => (resolve(p), "own", None),
+                        (None, PinSource::Doc, Some(p)) => (resolve(p), "doc", None),
+                        _ => (Some(target), "target", None),
+                    };
+                let (line, column) = d.doc.lines.line_col(&d.doc.text, c.span.start);
+                sink.citation(&Resolved {
+                    doc: d.doc.name.clone(),
+                    line,
+                    column,
+                    syntax: c.syntax.as_str(),
+                    path: c.repo_path().map(str::to_string),
+                    start_line: c.lines.map(|l| l.start),
+                    end_line: c.lines.map(|l| l.end),
+                    revision: revision
+                        .filter(|_| c.foreign.is_none())
+                        .map(|r| r.to_string()),
+                    pin: pin_name,
+                    pin_line_commit: line_commit.map(|r| r.to_string()),
+                })?;
+            }
+        }
+        sink.finish()
     }
 }

@@ -29,11 +29,14 @@ pub fn implied_pins(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
+    wanted: &dyn Fn(CiteRef) -> bool,
 ) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
     let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
     for (doc, d) in docs.iter().enumerate() {
         for (index, _) in d.extracted.citations.enumerated() {
-            if d.pin_of(index).1 == PinSource::Target && d.citation(index).repo_path().is_some() {
+            let unpinned = d.pin_of(index).1 == PinSource::Target;
+            if unpinned && d.citation(index).repo_path().is_some() && wanted(CiteRef { doc, index })
+            {
                 by_doc.entry(doc).or_default().push(CiteRef { doc, index });
             }
         }
@@ -42,9 +45,19 @@ pub fn implied_pins(
         return Ok(HashMap::new());
     }
     let git = repo.worker();
-    let (here, elsewhere): (Vec<_>, Vec<_>) = by_doc
-        .into_iter()
-        .partition(|(doc, _)| docs[*doc].doc.repo_dir.is_some());
+    // A doc inside a submodule (a wiki kept as one) has its own history, as a doc outside the
+    // repository does: the code repository only records which commit of it is checked out.
+    let submodules = submodule_dirs(&git);
+    let in_submodule = |name: &str| {
+        (submodules.iter()).any(|s| {
+            name.strip_prefix(s.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        })
+    };
+    let (here, elsewhere): (Vec<_>, Vec<_>) = by_doc.into_iter().partition(|(doc, _)| {
+        let d = &docs[*doc].doc;
+        d.repo_dir.is_some() && !in_submodule(&d.name)
+    });
     let names: Vec<&str> = here
         .iter()
         .map(|(d, _)| docs[*d].doc.name.as_str())
@@ -78,16 +91,18 @@ pub fn implied_pins(
 
 /// [`implied_pins`] when history is on (else none); an object it cannot read is recorded in
 /// `repo` (the run then fails naming it) and no citation gets an implied pin.
+/// `wanted`: the citations to find one for (a re-check of fixes looks at the fixed ones only).
 pub fn implied_when(
     history: bool,
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
+    wanted: &dyn Fn(CiteRef) -> bool,
 ) -> HashMap<CiteRef, Implied> {
     if !history {
         return HashMap::new();
     }
-    implied_pins(repo, target, docs).unwrap_or_else(|e| {
+    implied_pins(repo, target, docs, wanted).unwrap_or_else(|e| {
         repo.broken_object(e);
         HashMap::new()
     })
@@ -251,6 +266,22 @@ fn in_own_repository(
         }
     }
     Ok(out)
+}
+
+/// The folders the index records as submodules (gitlinks), repository-relative. The index is
+/// read only when the work tree has a `.gitmodules` (it is read for every check of an editor's
+/// buffer, and a large repository's index is megabytes).
+fn submodule_dirs(git: &Repository) -> Vec<String> {
+    let listed = git
+        .workdir()
+        .is_some_and(|w| w.join(".gitmodules").is_file());
+    let Some(index) = listed.then(|| git.index().ok()).flatten() else {
+        return Vec::new();
+    };
+    (index.iter())
+        .filter(|e| e.mode == 0o160000)
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .collect()
 }
 
 /// (commit time, commit) along first parents from `target`, newest first.

@@ -77,16 +77,21 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
     })
 }
 
-/// `audit --dump`: every extracted citation and where it resolves, without checking it.
-pub fn dump(opts: &AuditOptions) -> Result<dump::Dump, AuditError> {
+/// `audit --dump`: every extracted citation and where it resolves, without checking it, written
+/// into `sink` as it is resolved.
+pub fn dump(opts: &AuditOptions, sink: &mut (dyn dump::Sink + Send)) -> Result<(), AuditError> {
     with_docs(&Session::open(opts)?, opts, |loaded| {
-        let out = dump::dump(loaded.repo, loaded.target, loaded.docs, loaded.settings);
+        let planned = dump::plan(loaded.repo, loaded.target, loaded.docs, loaded.settings);
+        let broken = |repo: &crate::resolve::CodeRepo| match repo.broken_objects() {
+            b if b.is_empty() => Ok(()),
+            b => Err(AuditError::Objects(b)),
+        };
+        broken(loaded.repo)?;
+        planned.write(sink).map_err(AuditError::Write)?;
         loaded.settings.progress.finish();
-        let broken = loaded.repo.broken_objects();
-        match broken.is_empty() {
-            true => Ok(out),
-            false => Err(AuditError::Objects(broken)),
-        }
+        // Resolving a pin reads no object that could be missing: what the history needed was
+        // checked before anything was written.
+        broken(loaded.repo)
     })
 }
 
@@ -236,25 +241,27 @@ pub fn check_docs(
     docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Report {
-    let mut report = check_unverified(repo, target, docs, settings, HashMap::new());
-    let recheck =
-        |docs: Vec<AuditedDoc>, s: &Settings, kept| check_unverified(repo, target, docs, s, kept);
+    let mut report = check_unverified(repo, target, docs, settings, &verify::Focus::default());
+    let recheck = |docs: Vec<AuditedDoc>, s: &Settings, focus: &verify::Focus| {
+        check_unverified(repo, target, docs, s, focus)
+    };
     verify::fixes(repo, settings, &mut report, &recheck);
     report
 }
 
-/// [`check_docs`] without re-checking the fixes; `kept`: implied pins that blame does not
-/// decide (a fixed citation re-checked at the revision its fix was found at).
+/// [`check_docs`] without re-checking the fixes; `focus`: the citations to check (all, or the
+/// ones fixes wrote) and implied pins that blame does not decide (see [`verify::Focus`]).
 fn check_unverified(
     repo: &CodeRepo,
     target: Oid,
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
-    kept: HashMap<CiteRef, history::Implied>,
+    focus: &verify::Focus,
 ) -> Report {
     let git = repo.worker();
-    let mut implied = history::implied_when(settings.history, repo, target, &docs);
-    implied.extend(kept);
+    let wanted = |c: CiteRef| focus.wants(c);
+    let mut implied = history::implied_when(settings.history, repo, target, &docs, &wanted);
+    implied.extend(focus.kept.iter().map(|(c, i)| (*c, *i)));
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
     let implied_pins: BTreeMap<CiteRef, String> = implied
         .iter()
@@ -273,7 +280,7 @@ fn check_unverified(
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
-    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules);
+    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules, &wanted);
     findings.extend(plan.findings);
     settings
         .progress

@@ -122,6 +122,9 @@ pub enum AuditError {
     /// Objects the audit needed that the object database cannot give.
     #[error("{}", Objects(.0))]
     Objects(Vec<crate::resolve::repo::ObjectError>),
+    /// The output (of `--dump`, written as the run goes) could not be written.
+    #[error("cannot write the output")]
+    Write(#[source] std::io::Error),
 }
 
 fn help(hint: &Option<String>) -> String {

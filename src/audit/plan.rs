@@ -100,6 +100,7 @@ pub fn plan(
     docs: &[AuditedDoc],
     implied: &HashMap<CiteRef, Implied>,
     rules: &Rules<'_>,
+    wanted: &dyn Fn(CiteRef) -> bool,
 ) -> Plan {
     let mut findings = Vec::new();
     let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
@@ -110,6 +111,9 @@ pub fn plan(
     let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
     for (di, d) in docs.iter().enumerate() {
         for (ci, c) in d.extracted.citations.enumerated() {
+            if !wanted(CiteRef { doc: di, index: ci }) {
+                continue;
+            }
             let (pin, source) = d.pin_of(ci);
             let commit = match pin {
                 None => Ok(target),

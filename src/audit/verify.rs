@@ -2,12 +2,9 @@
 //! quote found again, a generator's range convention, a rename, a doc pin's move), but what it
 //! writes must pass *every* check at the target: an exclusive-end range fixed to the last line
 //! whose quote is 15 lines up is not fixed, and a second `citegate fix` would move it again. So the
-//! docs are rewritten in memory with their fixes and audited again, exactly as the next run would
-//! audit them (same settings, history included), and each fix is judged by the findings on the
-//! citation it wrote. A citation fixed by a rule other than the `stale-*` ones (a link written
-//! from the root, a quote at other lines, a generator's range) keeps its implied pin in the
-//! re-check, not that of a line just edited: otherwise editing the line would move its pin to
-//! the target and hide that the code moved since it was written:
+//! docs are rewritten in memory with their fixes and the citations the fixes wrote are audited
+//! again, exactly as the next run would audit them (same settings, history included), and each
+//! fix is judged by the findings on the citation it wrote:
 //!
 //! - none that says the citation is wrong: the fix is offered, as built;
 //! - one, carrying a safe fix of its own: the two are composed into one edit of the original doc
@@ -15,13 +12,17 @@
 //! - anything else: the fix is not offered, and the finding's help says what the re-check found
 //!   (a doc pin's move is blocked, with the reason).
 //!
+//! A citation fixed by a rule other than the `stale-*` ones (a link written from the root, a
+//! quote at other lines, a generator's range) keeps its implied pin in the re-check, not that of
+//! a line just edited: otherwise editing the line would move its pin to the target and hide that
+//! the code moved since it was written. Last, the fixes `fix` holds back (a citation on the
+//! line stays failing) are marked held: no surface offers them.
+//!
 //! Every surface (the JSON report, SARIF, `fix`, the language server's quick fixes, the MCP
 //! server, `regenerate`) takes its fixes from the report, so each offers only checked edits, and
 //! `citegate fix` reaches its fixpoint in one run.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use git2::Oid;
 
@@ -76,9 +77,58 @@ enum Judged {
     Fails(String),
 }
 
-/// Audit docs without re-checking their fixes (the audit's own stages), with implied pins that
-/// blame does not decide: each fixed citation's own (see [`found_at`]).
-pub type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, HashMap<CiteRef, Implied>) -> Report + 'a;
+/// What a re-check looks at: in the docs it names, only the citations the fixes wrote (a
+/// doc pin's move is checked whole: every citation under the pin moves with it), with the
+/// implied pins they keep (see [`found_at`]). The default checks everything.
+#[derive(Debug, Default)]
+pub struct Focus {
+    /// `None`: every citation.
+    pub only: Option<HashSet<CiteRef>>,
+    /// Docs checked whole.
+    pub whole: HashSet<usize>,
+    pub kept: HashMap<CiteRef, Implied>,
+}
+
+impl Focus {
+    /// Whether `cite` is checked.
+    pub fn wants(&self, cite: CiteRef) -> bool {
+        match &self.only {
+            None => true,
+            Some(only) => only.contains(&cite) || self.whole.contains(&cite.doc),
+        }
+    }
+
+    /// Look at what `slots` wrote in the rewritten doc `again` (at index `doc` of the batch):
+    /// the citations each fix wrote, keeping their implied pins (see [`found_at`]); a doc
+    /// pin's move, the whole doc.
+    fn add(&mut self, doc: usize, again: &AuditedDoc, slots: &[Slot], outputs: &[Span]) {
+        let mut at = 0;
+        for slot in slots {
+            let n = slot.edits().count();
+            if matches!(slot.holder, Holder::PinMove(_)) {
+                self.whole.insert(doc);
+            }
+            for &o in &outputs[at..at + slot.fixes.len()] {
+                for index in written(again, o) {
+                    let cite = CiteRef { doc, index };
+                    self.only.get_or_insert_with(HashSet::new).insert(cite);
+                    let unpinned = again.pin_of(index).1 == PinSource::Target;
+                    if let Some(pin) = slot.at.filter(|_| unpinned) {
+                        let kept = Implied {
+                            pin,
+                            line_commit: pin,
+                        };
+                        self.kept.insert(cite, kept);
+                    }
+                }
+            }
+            at += n;
+        }
+    }
+}
+
+/// Audit docs without re-checking their fixes (the audit's own stages), looking at a [`Focus`].
+pub type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, &Focus) -> Report + 'a;
 
 /// Re-check every fix of `report` (see the module docs) and keep only those that hold.
 pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck: &Recheck<'_>) {
@@ -104,17 +154,20 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         }
         let mut rewritten = Vec::with_capacity(by_doc.len());
         let mut docs = Vec::with_capacity(by_doc.len());
-        let mut found_at = HashMap::new();
+        let mut focus = Focus {
+            only: Some(HashSet::new()),
+            ..Focus::default()
+        };
         for (doc, slots) in by_doc {
             let d = &report.docs[doc].doc;
             let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
             let (text, outputs) = rewrite(&d.text, &edits);
             let again = load::with_text(d, text, &ctx, &quiet.config);
-            found_at.extend(pins_kept(docs.len(), &again, &slots, &outputs));
+            focus.add(docs.len(), &again, &slots, &outputs);
             docs.push(again);
             rewritten.push((doc, slots, outputs));
         }
-        let checked = recheck(docs, &quiet, found_at);
+        let checked = recheck(docs, &quiet, &focus);
         let mut failing: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
         for f in (checked.findings.iter()).filter(|f| f.rule.says_wrong(f.severity)) {
             failing.entry(f.doc).or_default().push(f);
@@ -151,10 +204,28 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
 /// and their help says why.
 fn hold(report: &mut Report) {
     let plan = crate::fix::plan(report, false);
+    if plan.blocked.is_empty() {
+        return;
+    }
+    let mut by_edit: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (i, f) in report.findings.iter().enumerate() {
+        if let Some(fix) = &f.fix {
+            by_edit
+                .entry((f.doc, fix.edit.byte_start))
+                .or_default()
+                .push(i);
+        }
+    }
     for (doc, held) in plan.blocked {
         let Some(fix) = held.fix else { continue };
-        let f = (report.findings.iter_mut()).find(|f| f.doc == doc && f.fix.as_ref() == Some(&fix));
-        if let Some(f) = f {
+        let candidates = by_edit
+            .get(&(doc, fix.edit.byte_start))
+            .into_iter()
+            .flatten();
+        let found = candidates
+            .copied()
+            .find(|&i| report.findings[i].fix.as_ref() == Some(&fix));
+        if let Some(f) = found.map(|i| &mut report.findings[i]) {
             f.held = true;
             let note = "the fix is held back: a citation on this line stays failing, and editing the line would hide it from the next audit";
             f.help = Some(match f.help.take() {
@@ -355,37 +426,6 @@ fn written(d: &AuditedDoc, out: Span) -> BTreeSet<CiteId> {
         .filter(|(_, c)| touches(c.span))
         .map(|(id, _)| id)
         .collect()
-}
-
-/// The implied pins the citations written by `slots` keep in the re-check (the doc at index
-/// `doc` of the batch): each fix found at an older revision is judged there.
-fn pins_kept(
-    doc: usize,
-    again: &AuditedDoc,
-    slots: &[Slot],
-    outputs: &[Span],
-) -> Vec<(CiteRef, Implied)> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for slot in slots {
-        let n = slot.edits().count();
-        if let Some(pin) = slot.at {
-            for &o in &outputs[at..at + slot.fixes.len()] {
-                let unpinned = |c: &CiteId| again.pin_of(*c).1 == PinSource::Target;
-                let kept = Implied {
-                    pin,
-                    line_commit: pin,
-                };
-                out.extend(
-                    (written(again, o).into_iter())
-                        .filter(unpinned)
-                        .map(|index| (CiteRef { doc, index }, kept)),
-                );
-            }
-        }
-        at += n;
-    }
-    out
 }
 
 /// `first` (an edit of `before`) then `second` (an edit of the rewritten text `after`, where

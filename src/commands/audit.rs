@@ -42,23 +42,28 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
     code
 }
 
-/// `audit --dump`: every citation and where it resolves.
+/// `audit --dump`: every citation and where it resolves, printed as each is resolved.
 pub fn dump_command(args: AuditArgs) -> ExitCode {
+    use citegate::report::dump::{Human, Json};
     let mut options = args.selection.options();
     options.progress = progress_bar(false);
-    let dump = match audit::dump(&options) {
-        Ok(d) => d,
-        Err(e) => return failed(chain(&e)),
-    };
-    let text = match args.format {
-        Format::Human => citegate::report::dump::human(&dump),
-        Format::Json => citegate::report::dump::json(&dump),
+    let stdout = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout());
+    let done = match args.format {
+        Format::Human => audit::dump(&options, &mut Human(stdout)),
+        Format::Json => audit::dump(&options, &mut Json::new(stdout)),
         other => {
             let other = format!("{other:?}").to_lowercase();
             return failed(format_args!("--dump prints human or json, not {other}"));
         }
     };
-    print_out(&text, ExitCode::SUCCESS)
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`| head`) is not an error.
+        Err(audit::AuditError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => failed(chain(&e)),
+    }
 }
 
 /// The report in one format (a Markdown report in at most `max_bytes`).

@@ -80,10 +80,13 @@ pub fn replay_command(args: ReplayArgs) -> ExitCode {
         true => serde_json::to_string_pretty(&t).unwrap_or_default() + "\n",
         false => printable(&regenerate::trace::render(&t), true).into_owned(),
     };
-    // A verdict that differs from the recorded one means the gate (or the code) changed.
-    let exit = match t.verdicts_changed {
-        0 => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
+    // A record not replayed (its revision is not here, an unreadable line) leaves the taxonomy
+    // incomplete: exit 2. A verdict that differs from the recorded one means the gate (or the
+    // code) changed: exit 1.
+    let exit = match (t.incomplete(), t.verdicts_changed) {
+        (true, _) => ExitCode::from(2),
+        (false, 0) => ExitCode::SUCCESS,
+        (false, _) => ExitCode::from(1),
     };
     print_out(&out, exit)
 }

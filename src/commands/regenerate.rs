@@ -72,11 +72,17 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     if args.format == RegenerateFormat::Diff {
         eprint!("{}", printable(&regenerate::render::refusals(&run), true));
     }
+    // What is refused is written as a refusal, or listed and left as written: both said, so
+    // the counts are what `--write` writes.
+    let left = c.refused - c.refusals_written;
+    let refused = match left {
+        0 => format!("{} refused", c.refused),
+        _ => format!("{} refused ({left} left as written)", c.refused),
+    };
     eprintln!(
-        "{} kept, {} re-grounded, {} refused at {}{model}",
+        "{} kept, {} re-grounded, {refused} at {}{model}",
         c.kept,
         c.regrounded,
-        c.refused,
         &run.revision[..12.min(run.revision.len())]
     );
     if let Some(why) = &run.endpoint_failure {
@@ -112,6 +118,12 @@ pub fn retrieve_command(args: RetrieveArgs) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(e.message().to_string()),
     };
+    if let Some(why) = &index.rejected_cache {
+        eprintln!(
+            "citegate: warning: retrieval cache {}",
+            citegate::report::printable(why, false)
+        );
+    }
     let query = citegate::retrieve::Query {
         text: args.query,
         paths: args.path,

@@ -5,7 +5,7 @@
 //! (`[src/a.rs:10-20]()`). Links to other docs, to headings and to images are not citations.
 
 use crate::model::Span;
-use crate::model::{Citation, CitedPath, Foreign, LineStyle, PathStyle, Syntax};
+use crate::model::{Citation, CitedPath, Foreign, LineRange, LineStyle, PathStyle, Syntax};
 
 use crate::forge;
 
@@ -192,32 +192,56 @@ fn path_in_text(link: Link<'_>, c: &mut Citation) {
     };
 }
 
-/// Where the link text repeats the citation's range as `L559-L562` (or `L559`), when it does
-/// exactly once: DeepWiki writes its links so, and the text must move with the URL.
+/// Where the link text repeats the citation's range, when it does exactly once, in any of the
+/// forms writers use: `L559-L562` (DeepWiki), `L559-562`, `a.js:559-562`, `lines 559-562`, and
+/// for one line `L559`, `:559` or the range written twice (`L559-L559`). The text must move with
+/// the URL; a range written twice in the text is left unset, and `fix::edit::build` then refuses
+/// to move the citation rather than leave the text naming the old lines.
 fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
     path_in_text(link, c);
     let (Some(at), Some(range)) = (link.text_at, c.lines) else {
         return;
     };
-    let written = match range.start == range.end {
-        true => format!("L{}", range.start),
-        false => format!("L{}-L{}", range.start, range.end),
-    };
-    let found: Vec<usize> = link
-        .text
-        .match_indices(&written)
-        .map(|(i, _)| i)
-        .filter(|&i| {
-            let before = link.text[..i].chars().next_back();
-            let after = link.text[i + written.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric)
-                && !after.is_some_and(|ch| ch.is_ascii_digit() || ch == '-')
-        })
-        .collect();
-    if let [i] = found[..] {
-        let span = Span::new(at + i, at + i + written.len());
-        c.text_lines_span = Some((span, LineStyle::PrefixedBoth));
+    if let [(i, len, style)] = range_in_text(link.text, range)[..] {
+        c.text_lines_span = Some((Span::new(at + i, at + i + len), style));
     }
+}
+
+/// Every place `text` writes `range` as a whole token (not inside a longer number or range):
+/// offset, length and style, at most one per place (the longest form written there).
+pub fn range_in_text(text: &str, range: LineRange) -> Vec<(usize, usize, LineStyle)> {
+    let (s, e) = (range.start, range.end);
+    let mut forms = vec![
+        (format!("L{s}-L{e}"), LineStyle::PrefixedBoth),
+        (format!("L{s}-{e}"), LineStyle::PrefixedFirst),
+        (format!("{s}-{e}"), LineStyle::Plain),
+    ];
+    if s == e {
+        forms.push((format!("L{s}"), LineStyle::PrefixedBoth));
+        forms.push((format!("{s}"), LineStyle::Plain));
+    }
+    let bytes = text.as_bytes();
+    let mut found: Vec<(usize, usize, LineStyle)> = Vec::new();
+    for (written, style) in &forms {
+        for (i, _) in text.match_indices(written.as_str()) {
+            let before = text[..i].chars().next_back();
+            let after = text[i + written.len()..].chars().next();
+            let joined_before = before.is_some_and(|ch| ch.is_alphanumeric() || ch == '-');
+            let joined_after = after.is_some_and(|ch| ch.is_ascii_digit() || ch == '-');
+            // A bare number is a line only after a `:` or `#` (`a.rs:12`), never in prose.
+            let bare_one = *style == LineStyle::Plain && s == e && !written.contains('-');
+            let marked = i > 0 && matches!(bytes[i - 1], b':' | b'#');
+            if joined_before || joined_after || (bare_one && !marked) {
+                continue;
+            }
+            let end = i + written.len();
+            if !found.iter().any(|&(j, len, _)| i < j + len && j < end) {
+                found.push((i, written.len(), *style));
+            }
+        }
+    }
+    found.sort_by_key(|&(i, _, _)| i);
+    found
 }
 
 fn line_style(frag: &str) -> LineStyle {
@@ -330,7 +354,29 @@ fn editor_link(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::LineRange;
+
+    #[test]
+    fn link_text_ranges_are_found_in_every_form_once() {
+        let at = |text: &str, s: i64, e: i64| -> Vec<(String, LineStyle)> {
+            (range_in_text(text, LineRange::new(s, e)).into_iter())
+                .map(|(i, len, style)| (text[i..i + len].to_string(), style))
+                .collect()
+        };
+        let one = |written: &str, style| vec![(written.to_string(), style)];
+        use LineStyle::*;
+        assert_eq!(at("a.rs L1-L3", 1, 3), one("L1-L3", PrefixedBoth));
+        assert_eq!(at("a.rs:1-3", 1, 3), one("1-3", Plain));
+        assert_eq!(at("a.rs L1-3", 1, 3), one("L1-3", PrefixedFirst));
+        assert_eq!(at("lines 1-3", 1, 3), one("1-3", Plain));
+        assert_eq!(at("a.rs L2-L2", 2, 2), one("L2-L2", PrefixedBoth));
+        assert_eq!(at("src/a.rs:2", 2, 2), one("2", Plain));
+        // Not a line: a number in prose, a longer number, another range.
+        assert!(at("step 2 of a.rs", 2, 2).is_empty());
+        assert!(at("a.rs L12-L13", 2, 3).is_empty());
+        assert!(at("a.rs L1-L30", 1, 3).is_empty());
+        // Twice: both found (the citation cannot move its text).
+        assert_eq!(at("a.rs:1-3 (L1-L3)", 1, 3).len(), 2);
+    }
 
     fn link<'a>(dest: &'a str, text: &'a str) -> Link<'a> {
         Link {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
-use crate::model::{Applicability, CiteRef, Edit, Finding, Fix, PinMove, Report, Span};
+use crate::model::{Applicability, CiteId, CiteRef, Edit, Finding, Fix, PinMove, Report, Span};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
@@ -51,23 +51,44 @@ fn move_items(m: &PinMove) -> impl Iterator<Item = Item<'_>> {
     moved.chain(m.pin.iter().map(|edit| Item { edit, fix: None }))
 }
 
+/// An edit that wins over the report's fixes it overlaps: a rewritten paragraph, or a fix made
+/// outside the audit (`regenerate`'s relocation), which moves its own citation only.
+#[derive(Debug, Clone)]
+pub enum First {
+    Edit(Edit),
+    Fix(Fix),
+}
+
+impl First {
+    fn item(&self) -> Item<'_> {
+        match self {
+            First::Edit(edit) => Item { edit, fix: None },
+            First::Fix(fix) => Item {
+                edit: &fix.edit,
+                fix: Some(fix),
+            },
+        }
+    }
+}
+
 /// Every safe fix of a report, grouped by doc, and the opt-in ones (re-pins) when `opt_in`. A
 /// fix's applicability is its own: safe fixes rest on content found again, exactly and uniquely.
 pub fn plan(report: &Report, opt_in: bool) -> Plan {
     plan_with(report, opt_in, &BTreeMap::new())
 }
 
-/// [`plan`] with `first`: edits by doc (a rewritten paragraph) that win over the report's fixes
-/// they overlap.
-pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit>>) -> Plan {
+/// [`plan`] with `first`: edits by doc that win over the report's fixes they overlap.
+pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<First>>) -> Plan {
     let wanted = |fix: &Fix| match fix.applicability {
         Applicability::Safe => true,
         Applicability::OptIn => opt_in,
     };
     let mut by_doc: BTreeMap<usize, Vec<Item<'_>>> = BTreeMap::new();
     for (doc, edits) in first {
-        let items = edits.iter().map(|edit| Item { edit, fix: None });
-        by_doc.entry(*doc).or_default().extend(items);
+        by_doc
+            .entry(*doc)
+            .or_default()
+            .extend(edits.iter().map(First::item));
     }
     let mut pins: BTreeMap<usize, usize> = BTreeMap::new();
     let attached = report
@@ -78,7 +99,7 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit
     for (doc, fix) in attached.chain(repins) {
         let taken = first
             .get(&doc)
-            .is_some_and(|f| f.iter().any(|e| e.overlaps(&fix.edit)));
+            .is_some_and(|f| f.iter().any(|e| e.item().edit.overlaps(&fix.edit)));
         if wanted(fix) && !taken {
             let item = Item {
                 edit: &fix.edit,
@@ -141,11 +162,13 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Edit
     Plan { docs, blocked }
 }
 
-/// Drop the edits that touch a line holding a citation which stays failing (no kept edit
-/// covers it) and resolves by the line's history (it was checked at its implied pin): editing
-/// the line would make its last commit the new one, and the failing citation would be checked
-/// as if written there, hidden from the next audit. Dropping an edit can leave its own citation
-/// failing, so this runs to a fixpoint. Returns the dropped edits.
+/// Drop the edits that touch a line holding a citation which stays failing (no kept fix of its
+/// own, and no kept edit of no citation, a rewritten paragraph, over it) and resolves by the
+/// line's history (it was checked at its implied pin): editing the line would make its last
+/// commit the new one, and the failing citation would be checked as if written there, hidden
+/// from the next audit. Another citation's fix is no cover, even over the same span
+/// (`[a.rs:1, 2]()` is two citations). Dropping an edit can leave its own citation failing, so
+/// this runs to a fixpoint. Returns the dropped edits.
 fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>) -> Vec<Item<'r>> {
     let d = &report.docs[doc];
     let lines = |start: usize, end: usize| {
@@ -164,7 +187,9 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>
     loop {
         // The kept edits by start, with the furthest end so far: whether one overlaps a span is
         // a binary search (a doc may hold thousands of citations).
+        let moved: BTreeSet<CiteId> = items.iter().filter_map(|i| i.fix?.cite).collect();
         let mut ranges: Vec<(usize, usize)> = (items.iter())
+            .filter(|i| i.fix.is_none_or(|x| x.cite.is_none()))
             .map(|i| (i.edit.byte_start, i.edit.byte_end))
             .collect();
         ranges.sort_unstable();
@@ -176,6 +201,9 @@ fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>
             })
             .collect();
         let covered = |f: &Finding| {
+            if f.cite.is_some_and(|c| moved.contains(&c)) {
+                return true;
+            }
             let end = f.span.end.max(f.span.start + 1);
             let before = ranges.partition_point(|&(start, _)| start < end);
             before > 0 && reach[before - 1] > f.span.start

@@ -3,7 +3,9 @@
 
 use git2::Oid;
 
-use crate::model::{Applicability, Citation, Edit, Fix, LineRange, PathStyle, PinSource, Span};
+use crate::model::{
+    Applicability, Citation, Edit, Fix, LineRange, PathStyle, PinSource, Span, Syntax,
+};
 
 /// Where a citation's content was found again.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +26,42 @@ fn bare_safe(path: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"_.@~+/-".contains(&b))
 }
 
+/// A link's text (`[TEXT](…)`), when the citation is a link.
+fn link_text<'d>(doc_text: &'d str, citation: &Citation) -> Option<&'d str> {
+    if !matches!(citation.syntax, Syntax::MarkdownLink | Syntax::Permalink) {
+        return None;
+    }
+    let link = doc_text.get(citation.span.start..citation.span.end)?;
+    link.strip_prefix('[')?;
+    Some(&link[1..link.rfind("](")?])
+}
+
+/// Whether a link's text names `lines` where the citation cannot rewrite them.
+fn text_names_lines(doc_text: &str, citation: &Citation, lines: LineRange) -> bool {
+    let Some(text) = link_text(doc_text, citation) else {
+        return false;
+    };
+    // Its first and last line as numbers of their own (`lines 12 to 14`): a form not read.
+    let numbers: Vec<i64> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(|w| w.trim_start_matches('L').parse().ok())
+        .collect();
+    let named = numbers.contains(&lines.start) && numbers.contains(&lines.end);
+    named || !crate::extract::link::range_in_text(text, lines).is_empty()
+}
+
+/// Whether a link's text names the file of `path` where the citation cannot rewrite it (twice).
+fn text_names_file(doc_text: &str, citation: &Citation, path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let Some(text) = link_text(doc_text, citation) else {
+        return false;
+    };
+    let joined = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    (text.match_indices(file)).any(|(i, _)| {
+        !joined(text[..i].chars().next_back()) && !joined(text[i + file.len()..].chars().next())
+    })
+}
+
 /// The fix that makes `citation` cite `to`, or `None` when the citation's syntax cannot express
 /// it safely (no span for a part that must change, or a pin shared by the whole doc).
 pub fn build(
@@ -42,6 +80,9 @@ pub fn build(
             return None; // Written bare, the new path would not be read back as one citation.
         }
         edits.push((*span, style.render(path)));
+        if citation.text_path_span.is_none() && text_names_file(doc_text, citation, current) {
+            return None; // Moved, the text would name the old file.
+        }
         if let Some((span, whole)) = citation.text_path_span {
             // The link text names the old file: it names the new one.
             let file = path.rsplit('/').next().unwrap_or(path);
@@ -55,8 +96,14 @@ pub fn build(
                 span,
                 style.rewrite(doc_text.get(span.start..span.end)?, new),
             ));
-            if let Some((span, style)) = citation.text_lines_span {
-                edits.push((span, style.render(new)));
+            match citation.text_lines_span {
+                Some((span, style)) => edits.push((span, style.render(new))),
+                // The link text names the old lines where they cannot be rewritten (twice, or
+                // in a form not read): moved, the text would contradict its URL.
+                None if old.is_some_and(|old| text_names_lines(doc_text, citation, old)) => {
+                    return None
+                }
+                None => {}
             }
             Some(new)
         }

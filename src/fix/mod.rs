@@ -5,6 +5,6 @@ pub mod apply;
 pub mod edit;
 
 pub use apply::{
-    apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, Plan,
+    apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, First, Plan,
 };
 pub use edit::{build, Relocation};

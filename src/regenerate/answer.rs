@@ -112,9 +112,11 @@ impl Pending<'_> {
         self.own.as_deref()
     }
 
-    fn outcome(&self, kind: Kind) -> Outcome {
+    /// An outcome of the answer, accounting for `findings`.
+    fn outcome<'f>(&self, kind: Kind, findings: impl Iterator<Item = &'f Finding>) -> Outcome {
         let mut o = Outcome::new(&self.name, kind);
         o.answer = Some(self.answer.index());
+        o.findings = findings.map(|f| f.at.fingerprint.clone()).collect();
         o
     }
 }
@@ -211,7 +213,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
             true => "no_span_in_retrieval",
             false => "stale_index",
         };
-        let mut o = p.outcome(Kind::Refused);
+        let mut o = p.outcome(Kind::Refused, p.findings.iter().copied());
         o.reason = Some(reason.to_string());
         o.why = Some(why);
         o.searched = p.searched.clone();
@@ -238,7 +240,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
         };
         return refused(why, violations);
     }
-    let mut o = p.outcome(Kind::Regrounded);
+    let mut o = p.outcome(Kind::Regrounded, p.findings.iter().copied());
     o.moved = moved;
     (candidate, vec![o])
 }
@@ -273,7 +275,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
             ),
             Err(_) => Vec::new(),
         };
-        let mut o = p.outcome(Kind::Kept);
+        let mut o = p.outcome(Kind::Kept, p.findings_of_unit(unit));
         o.claim = Some(j);
         match moved {
             Ok(moved) if violations.is_empty() => {

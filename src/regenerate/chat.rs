@@ -45,10 +45,95 @@ pub struct Reply {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallError {
     pub message: String,
+    /// What kind of failure, for the trace and `replay`'s taxonomy (the message has details).
+    pub kind: ErrorKind,
     pub requests: usize,
     /// The endpoint itself failed (unreachable, TLS, refused the credentials, no such route):
     /// no other answer would fare better, and the run exits 2.
     pub endpoint: bool,
+}
+
+/// What kind of failure left a question without a reply: recorded in the trace (`error_kind`,
+/// as its [`label`](ErrorKind::label)), counted by `replay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ErrorKind {
+    /// The deadline (`--timeout`) passed before the reply's last byte.
+    Timeout,
+    /// The server answered this error status.
+    Http(u16),
+    /// The reply was larger than the most read.
+    Oversize,
+    /// No connection, or it broke (refused, reset, unreadable).
+    Connection,
+    Tls,
+    /// The host name could not be resolved.
+    Dns,
+    /// The reply is not JSON, or not a chat completion.
+    BadReply,
+    /// The reply held the API key: refused, unrecorded.
+    KeyInReply,
+    /// Not sent: the endpoint had failed before.
+    NotSent,
+    Other,
+}
+
+impl ErrorKind {
+    /// The kind as the trace and the taxonomy write it: `timeout`, `HTTP 503`, `oversize`, …
+    pub fn label(self) -> String {
+        match self {
+            ErrorKind::Http(status) => format!("HTTP {status}"),
+            other => other.word().to_string(),
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Http(_) => "HTTP",
+            ErrorKind::Oversize => "oversize",
+            ErrorKind::Connection => "connection",
+            ErrorKind::Tls => "TLS",
+            ErrorKind::Dns => "DNS",
+            ErrorKind::BadReply => "bad reply",
+            ErrorKind::KeyInReply => "API key in reply",
+            ErrorKind::NotSent => "not sent",
+            ErrorKind::Other => "other",
+        }
+    }
+
+    /// A label read back (an unknown one is `Other`).
+    pub fn parse(label: &str) -> ErrorKind {
+        if let Some(status) = label.strip_prefix("HTTP ") {
+            return status.parse().map_or(ErrorKind::Other, ErrorKind::Http);
+        }
+        const ALL: [ErrorKind; 9] = [
+            ErrorKind::Timeout,
+            ErrorKind::Oversize,
+            ErrorKind::Connection,
+            ErrorKind::Tls,
+            ErrorKind::Dns,
+            ErrorKind::BadReply,
+            ErrorKind::KeyInReply,
+            ErrorKind::NotSent,
+            ErrorKind::Other,
+        ];
+        (ALL.into_iter())
+            .find(|k| k.word() == label)
+            .unwrap_or(ErrorKind::Other)
+    }
+}
+
+impl serde::Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.label())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ErrorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let label = String::deserialize(d)?;
+        Ok(ErrorKind::parse(&label))
+    }
 }
 
 /// Why no model can be asked at all (the run fails before any work, naming `--llm`).
@@ -124,6 +209,7 @@ impl ChatModel for Scripted {
         next.unwrap_or_else(|| {
             Err(CallError {
                 message: "the script has no more replies".to_string(),
+                kind: ErrorKind::Other,
                 requests: 0,
                 endpoint: false,
             })

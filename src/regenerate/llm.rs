@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::chat::{check_url, CallError, ChatModel, LlmOptions, ModelError, Reply};
+use super::chat::{check_url, CallError, ChatModel, ErrorKind, LlmOptions, ModelError, Reply};
 
 /// The environment variable the API key is read from.
 pub const KEY_VARIABLE: &str = "CITEGATE_API_KEY";
@@ -78,6 +78,7 @@ impl ChatModel for Client {
             let message = format!("not sent: the endpoint failed earlier ({why})");
             return Err(CallError {
                 message,
+                kind: ErrorKind::NotSent,
                 requests: 0,
                 endpoint: true,
             });
@@ -104,11 +105,13 @@ impl Client {
         let mut attempt = 0;
         loop {
             requests += 1;
-            let fail = |message: String, endpoint: bool| CallError {
+            let fail = |(kind, message): (ErrorKind, String), endpoint: bool| CallError {
                 message: self.redact(&message),
+                kind,
                 requests,
                 endpoint,
             };
+            let bad = |message: String| (ErrorKind::BadReply, message);
             let deadline = Instant::now() + self.timeout;
             let mut request = self.http.post(&self.endpoint).json(&body);
             if let Some(key) = &self.key {
@@ -119,16 +122,19 @@ impl Client {
                     let body =
                         read_body(resp, deadline, self.timeout).map_err(|e| fail(e, false))?;
                     let value = serde_json::from_slice(&body)
-                        .map_err(|e| fail(format!("the reply is not JSON: {e}"), false))?;
-                    let reply = reply(&value, requests).map_err(|e| fail(e, false))?;
-                    return self.refuse_key(reply).map_err(|e| fail(e, false));
+                        .map_err(|e| fail(bad(format!("the reply is not JSON: {e}")), false))?;
+                    let reply = reply(&value, requests).map_err(|e| fail(bad(e), false))?;
+                    return (self.refuse_key(reply))
+                        .map_err(|e| fail((ErrorKind::KeyInReply, e), false));
                 }
                 Ok(resp) => {
                     let status = resp.status();
                     let retryable = status.as_u16() == 429 || status.is_server_error();
                     if !retryable || attempt >= self.retries {
                         let endpoint = matches!(status.as_u16(), 401 | 403 | 404 | 405);
-                        return Err(fail(status_error(resp, deadline, self.timeout), endpoint));
+                        let kind = ErrorKind::Http(status.as_u16());
+                        let message = status_error(resp, deadline, self.timeout);
+                        return Err(fail((kind, message), endpoint));
                     }
                     retry_after(&resp).unwrap_or_else(|| backoff(attempt))
                 }
@@ -175,34 +181,31 @@ fn read_body(
     mut resp: reqwest::blocking::Response,
     deadline: Instant,
     timeout: Duration,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, (ErrorKind, String)> {
+    let timed_out = || {
+        let message = format!("timed out after {} s (--timeout)", timeout.as_secs());
+        (ErrorKind::Timeout, message)
+    };
     use std::io::Read;
     let mut body = Vec::new();
     let mut buf = [0u8; 16 << 10];
     loop {
         if Instant::now() >= deadline {
-            return Err(format!(
-                "timed out after {} s (--timeout)",
-                timeout.as_secs()
-            ));
+            return Err(timed_out());
         }
         let n = match resp.read(&mut buf) {
             Ok(0) => return Ok(body),
             Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                return Err(format!(
-                    "timed out after {} s (--timeout)",
-                    timeout.as_secs()
-                ))
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Err(timed_out()),
+            Err(e) => {
+                let message = format!("the reply could not be read: {e}");
+                return Err((ErrorKind::Connection, message));
             }
-            Err(e) => return Err(format!("the reply could not be read: {e}")),
         };
         body.extend_from_slice(&buf[..n]);
         if body.len() as u64 > MAX_REPLY_BYTES {
-            return Err(format!(
-                "the reply is larger than {} MiB",
-                MAX_REPLY_BYTES >> 20
-            ));
+            let message = format!("the reply is larger than {} MiB", MAX_REPLY_BYTES >> 20);
+            return Err((ErrorKind::Oversize, message));
         }
     }
 }
@@ -236,9 +239,10 @@ const TLS_WORDS: [&str; 6] = [
 ];
 
 /// A transport error as a user reads it: timed out, connection refused, TLS, with its causes.
-fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+fn describe(e: &reqwest::Error, timeout: Duration) -> (ErrorKind, String) {
     if e.is_timeout() {
-        return format!("timed out after {} s (--timeout)", timeout.as_secs());
+        let message = format!("timed out after {} s (--timeout)", timeout.as_secs());
+        return (ErrorKind::Timeout, message);
     }
     let mut causes = Vec::new();
     let mut source = std::error::Error::source(e);
@@ -248,20 +252,20 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     }
     let chain = causes.join(": ");
     let lower = chain.to_ascii_lowercase();
-    let what = if lower.contains("connection refused") {
-        "connection refused"
+    let (kind, what) = if lower.contains("connection refused") {
+        (ErrorKind::Connection, "connection refused")
     } else if TLS_WORDS.iter().any(|w| lower.contains(w)) {
-        "TLS failed"
+        (ErrorKind::Tls, "TLS failed")
     } else if lower.contains("dns") || lower.contains("resolve") || lower.contains("lookup") {
-        "the host name could not be resolved"
+        (ErrorKind::Dns, "the host name could not be resolved")
     } else if e.is_connect() {
-        "cannot connect"
+        (ErrorKind::Connection, "cannot connect")
     } else {
-        "request failed"
+        (ErrorKind::Connection, "request failed")
     };
     match chain.is_empty() {
-        true => what.to_string(),
-        false => format!("{what}: {chain}"),
+        true => (kind, what.to_string()),
+        false => (kind, format!("{what}: {chain}")),
     }
 }
 

@@ -3,7 +3,7 @@
 //! target is re-written there in its own syntax (`fix::edit::build`); with a model, the paragraphs
 //! it rewrote. What none of them moves is listed as refused and left as written.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use git2::Oid;
 
@@ -142,20 +142,25 @@ pub fn docs(
     rewrites: &[Rewrite],
 ) -> (Vec<Rewritten>, Vec<Outcome>) {
     let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut first: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let mut rewritten: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
     for r in rewrites {
         if let Some(text) = &r.text {
-            first
-                .entry(r.doc)
-                .or_default()
-                .push(Edit::new(r.span, text.clone()));
+            let edit = Edit::new(r.span, text.clone());
+            rewritten.entry(r.doc).or_default().push(edit);
         }
     }
+    // Relocations are fixes of their own citations: on a line they share with a citation that
+    // stays failing, they are held back like the audit's own.
+    let mut first: BTreeMap<usize, Vec<fix::First>> = BTreeMap::new();
+    for (doc, edits) in &rewritten {
+        let edits = edits.iter().cloned().map(fix::First::Edit);
+        first.entry(*doc).or_default().extend(edits);
+    }
     for (doc, fixes) in relocated {
-        let taken = first.get(doc).cloned().unwrap_or_default();
+        let taken = rewritten.get(doc).map(Vec::as_slice).unwrap_or_default();
         let free = |f: &&Fix| !taken.iter().any(|t| t.overlaps(&f.edit));
         let entry = first.entry(*doc).or_default();
-        entry.extend(fixes.iter().filter(free).map(|f| f.edit.clone()));
+        entry.extend(fixes.iter().filter(free).cloned().map(fix::First::Fix));
     }
     let plan = fix::plan_with(report, false, &first);
     let docs = plan
@@ -172,15 +177,20 @@ pub fn docs(
             }
         })
         .collect();
-    let mut outcomes = Vec::new();
+    let mut outcomes: Vec<Outcome> = Vec::new();
     // One outcome per citation (by its ID); a finding about no citation (a literal) by place.
-    let mut seen = HashSet::new();
+    let mut seen = HashMap::new();
     for f in &report.findings {
         let place = f.cite.is_none().then_some((f.span, f.lines));
-        if !is_md(f.doc) || !gate::wrong(f.rule, f.severity) || !seen.insert((f.doc, f.cite, place))
-        {
+        if !is_md(f.doc) || !gate::wrong(f.rule, f.severity) {
             continue;
         }
+        if let Some(&i) = seen.get(&(f.doc, f.cite, place)) {
+            let o: &mut Outcome = &mut outcomes[i];
+            o.findings.push(f.at.fingerprint.clone());
+            continue;
+        }
+        seen.insert((f.doc, f.cite, place), outcomes.len());
         // Citations may share a span (`[a.js:64, 84]()` is two): the move is this citation's.
         let d = &report.docs[f.doc];
         let index = f.cite;
@@ -190,14 +200,18 @@ pub fn docs(
         let moved = (relocated.get(&f.doc).into_iter().flatten())
             .find(|x| index.is_some() && x.cite == index);
         let fix = f.safe_fix().or(moved);
-        let held = fix.is_some_and(|x| {
-            (plan.blocked.iter()).any(|(d, b)| {
-                *d == f.doc
-                    && (b.edit.byte_start, b.edit.byte_end) == (x.edit.byte_start, x.edit.byte_end)
-            })
-        });
+        let blocked = |start: usize, end: usize| {
+            (plan.blocked.iter())
+                .any(|(d, b)| *d == f.doc && (b.edit.byte_start, b.edit.byte_end) == (start, end))
+        };
+        // A rewritten paragraph held back is not written: no re-grounding, like a held move.
+        let rewrite = paragraph::rewritten(rewrites, f);
+        let rewrite_held =
+            rewrite.is_some_and(|r| r.text.is_some() && blocked(r.span.start, r.span.end));
+        let fix_held = fix.is_some_and(|x| blocked(x.edit.byte_start, x.edit.byte_end));
+        let held = fix_held || rewrite_held;
         let by = Moves {
-            rewrite: paragraph::rewritten(rewrites, f),
+            rewrite: rewrite.filter(|_| !rewrite_held),
             fix: fix.filter(|_| !held),
         };
         let mut o = outcome(report, f, by);
@@ -234,6 +248,7 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
     };
     let mut o = Outcome::new(name, Kind::Refused);
     o.line = Some(f.at.line);
+    o.findings.push(f.at.fingerprint.clone());
     match (by.rewrite, by.fix) {
         (Some(r), _) if r.text.is_some() => {
             o.outcome = Kind::Regrounded;
@@ -267,5 +282,7 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
             o.why = Some(format!("{}: {}", f.rule, f.message));
         }
     }
+    // Offline, prose is never rewritten; a paragraph the model failed to rewrite stays too.
+    o.left_as_written = o.outcome == Kind::Refused;
     o
 }

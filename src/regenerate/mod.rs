@@ -29,7 +29,7 @@ use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::model::{AnswerId, DocKind, Finding, Report};
-use crate::registry::RuleId;
+use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
@@ -191,6 +191,7 @@ fn assemble(
     let mut changed = render::json_docs(report, edits);
     changed.append(&mut md_docs);
     changed.sort_by(|a, b| a.name.cmp(&b.name));
+    account(report, &mut outcomes);
     outcomes.sort_by(|a, b| {
         (&a.doc, a.answer, a.claim, a.line, a.model)
             .cmp(&(&b.doc, b.answer, b.claim, b.line, b.model))
@@ -209,6 +210,61 @@ fn assemble(
         counts,
         traces: spent.records,
         endpoint_failure: None,
+    }
+}
+
+/// Every error and warning finding of the audit in one outcome: those the stages above decided
+/// already are; the rest are about nothing regenerate can move (a path outside the repository,
+/// a doc that cannot be read: refused and left as written) or say nothing is wrong with what is
+/// cited (a blank or overbroad span, a dead doc link: kept, saying why).
+fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
+    let mut seen: HashSet<String> = (outcomes.iter())
+        .flat_map(|o| o.findings.iter().cloned())
+        .collect();
+    for f in &report.findings {
+        if f.severity == Severity::Note || !seen.insert(f.at.fingerprint.clone()) {
+            continue;
+        }
+        let doc = &report.docs[f.doc].doc;
+        let answer = f.answer.map(AnswerId::index);
+        let place = |o: &Outcome| o.doc == doc.name && answer.is_some() && o.answer == answer;
+        // A link into another repository fails an answer (the gate cannot check it), never a
+        // wiki.
+        let markdown = doc.kind == DocKind::Markdown;
+        let fails =
+            gate::fails(f.rule, f.severity) && !(markdown && f.rule == RuleId::ForeignCitation);
+        let why = format!("{}: {}", f.rule, f.message);
+        let hygiene = format!("{why}; not a wrong citation: left as written");
+        if !fails {
+            if let Some(o) = outcomes.iter_mut().find(|o| place(o)) {
+                o.findings.push(f.at.fingerprint.clone());
+                if o.outcome == Kind::Kept && o.reason.is_none() {
+                    o.reason = Some("hygiene".into());
+                    o.why = Some(hygiene);
+                }
+                continue;
+            }
+        }
+        let mut o = Outcome::new(&doc.name, Kind::Kept);
+        o.answer = answer;
+        o.line = answer.is_none().then_some(f.at.line);
+        o.findings.push(f.at.fingerprint.clone());
+        match fails {
+            true => {
+                o.outcome = Kind::Refused;
+                o.reason = Some("not_regrounded".into());
+                o.why = Some(why);
+                o.left_as_written = true;
+            }
+            false => {
+                o.reason = Some("hygiene".into());
+                o.why = Some(hygiene);
+            }
+        }
+        outcomes.push(o);
+    }
+    for o in outcomes.iter_mut() {
+        o.findings.sort();
     }
 }
 
@@ -303,10 +359,14 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
             .collect();
         // What cannot be read as an answer (a key written twice, broken JSON) has no single
-        // meaning to re-ground: listed as refused, left as written.
-        for f in failing.iter().filter(|f| f.rule == RuleId::MalformedDoc) {
+        // meaning to re-ground: listed as refused, left as written. A malformed part of an
+        // answer that was read (`"refuse": {}`) is that answer's: it is refused with it, once.
+        let unreadable = |f: &&&Finding| f.rule == RuleId::MalformedDoc && f.answer.is_none();
+        for f in failing.iter().filter(unreadable) {
             let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
             o.line = Some(f.at.line);
+            o.left_as_written = true;
+            o.findings.push(f.at.fingerprint.clone());
             o.reason = Some("not_regrounded".into());
             o.why = Some(format!("cannot be read as an answer: {}", f.message));
             unwritable.push(o);
@@ -328,6 +388,8 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                     // left as written.
                     let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
                     o.answer = Some(i.index());
+                    o.left_as_written = true;
+                    o.findings = findings.iter().map(|f| f.at.fingerprint.clone()).collect();
                     o.reason = Some("not_regrounded".into());
                     o.why = Some(format!("the answer cannot be rewritten: {e}"));
                     unwritable.push(o);

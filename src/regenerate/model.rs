@@ -77,8 +77,9 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         model: client.model().to_string(),
         prompt_hash: prompt::hash(&[&system, &user]),
         attempts: Vec::new(),
-        outcome: "refused".into(),
+        outcome: trace::Ended::Refused,
         error: None,
+        error_kind: None,
         repository: trace::repository_name(gate.repo),
     };
     let mut asked = Asked {
@@ -96,11 +97,15 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         let reply = match client.chat(&messages, &format) {
             Ok(r) => r,
             Err(CallError {
-                message, requests, ..
+                message,
+                kind,
+                requests,
+                ..
             }) => {
                 asked.calls += requests;
-                record.outcome = "error".into();
+                record.outcome = trace::Ended::Error;
                 record.error = Some(message);
+                record.error_kind = Some(kind);
                 break;
             }
         };
@@ -126,7 +131,7 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
             let value: Value =
                 serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
             if !trace::declines(&value) {
-                record.outcome = "regrounded".into();
+                record.outcome = trace::Ended::Regrounded;
                 asked.answer = Some(value);
             }
             break;
@@ -303,7 +308,11 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
     o.model = true;
     o.citations = cited.iter().map(crate::answer::cited).collect();
     match contract {
-        prompt::Contract::Citations => *result.1 = vec![o],
+        // The model's answer replaces the refused one: it accounts for the same findings.
+        prompt::Contract::Citations => {
+            o.findings = result.1.iter().flat_map(|x| x.findings.clone()).collect();
+            *result.1 = vec![o];
+        }
         _ => result.1.push(o),
     }
     *result.0 = merged;

@@ -36,9 +36,15 @@ pub struct Outcome {
     pub outcome: Kind,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<Moved>,
-    /// Why it was refused: `stale_index`, `no_span_in_retrieval`, `not_regrounded` (Markdown).
+    /// Why it was refused: `stale_index`, `no_span_in_retrieval`, `not_regrounded`, `blocked`,
+    /// `doc_pin` (Markdown); why it was kept with a finding: `hygiene` (the finding says
+    /// nothing is wrong with what is cited: regenerate leaves it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// A refusal that is listed but not written into the doc (a Markdown citation, an answer
+    /// that cannot be read or rewritten): the doc keeps it as written.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub left_as_written: bool,
     /// What could not be re-grounded, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -53,6 +59,10 @@ pub struct Outcome {
     pub model: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub citations: Vec<String>,
+    /// The fingerprints of the audit's error and warning findings this outcome accounts for:
+    /// every one of a run's is in exactly one outcome.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
 }
 
 impl Outcome {
@@ -70,6 +80,8 @@ impl Outcome {
             violations: Vec::new(),
             model: false,
             citations: Vec::new(),
+            left_as_written: false,
+            findings: Vec::new(),
         }
     }
 }
@@ -80,6 +92,9 @@ pub struct Counts {
     pub kept: usize,
     pub regrounded: usize,
     pub refused: usize,
+    /// Of the refused, those written into their doc (a `refuse` object, or an `open_questions`
+    /// entry per claim); the others are listed and left as written.
+    pub refusals_written: usize,
     pub model_calls: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -92,7 +107,10 @@ impl Counts {
             match o.outcome {
                 Kind::Kept => c.kept += 1,
                 Kind::Regrounded => c.regrounded += 1,
-                Kind::Refused => c.refused += 1,
+                Kind::Refused => {
+                    c.refused += 1;
+                    c.refusals_written += usize::from(!o.left_as_written);
+                }
             }
         }
         c

@@ -63,12 +63,12 @@ pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Ga
         .zip(&read)
         .map(|((line, _), text)| {
             let (answer, passed) = match text {
-                Err(why) => (unreadable(why).to_string(), false),
+                Err(why) => (json_text(&unreadable(why)), false),
                 Ok(t) => {
                     let violations = verdicts.next().unwrap_or_default();
                     match violations.is_empty() {
                         true => (t.trim().to_string(), true),
-                        false => (refusal_of(t, retrieval, &violations).to_string(), false),
+                        false => (json_text(&refusal_of(t, retrieval, &violations)), false),
                     }
                 }
             };
@@ -131,6 +131,43 @@ fn unreadable_gated(why: &str, pretty: bool) -> Gated {
 /// and a piped file is checked at the audit's speed.
 const BATCH: usize = 4096;
 
+/// The most bytes of input read ahead of the verdicts written (a line longer than this is
+/// still read, alone): when the reader of the output stops reading, the input stops being
+/// read too, instead of piling up in memory (213 MB was measured before this bound).
+pub const READ_AHEAD_BYTES: usize = 16 << 20;
+
+/// The bytes read but not yet answered, shared by the reading thread and the writer.
+#[derive(Default)]
+struct InFlight {
+    bytes: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl InFlight {
+    /// Wait until `n` more bytes fit in [`READ_AHEAD_BYTES`] (or nothing is in flight).
+    fn reserve(&self, n: usize) {
+        let mut held = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        while *held > 0 && *held + n > READ_AHEAD_BYTES {
+            held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+        *held += n;
+    }
+
+    fn release(&self, n: usize) {
+        let mut held = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        *held = held.saturating_sub(n);
+        self.freed.notify_all();
+    }
+}
+
+/// The bytes an input holds while in flight.
+fn size_of(input: &std::io::Result<Input>) -> usize {
+    match input {
+        Ok((_, Ok(text))) => text.len(),
+        _ => 0,
+    }
+}
+
 /// `gate --jsonl`: one verdict line per input line, flushed after each batch. Lines are read on
 /// their own thread, so whatever arrived while a batch was checked forms the next one. Returns
 /// whether every answer passed; stops quietly when the reader of `out` goes away.
@@ -141,6 +178,8 @@ pub fn stream(
     retrieval: Retrieval,
 ) -> std::io::Result<bool> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Input>>(BATCH);
+    let in_flight = std::sync::Arc::new(InFlight::default());
+    let reading = in_flight.clone();
     // Not joined: a sidecar's input may never end, and nothing it reads outlives the process.
     std::thread::spawn(move || {
         let mut reader = std::io::BufReader::new(input);
@@ -153,6 +192,7 @@ pub fn stream(
                 Err(e) => Err(e),
             };
             let stop = next.is_err();
+            reading.reserve(size_of(&next));
             if tx.send(next).is_err() || stop {
                 break;
             }
@@ -164,7 +204,9 @@ pub fn stream(
         let mut batch = Vec::new();
         let mut failed = None;
         let mut next = Some(first);
+        let mut bytes = 0;
         while let Some(item) = next.take() {
+            bytes += size_of(&item);
             match item {
                 Ok(input) => batch.push(input),
                 Err(e) => failed = Some(e),
@@ -183,6 +225,7 @@ pub fn stream(
         if out.flush().is_err() {
             return Ok(all_passed);
         }
+        in_flight.release(bytes);
         if let Some(e) = failed {
             return Err(e);
         }
@@ -259,12 +302,20 @@ fn unreadable(why: &str) -> Value {
     })
 }
 
+/// A refusal citegate writes, with the bidirectional and C1 controls a model (or a stranger)
+/// put in the answer escaped as `\uXXXX`, as in every JSON citegate writes: the same JSON value,
+/// inert in a terminal or a log. An answer that passes is echoed as it was given.
 fn render(value: &Value, pretty: bool) -> String {
     let text = match pretty {
         true => serde_json::to_string_pretty(value),
         false => serde_json::to_string(value),
     };
-    text.unwrap_or_default() + "\n"
+    crate::report::json_escapes(text.unwrap_or_default()) + "\n"
+}
+
+/// [`render`] on one line, without its line end.
+fn json_text(value: &Value) -> String {
+    crate::report::json_escapes(value.to_string())
 }
 
 #[cfg(test)]

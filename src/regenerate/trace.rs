@@ -8,6 +8,7 @@ use git2::Oid;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::chat::ErrorKind;
 use super::gate::{Gate, Retrieval, Violation};
 use super::prompt::{self, Contract};
 use crate::audit::Settings;
@@ -36,6 +37,18 @@ pub enum Subject {
     Paragraph,
 }
 
+/// How an exchange with the model ended (a trace record's `outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// A reply passed the gate and was written.
+    Regrounded,
+    /// No reply passed the gate, or the model itself refused.
+    Refused,
+    /// A question got no reply (the first, or the repair: see `attempts`).
+    Error,
+}
+
 /// One answer's (or paragraph's) exchange with the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -51,10 +64,13 @@ pub struct Record {
     pub model: String,
     pub prompt_hash: String,
     pub attempts: Vec<Attempt>,
-    /// `regrounded`, `refused` (the gate, or the model itself) or `error` (no reply).
-    pub outcome: String,
+    pub outcome: Ended,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What kind of failure `error` was (traces written before it was recorded: read from the
+    /// message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// The repository the exchange was about (its forge identity, else its folder's name), so
     /// a replay elsewhere says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,25 +85,30 @@ pub fn repository_name(repo: &CodeRepo) -> Option<String> {
     })
 }
 
-/// A model error by kind, for the taxonomy: the words before any detail.
-fn error_kind(message: &str) -> String {
-    const KINDS: [&str; 8] = [
-        "timed out",
-        "connection refused",
-        "TLS failed",
-        "the host name could not be resolved",
-        "contains the API key",
-        "not sent: the endpoint failed earlier",
-        "is not JSON",
-        "larger than",
+/// The kind of a model error recorded before `error_kind` was: read from its message's words.
+fn error_kind(message: &str) -> ErrorKind {
+    const KINDS: [(&str, ErrorKind); 10] = [
+        ("timed out", ErrorKind::Timeout),
+        ("connection refused", ErrorKind::Connection),
+        ("cannot connect", ErrorKind::Connection),
+        ("could not be read", ErrorKind::Connection),
+        ("TLS failed", ErrorKind::Tls),
+        ("the host name could not be resolved", ErrorKind::Dns),
+        ("contains the API key", ErrorKind::KeyInReply),
+        ("not sent: the endpoint failed earlier", ErrorKind::NotSent),
+        ("is not JSON", ErrorKind::BadReply),
+        ("larger than", ErrorKind::Oversize),
     ];
-    if let Some(kind) = KINDS.iter().find(|k| message.contains(*k)) {
-        return kind.to_string();
+    if let Some((_, kind)) = KINDS.iter().find(|(k, _)| message.contains(k)) {
+        return *kind;
     }
-    match message.strip_prefix("the server answered ") {
-        Some(rest) => format!("HTTP {}", rest.split([' ', ':']).next().unwrap_or_default()),
-        None => "other".into(),
-    }
+    let status = message
+        .strip_prefix("the server answered ")
+        .and_then(|rest| {
+            let code = rest.split([' ', ':']).next()?;
+            code.parse().ok()
+        });
+    status.map_or(ErrorKind::Other, ErrorKind::Http)
 }
 
 /// The traces as JSONL, in the order given.
@@ -120,8 +141,10 @@ pub struct Taxonomy {
     pub refused: usize,
     /// Of the refused: the model itself refused, in a reply that passed the gate.
     pub model_refused: usize,
+    /// Records whose last question got no reply (the first, or the repair after a reply that
+    /// failed the gate), as recorded.
     pub errors: usize,
-    /// Errors (no reply) by kind: `timed out`, `connection refused`, `HTTP 401`, …
+    /// Errors by kind ([`ErrorKind::label`]): `timeout`, `HTTP 503`, `oversize`, `connection`, …
     pub errors_by_kind: BTreeMap<String, usize>,
     /// Violations by finding ID, over every reply.
     pub violations: BTreeMap<String, usize>,
@@ -129,6 +152,9 @@ pub struct Taxonomy {
     pub verdicts_changed: usize,
     /// Records that could not be replayed (unknown revision, unreadable line), with why.
     pub unreadable: Vec<String>,
+    /// The revisions records were written at that this repository does not have (sorted): their
+    /// records are not replayed.
+    pub missing_revisions: Vec<String>,
     /// The repositories the trace names that are not this one (the replay's verdicts are then
     /// about other code).
     pub other_repositories: Vec<String>,
@@ -168,6 +194,9 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
                 n + 1,
                 record.revision
             ));
+            if !t.missing_revisions.contains(&record.revision) {
+                t.missing_revisions.push(record.revision.clone());
+            }
             continue;
         };
         let retrieved: Vec<Retrieved> = record
@@ -198,23 +227,39 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
                 passed_at = Some(i);
             }
         }
-        let model_refused = passed_at.is_some_and(|i| refuses(&record.attempts[i].raw));
-        match (passed_at, record.attempts.is_empty()) {
-            (_, true) => {
-                t.errors += 1;
-                let kind = error_kind(record.error.as_deref().unwrap_or_default());
-                *t.errors_by_kind.entry(kind).or_default() += 1;
+        t.count(&record, passed_at);
+    }
+    t.missing_revisions.sort();
+    t
+}
+
+impl Taxonomy {
+    /// Count one replayed record: which reply passes the gate now (`passed_at`), else how it
+    /// ended as recorded. A record whose repair got no reply is an error, as it was recorded,
+    /// not a refusal.
+    fn count(&mut self, record: &Record, passed_at: Option<usize>) {
+        let no_reply = record.attempts.is_empty() || record.outcome == Ended::Error;
+        match passed_at {
+            Some(i) if refuses(&record.attempts[i].raw) => {
+                self.refused += 1;
+                self.model_refused += 1;
             }
-            (Some(_), _) if model_refused => {
-                t.refused += 1;
-                t.model_refused += 1;
+            Some(0) => self.passed_first += 1,
+            Some(_) => self.passed_after_repair += 1,
+            None if no_reply => {
+                self.errors += 1;
+                let kind = (record.error_kind)
+                    .unwrap_or_else(|| error_kind(record.error.as_deref().unwrap_or_default()));
+                *self.errors_by_kind.entry(kind.label()).or_default() += 1;
             }
-            (Some(0), _) => t.passed_first += 1,
-            (Some(_), _) => t.passed_after_repair += 1,
-            (None, _) => t.refused += 1,
+            None => self.refused += 1,
         }
     }
-    t
+
+    /// Whether some record could not be replayed: the taxonomy is not the whole trace's.
+    pub fn incomplete(&self) -> bool {
+        !self.unreadable.is_empty()
+    }
 }
 
 /// Whether a reply that passed the gate is the model declining: a refusal by the contract, or an
@@ -314,6 +359,12 @@ pub fn render(t: &Taxonomy) -> String {
     }
     for u in &t.unreadable {
         out.push_str(&format!("not replayed: {u}\n"));
+    }
+    if !t.missing_revisions.is_empty() {
+        out.push_str(&format!(
+            "revisions not in this repository: {}\n",
+            t.missing_revisions.join(", ")
+        ));
     }
     out
 }

@@ -67,6 +67,8 @@ pub struct Index {
     pub chunks: Vec<Chunk>,
     /// The chunks' BM25 index, over their tokens as cached (written out with spaces).
     bm25: bm25::Bm25,
+    /// Why the cached index on disk was not used (it was rebuilt), for the caller to say.
+    pub rejected_cache: Option<String>,
 }
 
 impl Index {
@@ -102,9 +104,13 @@ impl Index {
         let tree = git.find_commit(commit)?.tree_id();
         let files = repo.paths_at(&git, commit);
         let valid = |c: &chunk::Chunk| c.start >= 1 && c.start <= c.end && files.contains(&c.path);
+        let mut rejected = None;
         let entries = match cache::load(&repo.git_dir, tree, valid) {
-            Some(entries) => entries,
-            None => {
+            Ok(entries) => entries,
+            Err(miss) => {
+                if let cache::Miss::Rejected(why) = miss {
+                    rejected = Some(why);
+                }
                 let entries = build(repo, commit);
                 // A cache that cannot be written (read-only repository) only costs the next run.
                 if write {
@@ -118,7 +124,9 @@ impl Index {
             Some(v) => bm25::Bm25::for_vocabulary(&terms, v),
             None => bm25::Bm25::new(&terms),
         };
-        Ok(Index::new(commit, tree, entries, bm25))
+        let mut index = Index::new(commit, tree, entries, bm25);
+        index.rejected_cache = rejected;
+        Ok(index)
     }
 
     fn new(commit: Oid, tree: Oid, entries: Vec<cache::Entry>, bm25: bm25::Bm25) -> Index {
@@ -128,6 +136,7 @@ impl Index {
             tree,
             chunks,
             bm25,
+            rejected_cache: None,
         }
     }
 

@@ -16,6 +16,9 @@ pub const VERSION: u32 = 1;
 /// The most bytes of a history file read (about ten years of weekly runs of a large wiki).
 pub const MAX_HISTORY_BYTES: u64 = 256 << 20;
 
+/// The most bytes of a recorded date (RFC 3339 takes 20): a longer one is not a run's.
+pub const MAX_DATE_BYTES: usize = 64;
+
 /// One sweep, as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
@@ -148,10 +151,13 @@ pub fn read(path: &Path) -> Result<Trend, HistoryError> {
             continue;
         }
         let why = match serde_json::from_slice::<Run>(line) {
-            Ok(run) if run.version == VERSION => {
-                trend.runs.push(run);
-                continue;
-            }
+            Ok(run) if run.version == VERSION => match invalid(&run) {
+                None => {
+                    trend.runs.push(run);
+                    continue;
+                }
+                Some(why) => why.to_string(),
+            },
             Ok(run) => format!(
                 "history version {} (this citegate reads {VERSION})",
                 run.version
@@ -163,6 +169,19 @@ pub fn read(path: &Path) -> Result<Trend, HistoryError> {
             .push(format!("{}:{}: {why}", path.display(), i + 1));
     }
     Ok(trend)
+}
+
+/// Why a parsed line is not a run this citegate wrote: its date and revision are shown in every
+/// report, so a line from elsewhere (a 1 MiB date) must not reach them.
+fn invalid(run: &Run) -> Option<&'static str> {
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    if run.date.len() > MAX_DATE_BYTES {
+        Some("the date is longer than 64 bytes")
+    } else if !matches!(run.revision.len(), 40 | 64) || !hex(&run.revision) {
+        Some("the revision is not a full commit ID")
+    } else {
+        None
+    }
 }
 
 /// Append `run` to the file as one line (never through a symbolic link).

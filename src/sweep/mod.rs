@@ -8,12 +8,14 @@ pub mod history;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use git2::Repository;
 use serde::Deserialize;
 
 use crate::model::{LineIndex, LineRange, Report};
 use crate::report::{html, markdown};
+use crate::resolve::repo::{CodeRepo, FileAt, MAX_BLOB_BYTES};
 
 /// A small YAML (or JSON) file written when an index or wiki is built, e.g. `revision: 1a2b3c4d`.
 /// Other keys (`built_at`, `tool`…) are allowed and ignored.
@@ -137,9 +139,9 @@ pub fn render(
     if let Some(s) = since {
         let _ = writeln!(
             tail,
-            "\n### Since the sweep of {} at `{}`\n\n{} new finding{}, {} fixed.\n",
-            markdown::code(&s.date),
-            crate::model::report::short(&s.revision),
+            "\n### Since the sweep of {} at {}\n\n{} new finding{}, {} fixed.\n",
+            markdown::code(bounded(&s.date, history::MAX_DATE_BYTES)),
+            markdown::code(bounded(&s.revision, 8)),
             s.new,
             if s.new == 1 { "" } else { "s" },
             s.fixed
@@ -179,6 +181,15 @@ pub fn render(
     out
 }
 
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn bounded(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// The cited lines at most shown at the target for one finding.
 const MAX_TARGET_TEXT: usize = 16 << 10;
 
@@ -194,18 +205,27 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
         out.trend = trend.runs.iter().map(point).collect();
         out.since = trend.since().map(|s| (s.date, s.new, s.fixed));
     }
-    let Ok(git) = Repository::open(&report.git_dir) else {
+    // Blobs are read through the audit's own reader, with its size limit: a cited file too large
+    // for the audit is too large for the report.
+    let (Ok(code), Ok(git)) = (
+        CodeRepo::discover(&report.git_dir),
+        Repository::open(&report.git_dir),
+    ) else {
         return out;
     };
     // Each (revision, path) is read once, however many findings cite it.
-    let mut files: HashMap<(String, String), Option<(String, LineIndex)>> = HashMap::new();
+    let mut files: HashMap<(String, String), Option<Read>> = HashMap::new();
     let mut lines_at = |rev: &str, path: &str, lines: LineRange| {
         let file = files
             .entry((rev.to_string(), path.to_string()))
-            .or_insert_with(|| read_file(&git, rev, path));
-        let (text, index) = file.as_ref()?;
-        let shown = index.slice(text, lines.start as usize, lines.end as usize);
-        Some(crate::report::clip(shown.to_string(), MAX_TARGET_TEXT))
+            .or_insert_with(|| read_file(&code, &git, rev, path));
+        Some(match file.as_ref()? {
+            Read::Text(text, index) => {
+                let shown = index.slice(text, lines.start as usize, lines.end as usize);
+                html::Shown::Lines(crate::report::clip(shown.to_string(), MAX_TARGET_TEXT))
+            }
+            Read::Withheld(why) => html::Shown::Withheld(why.clone()),
+        })
     };
     for f in &report.findings {
         let (Some(path), Some(lines), Some(rev)) = (&f.path, f.lines, &f.revision) else {
@@ -228,19 +248,29 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
     out
 }
 
-/// The text of `path` at `rev` and its line index; `None` when the file is not there.
-fn read_file(git: &Repository, rev: &str, path: &str) -> Option<(String, LineIndex)> {
-    let tree = git2::Oid::from_str(rev)
-        .and_then(|id| git.find_commit(id))
-        .and_then(|c| c.tree())
-        .ok()?;
-    let blob = tree
-        .get_path(Path::new(path))
-        .and_then(|e| git.find_blob(e.id()))
-        .ok()?;
-    let text = String::from_utf8_lossy(blob.content()).into_owned();
-    let index = LineIndex::new(&text);
-    Some((text, index))
+/// A cited file as the dashboard reads it.
+enum Read {
+    Text(Arc<str>, LineIndex),
+    /// Not shown, and why (over the size limit, binary).
+    Withheld(String),
+}
+
+/// The text of `path` at `rev` and its line index, or why it is not shown; `None` when the
+/// file is not there (or not a file).
+fn read_file(code: &CodeRepo, git: &Repository, rev: &str, path: &str) -> Option<Read> {
+    let commit = git2::Oid::from_str(rev).ok()?;
+    match code.file_at(git, commit, path).ok()? {
+        FileAt::Text(text) => {
+            let index = LineIndex::new(&text);
+            Some(Read::Text(text, index))
+        }
+        FileAt::TooLarge(_) => Some(Read::Withheld(format!(
+            "not shown: over {} MiB",
+            MAX_BLOB_BYTES >> 20
+        ))),
+        FileAt::Binary => Some(Read::Withheld("not shown: not text".to_string())),
+        _ => None,
+    }
 }
 
 fn point(run: &history::Run) -> html::Point {

@@ -64,3 +64,34 @@ pub fn refusal_answers() -> (String, Vec<String>) {
         answers.iter().map(|a| a.to_string()).collect(),
     )
 }
+
+/// Run `tests/FOLDER/FILE` with pytest (asyncio mode, no cache) against the `citegate` binary
+/// `bin` and the fixture repository `repo` (as `CITEGATE_BIN` and `CITEGATE_REPO`); returns
+/// pytest's output, having asserted that it passed with `passed` tests (none skipped).
+pub fn pytest(
+    folder: &str,
+    file: &str,
+    bin: &str,
+    repo: &std::path::Path,
+    passed: usize,
+) -> String {
+    let dir = format!("{}/tests/{folder}", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["-o", "asyncio_mode=auto"])
+        .args(["-o", "asyncio_default_fixture_loop_scope=function"])
+        .arg(format!("--rootdir={dir}"))
+        .arg(format!("{dir}/{file}"))
+        .env("CITEGATE_BIN", bin)
+        .env("CITEGATE_REPO", repo)
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{file} failed (its clients are installed by scripts/test-clients.sh):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(&format!("{passed} passed")), "{stdout}");
+    stdout
+}

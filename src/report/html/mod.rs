@@ -28,10 +28,18 @@ pub struct Extras {
     /// Since the previous sweep: (its date, new findings, fixed findings).
     pub since: Option<(String, usize, usize)>,
     /// The cited lines at the finding's revision, by fingerprint, when it carries no evidence.
-    pub at_revision: BTreeMap<String, String>,
+    pub at_revision: BTreeMap<String, Shown>,
     /// The cited lines at the target, by finding fingerprint (unique in a report), for findings
     /// about a citation read at an older revision.
-    pub at_target: BTreeMap<String, String>,
+    pub at_target: BTreeMap<String, Shown>,
+}
+
+/// Cited lines read for a page: the lines, or why they are not shown (a file over the size
+/// limit every reader of blobs keeps to).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    Lines(String),
+    Withheld(String),
 }
 
 const CSS: &str = include_str!("style.css");
@@ -269,12 +277,12 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
                 p { "Cites " (forge_link(cited_url, cited))
                     @if let Some(rev) = &f.revision { " at " code { (short(rev)) } } }
             }
-            @if let Some(text) = f.evidence.as_ref().or(extras.at_revision.get(&f.at.fingerprint)) {
+            @if let Some(shown) = f.evidence.clone().map(Shown::Lines).or(extras.at_revision.get(&f.at.fingerprint).cloned()) {
                 h3 { "At " @if let Some(rev) = &f.revision { code { (short(rev)) } } @else { "its revision" } }
-                pre { code { (text) } }
+                (lines(&shown))
             }
-            @if let Some(text) = at_target {
-                h3 { "At the target, " code { (short(&report.revision)) } } pre { code { (text) } }
+            @if let Some(shown) = at_target {
+                h3 { "At the target, " code { (short(&report.revision)) } } (lines(shown))
             }
             @if let Some(help) = &f.help {
                 h3 { "Help" } pre.help { code { (help) } }
@@ -283,5 +291,12 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
                 p.fix { "Fix: cite " code { (fix.path) ":" (fix.start_line) "-" (fix.end_line) } }
             }
         }
+    }
+}
+
+fn lines(shown: &Shown) -> Markup {
+    match shown {
+        Shown::Lines(text) => html! { pre { code { (text) } } },
+        Shown::Withheld(why) => html! { p.withheld { (why) } },
     }
 }
