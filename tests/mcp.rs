@@ -55,6 +55,16 @@ fn client(repo: &Path, calls: Option<Value>) -> Value {
 #[test]
 fn a_real_mcp_client_lists_and_calls_the_four_tools() {
     let (fixture, r) = session();
+    // Nothing written, not even the retrieval cache `citegate retrieve` keeps under `.git/`:
+    // the server keeps its index in memory.
+    assert!(
+        r["retrieve"]["body"]["chunks"][0]["citation"].is_string(),
+        "{}",
+        r["retrieve"]
+    );
+    let cache = fixture.path().join(".git/citegate");
+    let written: Vec<_> = std::fs::read_dir(&cache).into_iter().flatten().collect();
+    assert!(written.is_empty(), "{written:?}");
     assert_eq!(
         r["tools"],
         serde_json::json!(["check_answer", "check_docs", "cite", "retrieve"])
@@ -62,6 +72,10 @@ fn a_real_mcp_client_lists_and_calls_the_four_tools() {
     // The whole tool list is small (README "Agents" records its size).
     let listed = r["tool_list_json"].as_str().unwrap();
     assert!(listed.len() < 6_000, "{} bytes", listed.len());
+    // `cite` tells the agent its bounds, as the server applies them.
+    let (min, max) = (citegate::mcp::MIN_QUOTE_CHARS, citegate::mcp::MAX_PLACES);
+    assert!(listed.contains(&format!("a quote ({min} characters or more)")));
+    assert!(listed.contains(&format!("(the first {max})")));
 
     // check_answer: the same verdicts as `citegate gate`.
     assert_eq!(r["grounded"]["body"]["passed"], true, "{}", r["grounded"]);
@@ -455,4 +469,152 @@ fn a_fix_over_mcp_is_the_edit_citegate_fix_makes() {
             "{doc}: `citegate fix` and the MCP fixes agree"
         );
     }
+}
+
+/// A repository where a short text is on every line of many files (issue 32: `cite {"quote":
+/// "a"}` found and serialised every match before cutting the reply).
+fn everywhere() -> String {
+    let mut spec = String::from("@@@ commit v1 code\n");
+    for f in 0..40 {
+        spec.push_str(&format!("@@@ file src/f{f:02}.rs\n"));
+        for l in 0..50 {
+            spec.push_str(&format!("let needle_{l} = {f};\n"));
+        }
+    }
+    spec
+}
+
+#[test]
+fn a_quote_found_everywhere_stops_at_the_first_places_and_a_short_one_is_refused() {
+    let fixture = Fixture::build(&everywhere()).unwrap();
+    let calls = json!({
+        "short": {"tool": "cite", "arguments": {"quote": "a"}},
+        "spaced": {"tool": "cite", "arguments": {"quote": "  a \n "}},
+        "everywhere": {"tool": "cite", "arguments": {"quote": "needle"}},
+        "in_one_file": {"tool": "cite", "arguments": {"quote": "let", "path": "src/f07.rs"}},
+        "few": {"tool": "cite", "arguments": {"quote": "needle_3 = 1;"}},
+    });
+    let r = client(fixture.path(), Some(calls));
+    let min = citegate::mcp::MIN_QUOTE_CHARS;
+    assert_eq!(r["short"]["error"], true);
+    assert_eq!(
+        r["short"]["body"],
+        format!("the quote has 1 character (whitespace-normalised): give at least {min}")
+    );
+    assert_eq!(r["spaced"]["error"], true, "{}", r["spaced"]);
+
+    // 2,000 places: the first 100, in path then line order, and a note that there are more.
+    let n = citegate::mcp::MAX_PLACES;
+    let all = &r["everywhere"]["body"];
+    assert_eq!(all["count"], n, "{all}");
+    assert_eq!(all["places"].as_array().unwrap().len(), n);
+    assert_eq!(all["places"][0]["citation"], "src/f00.rs:1");
+    assert_eq!(all["places"][n - 1]["citation"], "src/f01.rs:50");
+    let stopped = all["stopped"].as_str().unwrap();
+    assert!(
+        stopped.starts_with(&format!("at the first {n} places")),
+        "{stopped}"
+    );
+
+    // With a path only that file is searched: its 50 lines, all of them, no note.
+    let one = &r["in_one_file"]["body"];
+    assert_eq!(one["count"], 50, "{one}");
+    assert_eq!(one["places"][49]["citation"], "src/f07.rs:50");
+    assert!(one.get("stopped").is_none());
+    let few = &r["few"]["body"];
+    assert_eq!(few["count"], 1, "{few}");
+    assert_eq!(few["places"][0]["citation"], "src/f01.rs:4");
+}
+
+/// Over `citegate gate`'s and `citegate audit`'s input limit: refused (an answer) or reported
+/// (a doc) as the command line does, with its message; a refusal of thousands of invented
+/// citations within the reply budget.
+#[test]
+fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let limit = citegate::mcp::MAX_INPUT_BYTES;
+    let huge = format!(
+        "{{\"summary\": \"{}\", \"citations\": []}}",
+        "x".repeat(limit)
+    );
+    let doc = format!("The TTL: src/cache.rs:2.\n{}", "y".repeat(limit));
+    std::fs::write(fixture.path().join("docs/huge.md"), &doc).unwrap();
+    let invented: Vec<Value> = (0..3_000)
+        .map(|i| json!({"path": format!("src/invented_{i}.rs"), "startLine": 1, "endLine": 2, "quote": "q".repeat(1_000)}))
+        .collect();
+    let calls = json!({
+        "huge_json": {"tool": "check_answer", "arguments": {"answer_json": huge, "no_retrieval": true}},
+        "huge_doc": {"tool": "check_docs", "arguments": {"path": "docs/other.md", "text": doc}},
+        "invented": {"tool": "check_answer", "arguments": {"answer": {"summary": "z".repeat(1 << 20), "citations": invented}, "no_retrieval": true}},
+        "long_path": {"tool": "cite", "arguments": {"path": format!("../{}", "p".repeat(1 << 20)), "start_line": 1}},
+        "huge_retrieved": {"tool": "check_answer", "arguments": {"answer": {"summary": "s", "citations": []}, "retrieved": [{"path": "p".repeat(limit), "start_line": 1}]}},
+        "long_k": {"tool": "retrieve", "arguments": {"question": "ttl", "k": "9".repeat(1 << 20)}},
+        "bad_revision": {"tool": "cite", "arguments": {"path": "src/cache.rs", "start_line": 1, "revision": "nope"}},
+    });
+    let r = client(fixture.path(), Some(calls));
+
+    let gate = assert_cmd::Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["gate", "--no-retrieval"])
+        .write_stdin(huge.clone())
+        .output()
+        .unwrap();
+    assert_eq!(gate.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&gate.stderr);
+    assert!(said.contains("standard input: more than 16 MiB"), "{said}");
+    assert_eq!(r["huge_json"]["error"], true);
+    assert_eq!(r["huge_json"]["body"], "answer_json: more than 16 MiB");
+    // The chunks too: one limit for every input.
+    assert_eq!(r["huge_retrieved"]["body"], "retrieved: more than 16 MiB");
+
+    let audit = assert_cmd::Command::cargo_bin("citegate")
+        .unwrap()
+        .current_dir(fixture.path())
+        .args(["audit", "--format", "json", "docs/huge.md"])
+        .output()
+        .unwrap();
+    let audited: Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let finding = &r["huge_doc"]["body"]["findings"][0];
+    assert_eq!(finding["rule"], "malformed-doc", "{}", r["huge_doc"]);
+    assert_eq!(finding["message"], audited["findings"][0]["message"]);
+    assert_eq!(
+        finding["message"],
+        "the doc is 16 MiB, over the 16 MiB limit"
+    );
+
+    let refused = &r["invented"]["body"];
+    let text = refused.to_string();
+    assert!(
+        text.len() <= citegate::mcp::MAX_REPLY_BYTES,
+        "{}",
+        text.len()
+    );
+    assert_eq!(refused["passed"], false);
+    let kept = refused["violations"].as_array().unwrap().len() as u64;
+    assert!(kept > 0);
+    assert_eq!(
+        kept + refused["more"].as_u64().unwrap(),
+        3_000,
+        "{text:.400}"
+    );
+    assert!(
+        refused["truncated"].as_object().unwrap().len() > 1,
+        "{}",
+        refused["truncated"]
+    );
+
+    assert_eq!(r["long_path"]["error"], true);
+    let said = r["long_path"]["body"].as_str().unwrap();
+    assert!(said.len() <= citegate::mcp::MAX_REPLY_BYTES && said.ends_with("more bytes)"));
+    // Arguments the server cannot read: serde quotes the string given for a number, clipped.
+    let said = r["long_k"]["body"].as_str().unwrap();
+    assert_eq!(r["long_k"]["error"], true, "{said:.300}");
+    assert!(
+        said.contains("invalid type: string") && said.len() < 2_048,
+        "{said:.300}"
+    );
+    // A message names the tool's parameter, not the command line's flag.
+    let said = r["bad_revision"]["body"].as_str().unwrap();
+    assert!(said.starts_with("revision nope: "), "{said}");
 }

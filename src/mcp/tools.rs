@@ -1,25 +1,25 @@
 //! What each MCP tool does, as plain functions over the repository (the server only routes):
 //! inputs validated (each parameter one concrete JSON type), paths kept inside the repository,
-//! replies bounded by [`MAX_REPLY_BYTES`], a fix given as the edit every other surface makes.
+//! inputs and replies bounded ([`super::bound`]), a fix given as the edit every other surface
+//! makes.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use git2::Oid;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::audit::{self, AuditOptions, Settings};
+use super::bound::{self, bounded, MAX_REPLY_BYTES};
+use crate::audit::{self, AuditError, AuditOptions, Settings};
 use crate::extract::resolve_path;
-use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Surface};
+use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Surface};
 use crate::regenerate::gate::{Gate, Retrieval};
 use crate::regenerate::service;
+use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
-
-/// The most bytes of one tool reply: past it, the lists are cut and say how many more there are.
-pub const MAX_REPLY_BYTES: usize = 64 << 10;
 
 /// `check_answer`'s input.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -141,40 +141,37 @@ fn chunks(_: &mut SchemaGenerator) -> Schema {
 }
 
 fn open(root: &Path, revision: Option<&str>) -> Result<(CodeRepo, Oid, Settings), String> {
-    let s = audit::Session::at(root, revision, None).map_err(|e| crate::error::chain(&e))?;
+    let s = audit::Session::at(root, revision, None).map_err(|e| match e {
+        // The tools' parameter is `revision`, not the command line's flag.
+        AuditError::Rev {
+            flag: "--target",
+            rev,
+            message,
+            hint,
+        } => crate::error::chain(&AuditError::Rev {
+            flag: "revision",
+            rev,
+            message,
+            hint,
+        }),
+        e => crate::error::chain(&e),
+    })?;
     Ok((s.repo, s.target, s.settings))
 }
 
 /// A repository-relative path that stays inside the repository, as the audit reads one.
-fn inside(path: &str) -> Result<String, String> {
+pub(super) fn inside(path: &str) -> Result<String, String> {
     match resolve_path(path, None, false) {
         CitedPath::Repo(p) => Ok(p),
         _ => Err(format!("`{path}` is not a path inside the repository")),
     }
 }
 
-/// `value` as JSON text, its lists cut (with how many more) until it fits the reply bound.
-fn bounded(mut value: Value, list: &str) -> String {
-    loop {
-        let text = value.to_string();
-        let Some(items) = value.get_mut(list).and_then(Value::as_array_mut) else {
-            return text;
-        };
-        if text.len() <= MAX_REPLY_BYTES || items.is_empty() {
-            return text;
-        }
-        let keep = items.len() / 2;
-        let cut = items.len() - keep;
-        items.truncate(keep);
-        let more = value.get("more").and_then(Value::as_u64).unwrap_or(0) + cut as u64;
-        value["more"] = json!(more);
-    }
-}
-
 pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String> {
     let text = match (p.answer, p.answer_json) {
-        (Some(Value::String(text)), None) | (None, Some(text)) => text,
-        (Some(answer), None) => answer.to_string(),
+        (Some(Value::String(text)), None) => bound::input("answer", &text)?.to_string(),
+        (None, Some(text)) => bound::input("answer_json", &text)?.to_string(),
+        (Some(answer), None) => bound::input_value("answer", &answer)?.to_string(),
         (None, None) => return Err("give `answer` (the object) or `answer_json` (its text)".into()),
         (Some(_), Some(_)) => return Err("give `answer` or `answer_json`, not both".into()),
     };
@@ -185,7 +182,10 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
     };
     let gate = Gate::new(&repo, target, &settings);
     let retrieved = match &p.retrieved {
-        Some(r) => Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?),
+        Some(r) => {
+            let r = bound::input_value("retrieved", r)?;
+            Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?)
+        }
         None => None,
     };
     let retrieval = match (&retrieved, p.no_retrieval) {
@@ -238,7 +238,21 @@ fn in_memory(root: &Path, path: &str, text: &str) -> Result<Report, String> {
     let kind = DocKind::from_path(Path::new(path))
         .ok_or_else(|| format!("`{path}` is not a doc (.md, .json, .jsonl)"))?;
     let gate = Gate::new(&repo, target, &settings);
-    let doc = gate.in_memory(path, kind, text.to_string());
+    let doc = match text.len() as u64 > audit::MAX_DOC_BYTES {
+        false => gate.in_memory(path, kind, text.to_string()),
+        // As `audit` reports the file (`audit::load::from_text`): a finding, the doc not read.
+        true => {
+            let mut doc = gate.in_memory(path, kind, String::new());
+            let message = format!(
+                "the doc is {} MiB, over the {} MiB limit",
+                text.len() >> 20,
+                audit::MAX_DOC_BYTES >> 20
+            );
+            let at = Span::new(0, 0);
+            doc.extracted.problem(RuleId::MalformedDoc, at, message);
+            doc
+        }
+    };
     let settings = Settings {
         history: false,
         ..settings
@@ -308,71 +322,82 @@ fn fix_of(report: &Report, f: &Finding) -> Option<Value> {
 
 pub(super) fn cite(root: &Path, p: Cite) -> Result<String, String> {
     let (repo, target, _) = open(root, p.revision.as_deref())?;
-    let git = repo.open().map_err(|e| e.message().to_string())?;
     match (&p.quote, &p.path, p.start_line) {
-        (Some(quote), path, _) => find_quote(&repo, target, quote, path.as_deref()),
+        (Some(quote), path, _) => {
+            let quote = bound::input("quote", quote)?;
+            let path = path.as_deref().map(inside).transpose()?;
+            let found = super::quote::find(&repo, target, quote, path.as_deref())?;
+            Ok(bounded(found, "places"))
+        }
         (None, Some(path), Some(start)) => {
-            let path = inside(path)?;
             let lines = LineRange::new(start, p.end_line.unwrap_or(start));
-            if lines.start < 1 || lines.end < lines.start {
-                return Err(format!("lines {lines} cannot exist: lines count from 1"));
-            }
-            let text = match repo.file_at(&git, target, &path) {
-                Ok(FileAt::Text(t)) => t,
-                Ok(FileAt::Missing) => return Err(format!("`{path}` does not exist at {target}")),
-                Ok(_) => return Err(format!("`{path}` is not a text file at {target}")),
-                Err(e) => return Err(e.message().to_string()),
-            };
-            let all: Vec<&str> = text.lines().collect();
-            if lines.end as usize > all.len() {
-                return Err(format!("`{path}` has {} lines at {target}", all.len()));
-            }
-            let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
-            let cited = crate::report::clip(cited, MAX_REPLY_BYTES / 2);
-            let web = repo.home.as_ref().map(|id| format!("https://{id}"));
-            let permalink =
-                web.map(|w| crate::forge::blob_url(&w, &target.to_string(), &path, Some(lines)));
-            let out = json!({
-                "citation": format!("{path}:{lines}"),
-                "revision": target.to_string(),
-                "text": cited,
-                "permalink": permalink,
-            });
-            Ok(out.to_string())
+            cite_lines(&repo, target, &inside(path)?, lines)
         }
         _ => Err("give `path` with `start_line` (and `end_line`), or a `quote`".into()),
     }
 }
 
-/// Where `quote` occurs at `target`, exactly (whitespace-normalised), in `path` or in any text file.
-fn find_quote(
+/// The exact text of `lines` of `path` at `target`, its citation and its permalink.
+fn cite_lines(
     repo: &CodeRepo,
     target: Oid,
-    quote: &str,
-    path: Option<&str>,
+    path: &str,
+    lines: LineRange,
 ) -> Result<String, String> {
-    let normalized = crate::normalize::normalize(quote);
-    if normalized.is_empty() {
-        return Err("the quote is empty".into());
+    if lines.start < 1 || lines.end < lines.start {
+        return Err(format!("lines {lines} cannot exist: lines count from 1"));
     }
-    let only = path.map(inside).transpose()?;
-    let found = crate::check::quotes::locate(repo, target, &[normalized], &HashSet::new());
-    let places: Vec<Value> = found
-        .into_iter()
-        .flatten()
-        .filter(|(p, _)| only.as_deref().is_none_or(|o| o == p))
-        .map(|(p, lines)| json!({"citation": format!("{p}:{lines}"), "path": p, "start_line": lines.start, "end_line": lines.end}))
-        .collect();
-    let out = json!({"revision": target.to_string(), "count": places.len(), "places": places});
-    Ok(bounded(out, "places"))
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    let text = match repo.file_at(&git, target, path) {
+        Ok(FileAt::Text(t)) => t,
+        Ok(FileAt::Missing) => return Err(format!("`{path}` does not exist at {target}")),
+        Ok(_) => return Err(format!("`{path}` is not a text file at {target}")),
+        Err(e) => return Err(e.message().to_string()),
+    };
+    let all: Vec<&str> = text.lines().collect();
+    if lines.end as usize > all.len() {
+        return Err(format!("`{path}` has {} lines at {target}", all.len()));
+    }
+    let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
+    let cited = crate::report::clip(cited, MAX_REPLY_BYTES / 2);
+    let web = repo.home.as_ref().map(|id| format!("https://{id}"));
+    let permalink = web.map(|w| crate::forge::blob_url(&w, &target.to_string(), path, Some(lines)));
+    let out = json!({
+        "citation": format!("{path}:{lines}"),
+        "revision": target.to_string(),
+        "text": cited,
+        "permalink": permalink,
+    });
+    Ok(bounded(out, "text"))
 }
 
-pub(super) fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
-    if p.question.trim().is_empty() {
+/// The retrieval index the server keeps between calls: one tree's, replaced when the target's
+/// tree changes (the server writes nothing, so it does not use the on-disk cache's writes).
+pub(super) type HeldIndex = Mutex<Option<Arc<Index>>>;
+
+/// The index of `target`'s tree: the one held, else read from the cache or built, then held.
+fn index(held: &HeldIndex, repo: &CodeRepo, target: Oid) -> Result<Arc<Index>, String> {
+    let git = repo.open().map_err(|e| e.message().to_string())?;
+    let tree = git
+        .find_commit(target)
+        .map_err(|e| e.message().to_string())?
+        .tree_id();
+    // A panic elsewhere while it was held leaves a whole index or none: still usable.
+    let mut slot = held.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(index) = slot.as_ref().filter(|i| i.tree == tree) {
+        return Ok(index.clone());
+    }
+    let index = Arc::new(Index::unwritten(repo, target).map_err(|e| e.message().to_string())?);
+    *slot = Some(index.clone());
+    Ok(index)
+}
+
+pub(super) fn retrieve(root: &Path, held: &HeldIndex, p: Retrieve) -> Result<String, String> {
+    if bound::input("question", &p.question)?.trim().is_empty() {
         return Err("the question is empty".into());
     }
     let (repo, target, settings) = open(root, None)?;
-    let index = Index::at(&repo, target).map_err(|e| e.message().to_string())?;
+    let index = index(held, &repo, target)?;
     let query = Query {
         text: p.question,
         docs: settings.config.retrieve_docs,
@@ -392,26 +417,4 @@ pub(super) fn retrieve(root: &Path, p: Retrieve) -> Result<String, String> {
         json!({"revision": target.to_string(), "chunks": chunks}),
         "chunks",
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replies_are_cut_to_the_bound_and_say_how_many_more() {
-        let items: Vec<Value> = (0..20_000)
-            .map(|i| json!({"citation": format!("src/a.rs:{i}")}))
-            .collect();
-        let text = bounded(json!({"findings": items}), "findings");
-        assert!(text.len() <= MAX_REPLY_BYTES);
-        let back: Value = serde_json::from_str(&text).unwrap();
-        let kept = back["findings"].as_array().unwrap().len();
-        assert_eq!(kept as u64 + back["more"].as_u64().unwrap(), 20_000);
-        assert!(inside("../../etc/passwd").is_err() && inside("/etc").is_err());
-        assert_eq!(inside("./src/a.rs").unwrap(), "src/a.rs");
-        let long = "é".repeat(40_000);
-        let clipped = crate::report::clip(long, 1001);
-        assert!(clipped.starts_with("éé") && clipped.ends_with("(79000 more bytes)"));
-    }
 }

@@ -74,7 +74,13 @@ pub struct Index {
 impl Index {
     /// The index of `commit`'s tree: read from the cache, else built (and cached).
     pub fn at(repo: &CodeRepo, commit: Oid) -> Result<Index, git2::Error> {
-        Index::load(repo, commit, None)
+        Index::load(repo, commit, None, true)
+    }
+
+    /// The index of `commit`'s tree: read from the cache, else built and not cached (for the MCP
+    /// server, which writes nothing and keeps its index in memory instead).
+    pub fn unwritten(repo: &CodeRepo, commit: Oid) -> Result<Index, git2::Error> {
+        Index::load(repo, commit, None, false)
     }
 
     /// The index of `commit`'s tree for a run that knows its queries before it searches
@@ -85,13 +91,14 @@ impl Index {
         commit: Oid,
         vocabulary: &std::collections::HashSet<&str>,
     ) -> Result<Index, git2::Error> {
-        Index::load(repo, commit, Some(vocabulary))
+        Index::load(repo, commit, Some(vocabulary), true)
     }
 
     fn load(
         repo: &CodeRepo,
         commit: Oid,
         vocabulary: Option<&std::collections::HashSet<&str>>,
+        write: bool,
     ) -> Result<Index, git2::Error> {
         let git = repo.open()?;
         let tree = git.find_commit(commit)?.tree_id();
@@ -106,7 +113,9 @@ impl Index {
                 }
                 let entries = build(repo, commit);
                 // A cache that cannot be written (read-only repository) only costs the next run.
-                let _ = cache::store(&repo.git_dir, tree, &entries);
+                if write {
+                    let _ = cache::store(&repo.git_dir, tree, &entries);
+                }
                 entries
             }
         };

@@ -13,6 +13,10 @@ import json
 import sys
 
 from mcp import ClientSession, StdioServerParameters
+from mcp.shared import exceptions
+
+# `MCPError` since the SDK's 2.0, `McpError` before.
+McpError = getattr(exceptions, "MCPError", None) or getattr(exceptions, "McpError")
 from mcp.client.stdio import stdio_client
 
 GROUNDED = {
@@ -68,7 +72,11 @@ def from_strings(pairs, schema):
 
 
 async def call(session, name, arguments):
-    result = await session.call_tool(name, arguments)
+    try:
+        result = await session.call_tool(name, arguments)
+    except McpError as e:
+        # Arguments the server cannot read: a JSON-RPC error, not a tool result.
+        return {"error": True, "protocol": True, "body": e.error.message, "arguments": arguments}
     text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     try:
         body = json.loads(text)
