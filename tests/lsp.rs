@@ -5,7 +5,7 @@
 //! The CLI's output and `git show` are the oracles there.
 #![cfg(feature = "lsp")]
 
-use std::process::Command;
+mod common;
 
 use citegate::testing::Fixture;
 
@@ -98,25 +98,8 @@ pub fn tax(x: u32) -> u32 {
 #[test]
 fn a_real_lsp_client_sees_the_cli_verdicts() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lsp");
-    let out = Command::new("python3")
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(["-o", "asyncio_mode=auto"])
-        .args(["-o", "asyncio_default_fixture_loop_scope=function"])
-        .arg(format!("--rootdir={dir}"))
-        .arg(format!("{dir}/test_lsp.py"))
-        .env("CITEGATE_BIN", env!("CARGO_BIN_EXE_citegate"))
-        .env("CITEGATE_REPO", fixture.path())
-        .output()
-        .expect("python3 runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "pytest-lsp failed (is `pytest-lsp` installed? .ci/run installs it):\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Every test ran: none skipped or deselected.
-    assert!(stdout.contains("15 passed"), "{stdout}");
+    let bin = env!("CARGO_BIN_EXE_citegate");
+    common::pytest("lsp", "test_lsp.py", bin, fixture.path(), 15);
 }
 
 /// The server in this process over an in-memory connection: the handlers without a subprocess.
