@@ -274,7 +274,8 @@ fn check_unverified(
         max_span_lines: settings.max_span_lines,
     };
     let mut findings = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
+    // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
+    for (i, d) in docs.iter().enumerate().filter(|_| focus.only.is_none()) {
         rules.on_doc(i, d, &mut findings);
     }
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {

@@ -25,6 +25,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use git2::Oid;
+use rayon::prelude::*;
 
 use super::history::Implied;
 use super::load;
@@ -152,17 +153,24 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         for s in batch {
             by_doc.entry(s.doc).or_default().push(s);
         }
+        // Rewritten and extracted again in parallel (extraction is most of a doc's cost).
+        let by_doc: Vec<(usize, Vec<Slot>)> = by_doc.into_iter().collect();
+        let again: Vec<(AuditedDoc, Vec<Span>)> = by_doc
+            .par_iter()
+            .map(|(doc, slots)| {
+                let d = &report.docs[*doc].doc;
+                let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
+                let (text, outputs) = rewrite(&d.text, &edits);
+                (load::with_text(d, text, &ctx, &quiet.config), outputs)
+            })
+            .collect();
         let mut rewritten = Vec::with_capacity(by_doc.len());
         let mut docs = Vec::with_capacity(by_doc.len());
         let mut focus = Focus {
             only: Some(HashSet::new()),
             ..Focus::default()
         };
-        for (doc, slots) in by_doc {
-            let d = &report.docs[doc].doc;
-            let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
-            let (text, outputs) = rewrite(&d.text, &edits);
-            let again = load::with_text(d, text, &ctx, &quiet.config);
+        for ((doc, slots), (again, outputs)) in by_doc.into_iter().zip(again) {
             focus.add(docs.len(), &again, &slots, &outputs);
             docs.push(again);
             rewritten.push((doc, slots, outputs));
