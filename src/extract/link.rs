@@ -59,6 +59,9 @@ fn is_email(dest: &str) -> bool {
         .is_some_and(|(user, host)| !user.is_empty() && !user.contains('/') && host.contains('.'))
 }
 
+/// deepwiki-open's `[src/a.rs:10-20]()` and `[dir/file.ext]()`. Text without a path's shape is
+/// no citation (mdBook's draft chapters, `[FAQs]()`); a capitalised name without an extension
+/// (`[Makefile]()`) is tentative: a citation only where such a file exists.
 fn empty_target(link: Link<'_>) -> Vec<Citation> {
     let found = bare::find(link.text);
     if !found.is_empty() {
@@ -76,15 +79,17 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
             .collect();
     }
     let text = link.text.trim();
-    if !text.contains(char::is_whitespace) && bare::looks_like_path(text) {
-        return vec![Citation::new(
-            Syntax::EmptyLink,
-            link.span,
-            text,
-            resolve_path(text, None, false),
-        )];
+    if text.contains(char::is_whitespace) || !bare::looks_like_path(text) {
+        return Vec::new();
     }
-    Vec::new()
+    let mut c = Citation::new(
+        Syntax::EmptyLink,
+        link.span,
+        text,
+        resolve_path(text, None, false),
+    );
+    c.tentative = !text.contains('/') && !bare::has_extension(text);
+    vec![c]
 }
 
 /// File types a link may point to without citing code: docs, pages and media.
