@@ -63,7 +63,7 @@ fn is_email(dest: &str) -> bool {
 /// no citation (mdBook's draft chapters, `[FAQs]()`); a capitalised name without an extension
 /// (`[Makefile]()`) is tentative: a citation only where such a file exists.
 fn empty_target(link: Link<'_>) -> Vec<Citation> {
-    let found = bare::find(link.text);
+    let found = bare::find_in_link_text(link.text);
     if !found.is_empty() {
         return found
             .into_iter()
@@ -79,7 +79,8 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
             .collect();
     }
     let text = link.text.trim();
-    if text.contains(char::is_whitespace) || !bare::looks_like_path(text) {
+    let dotfile = bare::is_dotfile(text);
+    if text.contains(char::is_whitespace) || !(dotfile || bare::looks_like_path(text)) {
         return Vec::new();
     }
     let mut c = Citation::new(
@@ -88,7 +89,7 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
         text,
         resolve_path(text, None, false),
     );
-    c.tentative = !text.contains('/') && !bare::has_extension(text);
+    c.tentative = !text.contains('/') && !dotfile && !bare::has_extension(text);
     vec![c]
 }
 
