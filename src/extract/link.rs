@@ -290,7 +290,8 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
 }
 
 fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citation> {
-    let parsed = forge::parse(dest)?;
+    let mut parsed = forge::parse(dest)?;
+    parsed.take_ref(&ctx.slash_refs);
     let raw = percent_decode(&parsed.path);
     let mut lines = parsed.lines;
     // DeepWiki exporters emit `[110-111](…/blob/SHA/110-111)`: a range where the file should be.
@@ -310,7 +311,8 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
     };
     let mut c = Citation::new(Syntax::Permalink, link.span, &raw, path).with_lines(lines);
     c.bad_lines = parsed.bad_lines.clone().filter(|_| lines.is_none());
-    c.pin = Some(parsed.rev.clone());
+    // A tag written with `%2B` (`v0.1.0%2Bibc-go`) names `v0.1.0+ibc-go`.
+    c.pin = Some(percent_decode(&parsed.rev));
     if !ctx.repo_ids.is_empty() && !ctx.repo_ids.contains(&parsed.repo_id) {
         c.foreign = Some(Foreign {
             repo_url: parsed.repo_id.clone(),
