@@ -222,7 +222,7 @@ fn find_where(text: &str, most: usize, dotfiles: bool) -> Vec<BareCitation> {
         let lines = parse_range(spec.as_str());
         let style = style_of(spec.as_str());
         let file = path.as_str().rsplit('/').next().unwrap_or_default();
-        let tentative = !has_extension(file) && !(dotfiles && is_dotfile(file));
+        let tentative = !(has_extension(file) || dotfiles && is_dotfile(file));
         out.push(BareCitation {
             path: path.as_str().to_string(),
             lines,
