@@ -147,34 +147,6 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
     Some(link)
 }
 
-impl ForgeLink {
-    /// Read the revision as the longest of `refs` (names holding a `/`, `release/v7.1.x`) that
-    /// the revision and the path start with, percent-decoded, as GitHub resolves
-    /// `blob/release/v7.1.x/a.go`: the revision takes those segments from the path.
-    pub fn take_ref(&mut self, refs: &[String]) {
-        if refs.is_empty() || self.path.is_empty() {
-            return;
-        }
-        let decoded = crate::extract::path::percent_decode(&format!("{}/{}", self.rev, self.path));
-        let Some(name) = (refs.iter())
-            .filter(|r| decoded.starts_with(r.as_str()) && decoded[r.len()..].starts_with('/'))
-            .max_by_key(|r| r.len())
-        else {
-            return;
-        };
-        let taken = name.matches('/').count();
-        let segs: Vec<&str> = self.path.split('/').collect();
-        if segs.len() <= taken {
-            return;
-        }
-        let moved: usize = segs[..taken].iter().map(|s| s.len() + 1).sum();
-        self.rev = name.clone();
-        self.path = segs[taken..].join("/");
-        self.rev_at.1 += moved;
-        self.path_at.0 += moved;
-    }
-}
-
 /// A link to `path` (lines `lines`) at `rev` on the forge at `web` (`https://host/owner/repo`), in
 /// that forge's own URL form.
 pub fn blob_url(web: &str, rev: &str, path: &str, lines: Option<LineRange>) -> String {
@@ -268,26 +240,6 @@ mod tests {
             )
         );
         assert_eq!(parse("https://github.com/O/R/tree/main"), None);
-    }
-
-    #[test]
-    fn a_ref_with_a_slash_takes_its_segments_from_the_path() {
-        let url = "https://github.com/O/R/blob/release/v7.1.x/modules/a.go#L5";
-        let mut l = parse(url).unwrap();
-        l.take_ref(&["release/v7".into(), "release/v7.1.x".into()]);
-        assert_eq!(
-            (l.rev.as_str(), l.path.as_str()),
-            ("release/v7.1.x", "modules/a.go")
-        );
-        assert_eq!(&url[l.rev_at.0..l.rev_at.1], "release/v7.1.x");
-        assert_eq!(&url[l.path_at.0..l.path_at.1], "modules/a.go");
-        // No ref starts the path: unchanged.
-        let mut l = parse(url).unwrap();
-        l.take_ref(&["release/v8".into()]);
-        assert_eq!(
-            (l.rev.as_str(), l.path.as_str()),
-            ("release", "v7.1.x/modules/a.go")
-        );
     }
 
     #[test]
