@@ -62,7 +62,7 @@ pub fn discover(
                 continue;
             }
             let path = clean(entry.path());
-            if let Some(kind) = DocKind::from_path(&path) {
+            if let Some(kind) = walked_kind(&path) {
                 if wanted(&path) {
                     out.push(DocFile { path, kind });
                 }
@@ -89,10 +89,18 @@ fn tracked_under<'a>(
             .components()
             .any(|c| hidden(&c.as_os_str().to_string_lossy()));
         let path = clean(&root.join(rel));
-        let kind = DocKind::from_path(&path)?;
+        let kind = walked_kind(&path)?;
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
         (!hidden && regular && wanted(&path)).then_some(DocFile { path, kind })
     })
+}
+
+/// The kind of a walked file, if it is a doc: under `.cursor/` only Markdown (the rules), not the
+/// editor's JSON settings (`.cursor/mcp.json`).
+fn walked_kind(path: &Path) -> Option<DocKind> {
+    let kind = DocKind::from_path(path)?;
+    let cursor = path.components().any(|c| c.as_os_str() == ".cursor");
+    (!cursor || kind == DocKind::Markdown).then_some(kind)
 }
 
 /// A hidden file or folder, which the walk skips: Cursor's `.cursor/` is walked all the same, as
