@@ -306,7 +306,7 @@ impl FailOn {
 /// What to audit: shared by `audit`, `fix` and `sweep`.
 #[derive(clap::Args, Debug)]
 pub struct Selection {
-    /// Doc files or folders (Markdown *.md/*.mdx, answers *.json/*.jsonl) [default: .]
+    /// Doc files or folders (Markdown *.md/*.mdx/*.mdc, answers *.json/*.jsonl) [default: .]
     pub paths: Vec<PathBuf>,
     /// The code repository [default: the Git repository holding the current folder]
     #[arg(long, value_name = "DIR")]

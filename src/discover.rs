@@ -1,5 +1,6 @@
 //! Discovery: the doc files to audit. Folders are walked honouring `.gitignore` (and skipping
-//! hidden files), keeping Markdown (`*.md`, `*.mdx`) and answer files (`*.json`, `*.jsonl`).
+//! hidden files, except Cursor's `.cursor/` folder, where its rules live), keeping Markdown
+//! (`*.md`, `*.mdx`, Cursor rules `*.mdc`) and answer files (`*.json`, `*.jsonl`).
 //! Ignore rules apply to untracked files only, as in Git: a tracked doc that matches one is
 //! audited all the same.
 //! Files named explicitly are always audited (a symbolic link, a FIFO or a device among them is
@@ -49,6 +50,8 @@ pub fn discover(
         let walker = ignore::WalkBuilder::new(root)
             .require_git(false)
             .follow_links(false)
+            .hidden(false)
+            .filter_entry(|e| e.depth() == 0 || !hidden(&e.file_name().to_string_lossy()))
             .build();
         for entry in walker {
             let entry = entry.map_err(|e| DiscoverError {
@@ -59,7 +62,7 @@ pub fn discover(
                 continue;
             }
             let path = clean(entry.path());
-            if let Some(kind) = DocKind::from_path(&path) {
+            if let Some(kind) = walked_kind(&path) {
                 if wanted(&path) {
                     out.push(DocFile { path, kind });
                 }
@@ -84,12 +87,26 @@ fn tracked_under<'a>(
         let rel = t.strip_prefix(abs.as_ref()?).ok()?;
         let hidden = rel
             .components()
-            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            .any(|c| hidden(&c.as_os_str().to_string_lossy()));
         let path = clean(&root.join(rel));
-        let kind = DocKind::from_path(&path)?;
+        let kind = walked_kind(&path)?;
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
         (!hidden && regular && wanted(&path)).then_some(DocFile { path, kind })
     })
+}
+
+/// The kind of a walked file, if it is a doc: under `.cursor/` only Markdown (the rules), not the
+/// editor's JSON settings (`.cursor/mcp.json`).
+fn walked_kind(path: &Path) -> Option<DocKind> {
+    let kind = DocKind::from_path(path)?;
+    let cursor = path.components().any(|c| c.as_os_str() == ".cursor");
+    (!cursor || kind == DocKind::Markdown).then_some(kind)
+}
+
+/// A hidden file or folder, which the walk skips: Cursor's `.cursor/` is walked all the same, as
+/// its rule files (`.cursor/rules/*.mdc`) are docs an agent reads.
+fn hidden(name: &str) -> bool {
+    name.starts_with('.') && name != ".cursor"
 }
 
 fn clean(path: &Path) -> PathBuf {

@@ -1,4 +1,4 @@
-//! Forge permalinks: GitHub `blob/REV/PATH#L10-L20` (with `?plain=1`), GitLab `/-/blob/REV/PATH#L10-20`,
+//! Forge permalinks: GitHub `blob/REV/PATH#L10-L20` (with `?plain=1`; `tree/` alike), GitLab `/-/blob/REV/PATH#L10-20`,
 //! Bitbucket `src/REV/PATH#lines-10:20`, Gitea/Forgejo `src/{commit,branch,tag}/REV/PATH#L10-L20`.
 
 use crate::model::{LineRange, LineStyle};
@@ -83,7 +83,8 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
         (Forge::Gitea, i, i + 2)
     } else if host == "bitbucket.org" && segs.get(2) == Some(&"src") {
         (Forge::Bitbucket, 2, 3)
-    } else if segs.len() >= 4 && segs[2] == "blob" {
+    } else if segs.len() >= 4 && matches!(segs[2], "blob" | "tree") {
+        // GitHub redirects `tree/REV/file` to `blob/`; `tree/REV/dir` is a folder's view.
         (Forge::GitHub, 2, 3)
     } else {
         return None;
@@ -224,6 +225,21 @@ mod tests {
     fn deepwiki_broken_link_has_no_file_lines() {
         let l = parse("https://github.com/O/R/blob/abc1234/110-111").unwrap();
         assert_eq!((l.path.as_str(), l.lines), ("110-111", None));
+    }
+
+    #[test]
+    fn github_tree_links_read_like_blob_links() {
+        let t = parse("https://github.com/O/R/tree/v1/pkg/file.go#L10").unwrap();
+        assert_eq!(
+            (t.forge, t.rev.as_str(), t.path.as_str(), t.lines),
+            (
+                Forge::GitHub,
+                "v1",
+                "pkg/file.go",
+                Some(LineRange::single(10))
+            )
+        );
+        assert_eq!(parse("https://github.com/O/R/tree/main"), None);
     }
 
     #[test]

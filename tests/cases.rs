@@ -1,7 +1,8 @@
 //! Data-driven cases, run in process through `citegate::audit`: each `tests/cases/NAME.case`
 //! describes a fixture repository (see `citegate::fixture`), the `citegate audit` arguments to
 //! run in it, and every finding it must produce, as
-//! `@@@ expect RULE DOC:LINE [text in the message or help]`. The set of findings must match
+//! `@@@ expect RULE DOC:LINE [text in the message or help]` (the severity follows the help, as
+//! `[note]`). The set of findings must match
 //! exactly, so each case's near misses (lines that must not be flagged) are checked too, and
 //! `@@@ citations N` pins how many citations were extracted.
 
@@ -87,7 +88,12 @@ fn run_case(path: &Path) -> Result<(), String> {
             let (line, _) = doc.lines.line_col(&doc.text, f.span.start);
             (
                 format!("{} {}:{line}", f.rule, doc.name),
-                format!("{} {}", f.message, f.help.as_deref().unwrap_or("")),
+                format!(
+                    "{} {} [{}]",
+                    f.message,
+                    f.help.as_deref().unwrap_or(""),
+                    f.severity.as_str()
+                ),
             )
         })
         .collect();

@@ -28,7 +28,7 @@ use crate::model::{
     AnswerId, Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report,
     Summary,
 };
-use crate::registry::RuleId;
+use crate::registry::{RuleId, Severity};
 use crate::resolve::ahead::read_ahead;
 use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
@@ -484,7 +484,9 @@ impl Graded<'_> {
         let Some(severity) = self.levels.severity(f.rule, f.doc) else {
             return false;
         };
-        f.severity = severity;
+        // A rule that found its case only worth a note (a ref never fetched) keeps it a note.
+        let noted = f.severity == Severity::Note && f.rule.info().severity != Severity::Note;
+        f.severity = if noted { Severity::Note } else { severity };
         let generated = |p: &str| self.config.generated(p);
         if f.rule == RuleId::InventedPath && f.path.as_deref().is_some_and(generated) {
             f.severity = crate::registry::Severity::Note;

@@ -80,6 +80,7 @@ impl Settings {
         ExtractContext {
             repo_ids,
             workdir: repo.workdir.clone(),
+            slash_refs: repo.slash_refs.clone(),
             patterns: self.config.patterns.clone(),
         }
     }

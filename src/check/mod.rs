@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use git2::Oid;
 
+use crate::extract::literal;
 use crate::extract::resolve_path;
 use crate::model::{
     AuditedDoc, Citation, CiteRef, CitedPath, IncludePart, LineIndex, LineRange, LiteralKind,
@@ -223,23 +224,27 @@ impl Blob<'_> {
         start: usize,
     ) -> Vec<bool> {
         let span_norm = normalize(span_text);
+        let mut encloses = |name: &str| {
+            let text = blob.text;
+            let symbols = blob
+                .parsed
+                .get_or_insert_with(|| Symbols::parse(self.path, text));
+            symbols
+                .as_ref()
+                .is_some_and(|sym| sym.enclosing(text, start).iter().any(|n| n == name))
+        };
         kinds
             .into_iter()
             .map(|kind| match kind {
                 None => true,
                 Some(LiteralKind::Expression { normalized }) => {
-                    crate::extract::literal::occurs_as_text(&span_norm, normalized)
+                    literal::occurs_as_text(&span_norm, normalized)
                 }
                 Some(LiteralKind::Identifier { name }) => {
-                    crate::extract::literal::identifiers(span_text).any(|i| i == name) || {
-                        let text = blob.text;
-                        let symbols = blob
-                            .parsed
-                            .get_or_insert_with(|| Symbols::parse(self.path, text));
-                        symbols
-                            .as_ref()
-                            .is_some_and(|sym| sym.enclosing(text, start).iter().any(|n| n == name))
-                    }
+                    literal::identifiers(span_text).any(|i| i == name) || encloses(name)
+                }
+                Some(LiteralKind::Call { name }) => {
+                    literal::occurs_as_call(span_text, name) || encloses(name)
                 }
             })
             .collect()

@@ -168,6 +168,26 @@ pub fn find(text: &str) -> Vec<BareCitation> {
 
 /// [`find`], stopping after `most` citations (a doc's citation limit).
 pub fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
+    find_where(text, most, false)
+}
+
+/// [`find`] in a deepwiki-open link's text (`[.dockerignore:1-10]()`), where the whole text is
+/// meant as a citation, so a dotfile's name (which prose uses for other things) is a path too.
+pub fn find_in_link_text(text: &str) -> Vec<BareCitation> {
+    find_where(text, usize::MAX, true)
+}
+
+/// A dotfile's name (`.dockerignore`, `.env`): a dot, then a name with no extension of its own.
+pub fn is_dotfile(file: &str) -> bool {
+    file.strip_prefix('.').is_some_and(|name| {
+        name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    })
+}
+
+fn find_where(text: &str, most: usize, dotfiles: bool) -> Vec<BareCitation> {
     let mut out = Vec::new();
     // Every bare citation has a `:` or a `#` before its lines; most prose has neither.
     if !text.contains([':', '#']) {
@@ -187,7 +207,7 @@ pub fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
         if glued
             || matches!(before, Some(c) if c.is_alphanumeric() || c == ':' || c == '\\')
             || inside_url(text, path.start())
-            || !looks_like_path(path.as_str())
+            || !(looks_like_path(path.as_str()) || dotfiles && is_dotfile(path.as_str()))
         {
             continue;
         }
@@ -202,7 +222,7 @@ pub fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
         let lines = parse_range(spec.as_str());
         let style = style_of(spec.as_str());
         let file = path.as_str().rsplit('/').next().unwrap_or_default();
-        let tentative = !has_extension(file);
+        let tentative = !(has_extension(file) || dotfiles && is_dotfile(file));
         out.push(BareCitation {
             path: path.as_str().to_string(),
             lines,

@@ -7,6 +7,9 @@ pub struct ExtractContext {
     pub repo_ids: Vec<String>,
     /// The repository's work tree, to map absolute editor links (`vscode://file/…`) back into it.
     pub workdir: Option<std::path::PathBuf>,
+    /// The repository's ref names that hold a `/` (`release/v7.1.x`): a permalink's revision is
+    /// the longest of them that starts its path.
+    pub slash_refs: Vec<String>,
     /// In-house citation syntaxes from the configuration.
     pub patterns: Vec<crate::config::Pattern>,
 }

@@ -59,8 +59,11 @@ fn is_email(dest: &str) -> bool {
         .is_some_and(|(user, host)| !user.is_empty() && !user.contains('/') && host.contains('.'))
 }
 
+/// deepwiki-open's `[src/a.rs:10-20]()` and `[dir/file.ext]()`. Text without a path's shape is
+/// no citation (mdBook's draft chapters, `[FAQs]()`); a capitalised name without an extension
+/// (`[Makefile]()`) is tentative: a citation only where such a file exists.
 fn empty_target(link: Link<'_>) -> Vec<Citation> {
-    let found = bare::find(link.text);
+    let found = bare::find_in_link_text(link.text);
     if !found.is_empty() {
         return found
             .into_iter()
@@ -76,15 +79,18 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
             .collect();
     }
     let text = link.text.trim();
-    if !text.contains(char::is_whitespace) && bare::looks_like_path(text) {
-        return vec![Citation::new(
-            Syntax::EmptyLink,
-            link.span,
-            text,
-            resolve_path(text, None, false),
-        )];
+    let dotfile = bare::is_dotfile(text);
+    if text.contains(char::is_whitespace) || !(dotfile || bare::looks_like_path(text)) {
+        return Vec::new();
     }
-    Vec::new()
+    let mut c = Citation::new(
+        Syntax::EmptyLink,
+        link.span,
+        text,
+        resolve_path(text, None, false),
+    );
+    c.tentative = !text.contains('/') && !dotfile && !bare::has_extension(text);
+    vec![c]
 }
 
 /// File types a link may point to without citing code: docs, pages and media.
@@ -284,7 +290,8 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
 }
 
 fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citation> {
-    let parsed = forge::parse(dest)?;
+    let mut parsed = forge::parse(dest)?;
+    take_ref(&mut parsed, &ctx.slash_refs);
     let raw = percent_decode(&parsed.path);
     let mut lines = parsed.lines;
     // DeepWiki exporters emit `[110-111](…/blob/SHA/110-111)`: a range where the file should be.
@@ -304,7 +311,8 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
     };
     let mut c = Citation::new(Syntax::Permalink, link.span, &raw, path).with_lines(lines);
     c.bad_lines = parsed.bad_lines.clone().filter(|_| lines.is_none());
-    c.pin = Some(parsed.rev.clone());
+    // A tag written with `%2B` (`v0.1.0%2Bibc-go`) names `v0.1.0+ibc-go`.
+    c.pin = Some(percent_decode(&parsed.rev));
     if !ctx.repo_ids.is_empty() && !ctx.repo_ids.contains(&parsed.repo_id) {
         c.foreign = Some(Foreign {
             repo_url: parsed.repo_id.clone(),
@@ -322,6 +330,39 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
     }
     mirror_in_text(link, &mut c);
     Some(c)
+}
+
+/// Read the revision as the longest of `refs` (sorted names holding a `/`, `release/v7.1.x`) that
+/// the revision and the path start with, percent-decoded, as GitHub resolves
+/// `blob/release/v7.1.x/a.go`: the revision takes those segments from the path.
+fn take_ref(link: &mut forge::ForgeLink, refs: &[String]) {
+    if refs.is_empty() || link.path.is_empty() {
+        return;
+    }
+    let decoded = percent_decode(&format!("{}/{}", link.rev, link.path));
+    // `refs` is sorted: the names under `REV/` are one run of it, found by bisection.
+    let first = decoded.split('/').next().unwrap_or_default();
+    let under = format!("{first}/");
+    let from = refs.partition_point(|r| r.as_str() < under.as_str());
+    let Some(name) = (refs[from..].iter())
+        .take_while(|r| r.starts_with(under.as_str()))
+        .filter(|r| decoded.starts_with(r.as_str()) && decoded[r.len()..].starts_with('/'))
+        .max_by_key(|r| r.len())
+    else {
+        return;
+    };
+    let taken = name.matches('/').count();
+    let segs: Vec<&str> = link.path.split('/').collect();
+    // An encoded `%2F` in the revision would not split into segments: left as written.
+    let written = format!("{}/{}", link.rev, segs[..taken.min(segs.len())].join("/"));
+    if segs.len() <= taken || percent_decode(&written) != *name {
+        return;
+    }
+    let moved: usize = segs[..taken].iter().map(|s| s.len() + 1).sum();
+    link.rev = name.clone();
+    link.path = segs[taken..].join("/");
+    link.rev_at.1 += moved;
+    link.path_at.0 += moved;
 }
 
 fn editor_link(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation> {
@@ -397,6 +438,29 @@ mod tests {
         let mut v = citations(link(dest, text), base, &ctx);
         assert_eq!(v.len(), 1, "{dest}");
         v.remove(0)
+    }
+
+    #[test]
+    fn a_ref_with_a_slash_takes_its_segments_from_the_path() {
+        let url = "https://github.com/O/R/blob/release/v7.1.x/modules/a.go#L5";
+        let mut l = forge::parse(url).unwrap();
+        take_ref(
+            &mut l,
+            &["a/b".into(), "release/v7".into(), "release/v7.1.x".into()],
+        );
+        assert_eq!(
+            (l.rev.as_str(), l.path.as_str()),
+            ("release/v7.1.x", "modules/a.go")
+        );
+        assert_eq!(&url[l.rev_at.0..l.rev_at.1], "release/v7.1.x");
+        assert_eq!(&url[l.path_at.0..l.path_at.1], "modules/a.go");
+        // No ref starts the path: unchanged.
+        let mut l = forge::parse(url).unwrap();
+        take_ref(&mut l, &["release/v8".into()]);
+        assert_eq!(
+            (l.rev.as_str(), l.path.as_str()),
+            ("release", "v7.1.x/modules/a.go")
+        );
     }
 
     #[test]

@@ -13,6 +13,12 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("identifier pattern")
 });
 
+/// A call with arguments, `name(args)` or `a.b::name(args)`: the name and the arguments.
+static CALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:[A-Za-z_$][\w$]*(?:\.|::|->))*([A-Za-z_$][\w$]*)\((.*)\)$")
+        .expect("call pattern")
+});
+
 static SEGMENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_$][\w$]*").expect("segment pattern"));
 
@@ -186,8 +192,39 @@ pub fn classify(text: &str) -> Option<LiteralKind> {
             .map(|m| m.as_str().to_string())?;
         return Some(LiteralKind::Identifier { name });
     }
+    if let Some(name) = call_name(text) {
+        return Some(LiteralKind::Call { name });
+    }
     Some(LiteralKind::Expression {
         normalized: normalize(text),
+    })
+}
+
+/// The called name of `name(args)` when the parenthesis after the name closes at the end (so
+/// `f(a) + g(b)` is an expression, not a call).
+fn call_name(text: &str) -> Option<String> {
+    let caps = CALL.captures(text)?;
+    let args = caps.get(2)?.as_str();
+    let mut depth = 1i32;
+    for c in args.chars() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth == 0 {
+            return None;
+        }
+    }
+    (depth == 1).then(|| caps[1].to_string())
+}
+
+/// Whether `name(` occurs in `text` with `name` a whole identifier: the function defined or
+/// called there.
+pub fn occurs_as_call(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(i, _)| {
+        !text[..i].ends_with(|c: char| is_word(c) || c == '$')
+            && text[i + name.len()..].starts_with('(')
     })
 }
 
@@ -232,6 +269,27 @@ mod tests {
         );
         assert_eq!(classify("std::io::Read"), ident("Read"));
         assert_eq!(classify("self.cache"), ident("cache"));
+    }
+
+    #[test]
+    fn calls_with_arguments_are_checked_by_name() {
+        let call = |name: &str| Some(LiteralKind::Call { name: name.into() });
+        assert_eq!(classify("align_offset(addr)"), call("align_offset"));
+        assert_eq!(
+            classify("self.set_flags(flags, is_huge)"),
+            call("set_flags")
+        );
+        assert_eq!(classify("f(g(x))"), call("f"));
+        assert!(matches!(
+            classify("f(a) + g(b)"),
+            Some(LiteralKind::Expression { .. })
+        ));
+        assert!(occurs_as_call("fn align_offset(a: usize)", "align_offset"));
+        assert!(!occurs_as_call(
+            "fn my_align_offset(a: usize)",
+            "align_offset"
+        ));
+        assert!(!occurs_as_call("let align_offset = 3;", "align_offset"));
     }
 
     #[test]

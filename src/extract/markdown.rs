@@ -500,7 +500,8 @@ impl<'a> Walker<'a> {
         let Some(quote) = quote.filter(|_| fence.is_code()) else {
             return;
         };
-        // A code fence that directly follows a line holding exactly one citation quotes it.
+        // A code fence that directly follows a line holding exactly one citation quotes it; after
+        // two (one of them a link wrapped from the line above) it quotes neither.
         let fence_line = self.doc.lines.line(fence.span.start);
         let text = &self.doc.text;
         let mut prev = fence_line.saturating_sub(1);
@@ -515,11 +516,14 @@ impl<'a> Walker<'a> {
         if prev == 0 || fence_line - prev > 2 {
             return;
         }
+        // Every citation written on that line, a link wrapped from the line above included.
+        let line_start = self.doc.lines.line_start(prev).unwrap_or(0);
+        let line_end = self.doc.lines.line_start(prev + 1).unwrap_or(text.len());
         let on_line: Vec<CiteId> = self
             .ext
             .citations
             .enumerated()
-            .filter(|(_, c)| self.doc.lines.line(c.span.start) == prev)
+            .filter(|(_, c)| c.span.start < line_end && c.span.end > line_start)
             .map(|(i, _)| i)
             .collect();
         if let [only] = on_line[..] {

@@ -383,6 +383,9 @@ pub enum LiteralKind {
     /// A bare or qualified identifier, optionally called: supported when `name` (its last segment)
     /// occurs as an identifier in the span, or names the function/type enclosing the span.
     Identifier { name: String },
+    /// A call with arguments (`align_offset(addr)`): supported when `name(` occurs in the span
+    /// (a definition or a call) or `name` encloses it; the arguments are the writer's shorthand.
+    Call { name: String },
     /// An expression or value: must occur as normalised text in the span.
     Expression { normalized: String },
 }

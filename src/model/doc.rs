@@ -17,7 +17,8 @@ pub enum DocKind {
 impl DocKind {
     pub fn from_path(path: &std::path::Path) -> Option<DocKind> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-            "md" | "mdx" | "markdown" => Some(DocKind::Markdown),
+            // `.mdc`: Cursor's rule files, Markdown under a front matter.
+            "md" | "mdx" | "markdown" | "mdc" => Some(DocKind::Markdown),
             "json" => Some(DocKind::Json),
             "jsonl" | "ndjson" => Some(DocKind::JsonLines),
             _ => None,

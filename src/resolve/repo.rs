@@ -27,6 +27,9 @@ pub struct CodeRepo {
     pub ids: Vec<String>,
     /// `host/owner/repo` of the `origin` remote (else the first), for links in reports.
     pub home: Option<String>,
+    /// The branch, tag and remote-tracking branch names that hold a `/` (`release/v7.1.x`), so a
+    /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
+    pub slash_refs: Vec<String>,
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
     renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
@@ -158,6 +161,36 @@ pub enum FileAt {
     TooLarge(usize),
 }
 
+/// The short names of the branches, tags and remote-tracking branches (without the remote's
+/// name) that hold a `/`, sorted and without duplicates: read once per run.
+fn slash_refs(repo: &Repository) -> Vec<String> {
+    let remotes: Vec<String> = (repo.remotes().ok())
+        .map(|r| {
+            r.iter()
+                .flatten()
+                .flatten()
+                .map(|n| format!("refs/remotes/{n}/"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let Ok(refs) = repo.references() else {
+        return out;
+    };
+    for r in refs.flatten() {
+        let Ok(name) = r.name() else { continue };
+        let short = (name.strip_prefix("refs/heads/"))
+            .or_else(|| name.strip_prefix("refs/tags/"))
+            .or_else(|| remotes.iter().find_map(|p| name.strip_prefix(p.as_str())));
+        if let Some(short) = short.filter(|s| s.contains('/')) {
+            out.push(short.to_string());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl CodeRepo {
     /// Open the repository holding `path` (searching upwards, as `git` does).
     pub fn discover(path: &Path) -> Result<CodeRepo, git2::Error> {
@@ -181,6 +214,7 @@ impl CodeRepo {
         }
         ids.sort();
         ids.dedup();
+        let slash_refs = slash_refs(&repo);
         Ok(CodeRepo {
             git_dir: repo.path().to_path_buf(),
             workdir: repo
@@ -190,6 +224,7 @@ impl CodeRepo {
             cut: history_cuts(repo.commondir()),
             ids,
             home,
+            slash_refs,
             paths: Mutex::new(HashMap::new()),
             renames: Mutex::new(HashMap::new()),
             commit_renames: Mutex::new(HashMap::new()),

@@ -132,7 +132,8 @@ impl Rules<'_> {
 
     /// Rules on a citation read at its revision, in precedence order: `invented-path` (no such
     /// file) → `not-a-file` → `invented-lines` (past the end) → `overbroad-span` (reports only) →
-    /// `unsupported-quote`.
+    /// `unsupported-quote` → `blank-span` (one finding for a citation: an unsupported quote on
+    /// blank lines is not also reported blank).
     pub fn at_blob(&self, s: &Subject<'_>, facts: &CiteFacts, out: &mut Vec<Finding>) {
         let path = s.citation.repo_path().unwrap_or_default();
         if dead_doc_link::is_doc_link(s, path) {
@@ -157,13 +158,15 @@ impl Rules<'_> {
                 return self.keep(out, [f]);
             }
             self.keep(out, overbroad_span::check(s, range, self.max_span_lines));
-            self.keep(out, blank_span::check(s, range, facts));
         }
-        if let Some(quote) = &facts.quote {
-            self.keep(
-                out,
-                unsupported_quote::check(s, quote, facts.evidence.as_deref()),
-            );
+        let quote = (facts.quote.as_ref())
+            .and_then(|quote| unsupported_quote::check(s, quote, facts.evidence.as_deref()));
+        if let Some(f) = quote {
+            // A quote the blank span cannot hold says more than that the span is blank.
+            return self.keep(out, [f]);
+        }
+        if let Some(range) = s.citation.lines {
+            self.keep(out, blank_span::check(s, range, facts));
         }
     }
 

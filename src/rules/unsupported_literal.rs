@@ -38,6 +38,9 @@ pub fn check(
         f.claim = Some(id);
         out.push(match kind {
             LiteralKind::Identifier { .. } => f.help("it is neither an identifier in the span nor the name of the function or type enclosing it"),
+            LiteralKind::Call { name } => f.help(format!(
+                "`{name}(` (a definition or a call) is not in the span, nor is `{name}` the function enclosing it"
+            )),
             LiteralKind::Expression { .. } => {
                 f.help("the text does not occur in the span (whitespace-normalised, exact)")
             }
