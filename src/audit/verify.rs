@@ -31,12 +31,15 @@ use super::history::Implied;
 use super::load;
 use super::settings::Settings;
 use crate::model::{
-    AuditedDoc, CiteId, CiteRef, Edit, Finding, Fix, PinSource, Report, Span, Summary,
+    AuditedDoc, CiteId, CiteRef, DocKind, Edit, Finding, Fix, PinSource, Report, Span, Summary,
 };
 use crate::resolve::CodeRepo;
 
 /// Rounds of re-checking: a fix, then at most two more composed onto it.
 pub const ROUNDS: usize = 3;
+
+/// Why a fix whose edit is not read back as a citation is not offered.
+const UNREAD: &str = "what it writes is not read back as a citation";
 
 /// What holds a fix in the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,8 @@ struct Slot {
     rounds: usize,
     /// The implied pin of the citation it fixes, kept in the re-check (see [`found_at`]).
     at: Option<Oid>,
+    /// Its doc is extracted whole (its window did not read back what the fix wrote).
+    whole: bool,
 }
 
 impl Slot {
@@ -76,6 +81,8 @@ enum Judged {
     Again(Vec<Fix>, bool, String),
     /// Why it is not offered.
     Fails(String),
+    /// What it wrote was not read back from the doc's window: check it in the whole doc.
+    Unread,
 }
 
 /// What a re-check looks at: in the docs it names, only the citations the fixes wrote (a
@@ -161,6 +168,11 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
                 let d = &report.docs[*doc].doc;
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
                 let (text, outputs) = rewrite(&d.text, &edits);
+                let whole = d.kind != DocKind::Markdown || slots.iter().any(|s| s.whole);
+                let text = match whole {
+                    true => text,
+                    false => window(text, &outputs).unwrap_or_else(|text| text),
+                };
                 (load::with_text(d, text, &ctx, &quiet.config), outputs)
             })
             .collect();
@@ -199,6 +211,11 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
                         slot.rounds -= 1;
                         pending.push(slot);
                     }
+                    Judged::Unread if !slot.whole => {
+                        slot.whole = true;
+                        pending.push(slot);
+                    }
+                    Judged::Unread => decided.push((slot, Err(UNREAD.to_string()))),
                     Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
                 }
             }
@@ -253,6 +270,7 @@ fn slots(report: &Report) -> Vec<Slot> {
         pin: None,
         rounds: ROUNDS,
         at: None,
+        whole: false,
     };
     let findings = report.findings.iter().enumerate();
     let mut out: Vec<Slot> = findings
@@ -272,6 +290,7 @@ fn slots(report: &Report) -> Vec<Slot> {
         pin: m.pin.clone(),
         rounds: 1,
         at: None,
+        whole: false,
     }));
     out
 }
@@ -356,7 +375,7 @@ impl Rechecked<'_> {
         for out in &outputs[..slot.fixes.len()] {
             let cites = self.written(*out);
             if cites.is_empty() {
-                return Judged::Fails("what it writes is not read back as a citation".into());
+                return Judged::Unread;
             }
             let failing: Vec<&Finding> = (self.failing.iter().copied())
                 .filter(|f| self.about(f, &cites))
@@ -424,6 +443,103 @@ impl Rechecked<'_> {
             ..next.clone()
         })
     }
+}
+
+/// A rewritten Markdown doc with only what decides the citations its fixes wrote (`outputs`),
+/// every other line blanked to spaces, so that byte offsets hold and extraction is cheap: the
+/// front matter (a doc pin), link reference definitions, and around each fix the paragraph that
+/// holds it, the one before (a `Sources:` list backs the paragraph before it) and a code fence
+/// within two lines after (its quote), fences kept whole. `Err(text)` (the doc as it is, to be
+/// extracted whole) when a kept block starts indented: its container (a list, a quote) would be
+/// blanked and the block read as something else.
+fn window(text: String, outputs: &[Span]) -> Result<String, String> {
+    let lines: Vec<(usize, &str)> = (text.split_inclusive('\n'))
+        .scan(0, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        })
+        .collect();
+    let n = lines.len();
+    let blank = |i: usize| lines[i].1.trim().is_empty();
+    let line_of = |offset: usize| {
+        let after = lines.partition_point(|&(s, _)| s <= offset);
+        after.saturating_sub(1)
+    };
+    let fences = fences(&lines);
+    let mut keep = vec![false; n];
+    let mut mark = |from: usize, to: usize| keep[from..=to].iter_mut().for_each(|k| *k = true);
+    for out in outputs {
+        let (first, last) = (line_of(out.start), line_of(out.end.max(out.start + 1) - 1));
+        let mut from = first;
+        // The paragraph, and the one before it.
+        for skip_blank in [false, true, false] {
+            while from > 0 && blank(from - 1) == skip_blank {
+                from -= 1;
+            }
+        }
+        let mut to = last;
+        while to + 1 < n && !blank(to + 1) {
+            to += 1;
+        }
+        mark(from, to);
+        for &(a, b) in &fences {
+            if (a > to && a <= to + 3) || (a <= to && b >= from) {
+                mark(a, b);
+            }
+        }
+    }
+    if text.starts_with("---") {
+        let end = (1..n)
+            .find(|&i| lines[i].1.trim_end() == "---")
+            .unwrap_or(0);
+        mark(0, end);
+    }
+    for (i, (_, l)) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if l.len() - t.len() <= 3 && t.starts_with('[') && t.contains("]:") {
+            mark(i, i);
+        }
+    }
+    let starts_block = |i: usize| keep[i] && (i == 0 || !keep[i - 1]);
+    let indented = |i: usize| lines[i].1.starts_with([' ', '\t']) && !blank(i);
+    if (0..n).any(|i| starts_block(i) && indented(i)) {
+        return Err(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, (_, l)) in lines.iter().enumerate() {
+        if keep[i] {
+            out.push_str(l);
+            continue;
+        }
+        let body = l.trim_end_matches(['\n', '\r']);
+        out.extend(std::iter::repeat_n(' ', body.len()));
+        out.push_str(&l[body.len()..]);
+    }
+    Ok(out)
+}
+
+/// The fenced code blocks of `lines`, as (opening line, closing line); one left open runs to
+/// the end.
+fn fences(lines: &[(usize, &str)]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, char)> = None;
+    for (i, (_, l)) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let marker = ['`', '~'].into_iter().find(|&m| t.starts_with(&[m; 3][..]));
+        match (open, marker) {
+            (None, Some(m)) if l.len() - t.len() <= 3 => open = Some((i, m)),
+            (Some((from, m)), Some(c)) if c == m && t.trim_end().chars().all(|x| x == m) => {
+                out.push((from, i));
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((from, _)) = open {
+        out.push((from, lines.len().saturating_sub(1)));
+    }
+    out
 }
 
 /// The citations of a rewritten doc that a replacement at `out` wrote.
@@ -503,4 +619,36 @@ fn refuse(f: &mut Finding, why: &str) {
         Some(help) => format!("{help}; {note}"),
         None => note,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_keeps_offsets_and_what_decides_the_fixed_citation() {
+        let text = "---\ncitegate: {rev: abc}\n---\n\nFar away: src/x.rs:1.\n\nThe claim.\n\nSee src/a.rs:2\n```rust\nfn a() {}\n\n```\n\nAfter: src/y.rs:3.\n[r]: src/b.rs\n".to_string();
+        let at = text.find("src/a.rs:2").unwrap();
+        let out = Span::new(at, at + "src/a.rs:2".len());
+        let kept = window(text.clone(), &[out]).unwrap();
+        assert_eq!(kept.len(), text.len());
+        assert_eq!(&kept[out.start..out.end], "src/a.rs:2");
+        for part in [
+            "citegate: {rev: abc}",
+            "The claim.",
+            "fn a() {}\n\n```",
+            "[r]: src/b.rs",
+        ] {
+            assert!(kept.contains(part), "{part}: {kept:?}");
+        }
+        assert!(
+            !kept.contains("Far away") && !kept.contains("After"),
+            "{kept:?}"
+        );
+        // A kept block that starts indented (in a list item whose marker is not kept) is not
+        // windowed.
+        let listed = "- item\n\n    more\n\n    See src/a.rs:2\n".to_string();
+        let at = listed.find("src/a.rs").unwrap();
+        assert!(window(listed, &[Span::new(at, at + 10)]).is_err());
+    }
 }
