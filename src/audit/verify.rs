@@ -168,10 +168,10 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
                 let d = &report.docs[*doc].doc;
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
                 let (text, outputs) = rewrite(&d.text, &edits);
-                let whole = d.kind != DocKind::Markdown || slots.iter().any(|s| s.whole);
-                let text = match whole {
-                    true => text,
-                    false => window(text, &outputs).unwrap_or_else(|text| text),
+                let text = match (d.kind, slots.iter().any(|s| s.whole)) {
+                    (_, true) | (DocKind::Json, _) => text,
+                    (DocKind::Markdown, false) => window(text, &outputs).unwrap_or_else(|t| t),
+                    (DocKind::JsonLines, false) => answer_lines(text, &outputs),
                 };
                 (load::with_text(d, text, &ctx, &quiet.config), outputs)
             })
@@ -519,6 +519,25 @@ fn window(text: String, outputs: &[Span]) -> Result<String, String> {
     Ok(out)
 }
 
+/// A rewritten JSON-lines doc with only the answers its fixes wrote in (`outputs`): every
+/// other line blanked to spaces (a blank line is no answer), offsets kept.
+fn answer_lines(text: String, outputs: &[Span]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for l in text.split_inclusive('\n') {
+        let (start, end) = (at, at + l.len());
+        at = end;
+        if outputs.iter().any(|o| o.start < end && start <= o.start) {
+            out.push_str(l);
+            continue;
+        }
+        let body = l.trim_end_matches(['\n', '\r']);
+        out.extend(std::iter::repeat_n(' ', body.len()));
+        out.push_str(&l[body.len()..]);
+    }
+    out
+}
+
 /// The fenced code blocks of `lines`, as (opening line, closing line); one left open runs to
 /// the end.
 fn fences(lines: &[(usize, &str)]) -> Vec<(usize, usize)> {
@@ -650,5 +669,13 @@ mod tests {
         let listed = "- item\n\n    more\n\n    See src/a.rs:2\n".to_string();
         let at = listed.find("src/a.rs").unwrap();
         assert!(window(listed, &[Span::new(at, at + 10)]).is_err());
+    }
+
+    #[test]
+    fn answer_lines_keep_the_fixed_answers_only() {
+        let text = "{\"a\": 1}\n{\"b\": 2}\r\n{\"c\": 3}".to_string();
+        let at = text.find("\"b\"").unwrap();
+        let kept = answer_lines(text.clone(), &[Span::new(at, at + 3)]);
+        assert_eq!(kept, "        \n{\"b\": 2}\r\n        ");
     }
 }
