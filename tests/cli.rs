@@ -533,15 +533,19 @@ fn rules_explain_and_config_error_snapshots() {
     insta::assert_snapshot!("config_error", String::from_utf8_lossy(&out.stderr));
 }
 
+/// Code whose function moves down twice, and a wiki (its own repository) written when the code
+/// was at its second commit.
+const CODE_SPEC: &str = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\
+     @@@ commit c2 pushed down\n@@@ file src/a.rs\n// one\nfn keep() {}\n\
+     @@@ commit c3 pushed down again\n@@@ file src/a.rs\n// one\n// two\nfn keep() {}\n";
+const WIKI_SPEC: &str = "@@@ commit w1 start\n@@@ file Home.md\n# Home\n\
+     @@@ commit w2 written when the code was at c2\n@@@ file Home.md\n# Home\n\
+     The function is at src/a.rs:2\n```rust\nfn keep() {}\n```\n";
+
 #[test]
 fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
     // Both repositories count their fixed commit times from the same epoch, an hour apart.
-    let code_spec = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\
-                     @@@ commit c2 pushed down\n@@@ file src/a.rs\n// one\nfn keep() {}\n\
-                     @@@ commit c3 pushed down again\n@@@ file src/a.rs\n// one\n// two\nfn keep() {}\n";
-    let wiki_spec = "@@@ commit w1 start\n@@@ file Home.md\n# Home\n\
-                     @@@ commit w2 written when the code was at c2\n@@@ file Home.md\n# Home\n\
-                     The function is at src/a.rs:2\n```rust\nfn keep() {}\n```\n";
+    let (code_spec, wiki_spec) = (CODE_SPEC, WIKI_SPEC);
     let dir = tempfile::tempdir().unwrap();
     let code = dir.path().join("code");
     let wiki = dir.path().join("wiki");
@@ -564,12 +568,7 @@ fn a_wiki_kept_as_a_submodule_is_pinned_by_its_own_history() {
     // Issue 32: the same wiki as above, as a submodule of the code repository. It used to be
     // read as unversioned text (checked at the target: passes, exit 0); its lines are blamed in
     // its own repository, as a wiki cloned beside the code is.
-    let code_spec = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\
-                     @@@ commit c2 pushed down\n@@@ file src/a.rs\n// one\nfn keep() {}\n\
-                     @@@ commit c3 pushed down again\n@@@ file src/a.rs\n// one\n// two\nfn keep() {}\n";
-    let wiki_spec = "@@@ commit w1 start\n@@@ file Home.md\n# Home\n\
-                     @@@ commit w2 written when the code was at c2\n@@@ file Home.md\n# Home\n\
-                     The function is at src/a.rs:2\n```rust\nfn keep() {}\n```\n";
+    let (code_spec, wiki_spec) = (CODE_SPEC, WIKI_SPEC);
     let dir = tempfile::tempdir().unwrap();
     let code = dir.path().join("code");
     let wiki = dir.path().join("wiki");
