@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GitHub Action's audit step (action.yml runs it; tests/action.rs runs it with the variables
+# The GitHub Action's audit step (action.yml runs it; tests/it/action.rs runs it with the variables
 # GitHub sets). Reads INPUT_* and the event payload, audits the docs a pull request can affect
 # (`--since` its base), prints annotations, appends the Markdown summary to $GITHUB_STEP_SUMMARY,
 # optionally writes SARIF, records counts in $GITHUB_OUTPUT and exits by INPUT_FAIL_ON.

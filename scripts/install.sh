@@ -4,7 +4,7 @@
 # $CITEGATE_ROOT/bin and put on the PATH. Only when no asset fits (a branch or SHA ref, an
 # unsupported runner, a release without that asset) is citegate built from the action's source
 # with `cargo install --locked`. A checksum that does not match fails the step: nothing is
-# installed. tests/action.rs runs this against a local folder standing in for a release.
+# installed. tests/it/action.rs runs this against a local folder standing in for a release.
 #
 # Variables: GITHUB_ACTION_REF (the version), GITHUB_ACTION_REPOSITORY, GITHUB_ACTION_PATH (the
 # source for the fallback), RUNNER_OS, RUNNER_ARCH, GITHUB_PATH; CITEGATE_VERSION and

@@ -23,10 +23,10 @@ pip_install() {
 }
 
 need python3 || apt_install python3
-# The official MCP Python SDK: the real client `tests/mcp.rs` talks to `citegate mcp` with.
+# The official MCP Python SDK: the real client `tests/it/mcp.rs` talks to `citegate mcp` with.
 python3 -c "import mcp" >/dev/null 2>&1 || pip_install mcp
-# pytest-lsp (pygls): the real LSP client `tests/lsp.rs` drives `citegate lsp` with.
+# pytest-lsp (pygls): the real LSP client `tests/it/lsp.rs` drives `citegate lsp` with.
 python3 -c "import pytest_lsp" >/dev/null 2>&1 || pip_install pytest-lsp
-# Headless Chromium: the real browser `tests/dashboard.rs` renders `sweep --html` in.
+# Headless Chromium: the real browser `tests/it/dashboard.rs` renders `sweep --html` in.
 need chromium || apt_install chromium
 

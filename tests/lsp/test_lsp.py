@@ -1,5 +1,5 @@
 """`citegate lsp` driven by a real LSP client nobody here wrote: pytest-lsp (pygls), installed by
-`.ci/run`. Run by tests/lsp.rs, which builds the fixture repository and sets
+`.ci/run`. Run by tests/it/lsp.rs, which builds the fixture repository and sets
 CITEGATE_BIN and CITEGATE_REPO; the CLI's own output is the oracle.
 
 pytest-lsp also checks every response against the capabilities the client announced.

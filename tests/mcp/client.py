@@ -1,6 +1,6 @@
 """Talk to `citegate mcp` with the official MCP Python SDK (`mcp` on PyPI): initialize, list the
 tools, call each with good and bad input, print one JSON object of what came back for
-tests/mcp.rs to check.
+tests/it/mcp.rs to check.
 
     python3 tests/mcp/client.py CITEGATE_BINARY REPO_DIR [CALLS_JSON]
 

@@ -1,6 +1,6 @@
 """One input, one verdict and one edit on every surface (issue 31): the same fixture through
 `citegate audit`, `fix`, `gate`, `regenerate`, the language server (pytest-lsp, a real client)
-and the MCP server (the official MCP Python SDK). Run by tests/surfaces.rs, which builds the
+and the MCP server (the official MCP Python SDK). Run by tests/it/surfaces.rs, which builds the
 fixture repository and sets CITEGATE_BIN and CITEGATE_REPO. The audit's JSON report is the
 reference; every other surface must say the same findings (rule, line, column, message) and
 offer edits that, applied as written, give the bytes `citegate fix` writes.

@@ -1,0 +1,409 @@
+//! `citegate fix`: safe fixes only, in the citation's own syntax, every other byte kept (BOM, CRLF,
+//! no final newline, JSON formatting), idempotent, and `--diff` writes nothing.
+
+use crate::common;
+
+use crate::common::citegate;
+
+const SPEC: &str = "@@@ remote origin https://github.com/acme/f
+@@@ commit v1 first
+@@@ file src/a.rs
+fn one() {}
+fn two() {}
+@@@ file src/b.rs
+fn bee() {}
+@@@ file src/dup.rs
+fn twice() {}
+@@@ file src/same.rs
+fn same() {}
+@@@ file answers/old.json
+{
+  \"summary\": \"s\",
+  \"citations\": [
+    {\"path\": \"src/b.rs\", \"startLine\": 1, \"endLine\": 1, \"quote\": \"fn bee() {}\"}
+  ]
+}
+@@@ commit v2 move, rename, duplicate
+@@@ file src/a.rs
+// moved down
+fn one() {}
+fn two() {}
+@@@ delete src/b.rs
+@@@ file src/bee.rs
+fn bee() {}
+@@@ file src/dup.rs
+// header
+fn twice() {}
+fn twice() {}
+";
+
+#[test]
+fn fixes_keep_every_byte_outside_their_spans_and_converge() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(SPEC, dir.path()).unwrap();
+    let v1 = &labels["v1"].to_string()[..8];
+    let v2 = &labels["v2"].to_string()[..8];
+    let md = format!(
+        "\u{feff}# Fix\r\n[one](https://github.com/acme/f/blob/{v1}/src/a.rs#L1) and \
+         [dup](https://github.com/acme/f/blob/{v1}/src/dup.rs#L1)\r\nno final newline"
+    );
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/a.md"), &md).unwrap();
+    let json = "{\n    \"summary\":\"s\",\n    \"citations\":[ { \"path\" : \"src/a.rs\" , \"startLine\" : 1, \"endLine\":1, \"quote\": \"fn two() {}\" } ]\n}";
+    std::fs::write(dir.path().join("answers/q.json"), json).unwrap();
+    let old_json = std::fs::read_to_string(dir.path().join("answers/old.json")).unwrap();
+
+    // --diff shows the change and writes nothing.
+    let out = citegate(dir.path(), &["fix", "--diff"]);
+    assert_eq!(out.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&out.stdout);
+    assert!(diff.contains("+++ b/docs/a.md"), "{diff}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        md
+    );
+
+    let out = citegate(dir.path(), &["fix"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("3 citations fixed in 3 docs"), "{stdout}");
+
+    // Markdown: re-pinned and re-lined; the ambiguous citation, BOM, CRLF and the missing final
+    // newline are untouched.
+    let expected_md = md.replace(&format!("{v1}/src/a.rs#L1)"), &format!("{v2}/src/a.rs#L2)"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        expected_md
+    );
+    // JSON: only the two numbers change, spacing kept.
+    let expected_json = json.replace(
+        "\"startLine\" : 1, \"endLine\":1",
+        "\"startLine\" : 3, \"endLine\":3",
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/q.json")).unwrap(),
+        expected_json
+    );
+    // A committed answer whose file was renamed: the path follows the rename (implied pin).
+    let expected_old = old_json.replace("\"src/b.rs\"", "\"src/bee.rs\"");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/old.json")).unwrap(),
+        expected_old
+    );
+
+    // A second run changes nothing.
+    let out = citegate(dir.path(), &["fix"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 citations fixed in 0 docs"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap(),
+        expected_md
+    );
+    let out = citegate(dir.path(), &["fix", "--diff"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn repin_moves_unchanged_citations_to_the_target_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(SPEC, dir.path()).unwrap();
+    let v1 = &labels["v1"].to_string()[..8];
+    let v2 = &labels["v2"].to_string()[..8];
+    let md = format!("See [s](https://github.com/acme/f/blob/{v1}/src/same.rs#L1).\n");
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/a.md"), &md).unwrap();
+    let read = || std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+
+    // Unchanged content at the same lines is fine: nothing to fix by default.
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(read(), md);
+
+    let out = citegate(dir.path(), &["fix", "docs", "--repin"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(read(), md.replace(v1, v2));
+}
+
+#[test]
+fn an_unpinned_citation_whose_code_shifted_is_moved_by_fix() {
+    let spec = "@@@ commit v1 code and doc\n@@@ file src/a.rs\nfn keep() {\n    let ttl = 30;\n}\n\
+                @@@ file docs/a.md\nThe TTL lives in src/a.rs:2.\n\
+                @@@ commit v2 a header pushes the code down\n@@@ file src/a.rs\n// one\n// two\nfn keep() {\n    let ttl = 30;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    assert_eq!(fixed, "The TTL lives in src/a.rs:4.\n");
+    // The doc is now uncommitted: its line resolves at the target, where it holds.
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn doc_pins_move_with_their_citations_or_not_at_all() {
+    let case = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cases/pins.case"
+    ))
+    .unwrap();
+    let spec = common::fixture_spec(&case);
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(&spec, dir.path()).unwrap();
+    let (v1, v2) = (
+        &labels["v1"].to_string()[..8],
+        &labels["v2"].to_string()[..8],
+    );
+    let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+    let blocked = read("docs/blocked.md");
+    let all = read("docs/all.md");
+    let answer = read("docs/answer.json");
+
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("docs/all.md: fixed 1 citation and moved 1 pin"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("docs/blocked.md: the doc's pin stays where it is: these citations cannot move with it: `src/b.rs:1`"),
+        "{stdout}"
+    );
+    assert_eq!(
+        read("docs/all.md"),
+        all.replace(&format!("rev: {v1}"), &format!("rev: {v2}"))
+            .replace("src/a.rs:1.", "src/a.rs:2.")
+    );
+    assert_eq!(
+        read("docs/answer.json"),
+        answer
+            .replace(
+                &format!("\"revision\": \"{v1}\""),
+                &format!("\"revision\": \"{v2}\"")
+            )
+            .replace(
+                "\"startLine\": 1, \"endLine\": 1",
+                "\"startLine\": 2, \"endLine\": 2"
+            )
+    );
+    assert_eq!(
+        read("docs/blocked.md"),
+        blocked,
+        "a blocked doc is not touched"
+    );
+
+    // The moved docs hold at the target; a second run changes nothing.
+    let out = citegate(
+        dir.path(),
+        &[
+            "audit",
+            "docs/all.md",
+            "docs/answer.json",
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+    let out = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_link_written_from_the_root_in_a_nested_folder_is_rewritten_relative_to_the_doc() {
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n\
+                @@@ file wiki/a/b.md\nSee [a:1-2](src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "wiki"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("wiki/a/b.md")).unwrap(),
+        "See [a:1-2](../../src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n"
+    );
+    let out = citegate(dir.path(), &["audit", "wiki", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+}
+
+/// Issue 20: a line holding a citation that stays failing is not edited, in `fix` and in
+/// `regenerate` alike: the doc's line would get a new last commit, and the failing citation
+/// (resolved by the line's history) would be checked as if written there, hidden from the next
+/// audit. The move is reported as blocked; a line with only movable citations is still fixed.
+#[test]
+fn a_line_holding_a_citation_that_stays_failing_is_not_edited() {
+    let spec = "@@@ commit v1 code
+@@@ file src/a.rs
+fn one() {}
+@@@ file src/b.rs
+const B: u32 = 1;
+@@@ commit docs the wiki, written against v1
+@@@ file docs/w.md
+Moved and changed on one line: src/a.rs:1 and `const B: u32 = 1;` in src/b.rs:1.
+
+Moved alone: src/a.rs:1.
+@@@ commit v2 a.rs moves down, b.rs changes
+@@@ file src/a.rs
+// header
+fn one() {}
+@@@ file src/b.rs
+const B: u32 = 2;
+";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let before = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "docs/w.md:1: not moved to src/a.rs:2: a citation on this line stays failing"
+        ),
+        "{stdout}"
+    );
+    let after = std::fs::read_to_string(dir.path().join("docs/w.md")).unwrap();
+    assert_eq!(after.lines().next(), before.lines().next(), "line 1 kept");
+    assert!(after.contains("Moved alone: src/a.rs:2."), "{after}");
+    // The next audit still reports the changed citation (it is not hidden).
+    let audit = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"stale-changed"), "{rules:?}");
+
+    // regenerate: the same move is blocked, said so, and the line kept.
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["regenerate", "docs", "--format", "json"]);
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let blocked: Vec<&serde_json::Value> = run["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["reason"] == "blocked")
+        .collect();
+    assert_eq!(blocked.len(), 1, "{run}");
+    assert_eq!(blocked[0]["line"], 1);
+}
+
+/// A 20-line file whose line 5 holds the quote that answers cite past the end.
+fn twenty_lines() -> String {
+    let mut code = String::new();
+    for i in 1..=20 {
+        match i {
+            5 => code.push_str("    println!(\"{bytes_printed} bytes printed\");\n"),
+            _ => code.push_str(&format!("    let x{i} = {i};\n")),
+        }
+    }
+    format!("@@@ commit v1 code\n@@@ file src/main.rs\n{code}")
+}
+
+#[test]
+fn a_fix_that_would_still_fail_is_not_offered_and_one_that_holds_is() {
+    // Issue 31: an exclusive-end range (20-21 on a 20-line file) whose quote is at line 5. The
+    // convention's fix (20-20) is not where the quote is: re-checked, it is composed with the
+    // quote's own fix and the citation moves to line 5 in one run. A quote found nowhere leaves
+    // no fix at all.
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(&twenty_lines(), dir.path()).unwrap();
+    let cite = |quote: &str| {
+        format!("{{\"summary\": \"s\", \"citations\": [{{\"path\": \"src/main.rs\", \"startLine\": 20, \"endLine\": 21, \"quote\": \"{quote}\"}}]}}\n")
+    };
+    common::write(
+        dir.path(),
+        "answers/found.json",
+        cite("{bytes_printed} bytes printed"),
+    );
+    let lost = cite("nowhere in the file");
+    common::write(dir.path(), "answers/lost.json", &lost);
+
+    let out = citegate(dir.path(), &["audit", "answers", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let of = |doc: &str| {
+        findings
+            .iter()
+            .find(|f| f["doc"] == doc)
+            .unwrap_or_else(|| panic!("no finding in {doc}: {findings:?}"))
+    };
+    let found = of("answers/found.json");
+    assert_eq!(found["rule"], "invented-lines");
+    assert_eq!(found["fix"]["start_line"], 5, "{found}");
+    assert_eq!(found["fix"]["end_line"], 5, "{found}");
+    let lost_finding = of("answers/lost.json");
+    assert!(lost_finding["fix"].is_null(), "{lost_finding}");
+    let help = lost_finding["help"].as_str().unwrap();
+    assert!(
+        help.contains("no fix: re-cited as `src/main.rs:20`"),
+        "{help}"
+    );
+    assert!(help.contains("unsupported-quote"), "{help}");
+
+    let out = citegate(dir.path(), &["fix", "answers"]);
+    assert_eq!(out.status.code(), Some(0));
+    let fixed = std::fs::read_to_string(dir.path().join("answers/found.json")).unwrap();
+    assert!(
+        fixed.contains("\"startLine\": 5, \"endLine\": 5"),
+        "{fixed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("answers/lost.json")).unwrap(),
+        lost
+    );
+    // One run reached the fixpoint.
+    let out = citegate(dir.path(), &["fix", "answers", "--diff"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_fixed_citation_is_rechecked_at_the_revision_it_was_written_for() {
+    // A link written from the root (`src/cache.rs#L2` in docs/) when the TTL was at line 2;
+    // the code then moved down by two. Fixing the path alone would write `../src/cache.rs#L2`,
+    // and the edited line, now checked at the target, would hide that line 2 is no longer the
+    // TTL. Re-checked at the doc line's own revision, the fix also moves the lines.
+    let spec = "@@@ commit v1 code\n@@@ file src/cache.rs\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n\
+                @@@ commit docs the doc\n@@@ file docs/ttl.md\nThe TTL is [x](src/cache.rs#L2).\n\
+                @@@ commit v2 the code moves down\n@@@ file src/cache.rs\n// a\n// b\n/// How long.\npub const TTL_SECONDS: u64 = 30;\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/ttl.md")).unwrap();
+    assert_eq!(fixed, "The TTL is [x](../src/cache.rs#L4).\n");
+    let again = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(again.status.code(), Some(0));
+}
