@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::audit::{self, AuditOptions};
+use crate::llm;
 use crate::model::Report;
 use crate::regenerate;
 use crate::report::markdown;
@@ -406,7 +407,7 @@ pub fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, Strin
 
 /// `--llm`: an http(s) URL, checked before any work.
 pub fn llm_url(s: &str) -> Result<String, String> {
-    regenerate::chat::check_url(s)
+    llm::check_url(s)
         .map(|()| s.to_string())
         .map_err(|e| e.to_string())
 }

@@ -39,11 +39,11 @@
 //! each).
 #![warn(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
 
-pub mod answer;
 pub mod args;
 pub mod audit;
 pub mod check;
 pub mod config;
+pub mod contract;
 pub mod discover;
 pub mod error;
 pub mod extract;
@@ -51,6 +51,8 @@ pub mod fix;
 #[cfg(feature = "testing")]
 pub mod fixture;
 pub mod forge;
+pub mod gate;
+pub mod llm;
 #[cfg(feature = "lsp")]
 pub mod lsp;
 #[cfg(feature = "mcp")]

@@ -228,6 +228,21 @@ impl RuleId {
     }
 }
 
+/// A rule ID is written as its stable string (`invented-path`) wherever it is serialised.
+impl Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RuleId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        RuleId::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format_args!("no rule is called `{id}`")))
+    }
+}
+
 impl std::fmt::Display for RuleId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use citegate::args::*;
 use citegate::audit::{self};
+use citegate::gate;
 use citegate::regenerate;
 use citegate::report::printable;
 
@@ -26,23 +27,23 @@ pub fn gate_command(args: GateArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let retrieval = match (&retrieved, args.no_retrieval) {
-        (Some(r), _) => regenerate::gate::Retrieval::Given(r),
-        (None, true) => regenerate::gate::Retrieval::Optional,
-        (None, false) => regenerate::gate::Retrieval::Required,
+        (Some(r), _) => gate::Retrieval::Given(r),
+        (None, true) => gate::Retrieval::Optional,
+        (None, false) => gate::Retrieval::Required,
     };
-    let gate = regenerate::gate::Gate::new(&repo, target, &settings);
+    let gate = gate::Gate::new(&repo, target, &settings);
     let exit = |passed: bool| match passed {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(1),
     };
     if args.jsonl {
         let mut stdout = std::io::stdout().lock();
-        return match regenerate::service::stream(&gate, std::io::stdin(), &mut stdout, retrieval) {
+        return match gate::service::stream(&gate, std::io::stdin(), &mut stdout, retrieval) {
             Ok(passed) => exit(passed),
             Err(e) => fail(format!("standard input: {e}")),
         };
     }
-    match regenerate::service::one(&gate, &mut std::io::stdin().lock(), retrieval) {
+    match gate::service::one(&gate, &mut std::io::stdin().lock(), retrieval) {
         Ok(g) => {
             if args.no_retrieval && g.passed {
                 eprintln!("citegate: note: cited ⊆ retrieved was not checked (--no-retrieval)");
@@ -96,6 +97,6 @@ pub fn read_retrieved(path: &std::path::Path) -> Result<Vec<citegate::model::Ret
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
     // An entry's path is the payload writer's: shown without terminal controls.
-    citegate::answer::payload_of(&value)
+    citegate::contract::payload_of(&value)
         .map_err(|e| format!("{}: {}", path.display(), printable(&e.to_string(), false)))
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use citegate::args::*;
 use citegate::fix;
+use citegate::llm;
 use citegate::regenerate;
 use citegate::report::printable;
 
@@ -13,7 +14,7 @@ use super::common::*;
 pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     let mut audit = args.selection.options();
     audit.progress = progress_bar(false);
-    let llm = args.llm.map(|url| regenerate::chat::LlmOptions {
+    let llm = args.llm.map(|url| llm::LlmOptions {
         url,
         model: args.model.unwrap_or_default(),
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),

@@ -1,13 +1,13 @@
 //! AI answer files: a `.json` file with one answer or an array of answers, or `.jsonl` with one per
 //! line. Both seed schemas are read, with their optional top-level `revision` pin and `retrieved`
-//! payload; their keys and aliases are the answer contract's ([`crate::answer`]). Each answer
+//! payload; their keys and aliases are the answer contract's ([`crate::contract`]). Each answer
 //! keeps its units: its claims and the citation objects each rests on, by citation ID.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::answer::{self as contract, Refuse, REFUSAL_REASONS};
+use crate::contract::{self, Refuse, REFUSAL_REASONS};
 use crate::model::{
     Answer, AnswerId, AnswerObject, AnswerUnit, Citation, CiteId, Claim, ClaimId, Doc, Extracted,
     LineRange, LineStyle, Literal, ObjectAt, PathStyle, Quote, Retrieved, Span, Syntax, Unusable,

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 use super::bound::{self, bounded, MAX_REPLY_BYTES};
 use crate::audit::{self, AuditError, AuditOptions, Settings};
 use crate::extract::resolve_path;
+use crate::gate::service;
+use crate::gate::{Gate, Retrieval};
 use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Surface};
-use crate::regenerate::gate::{Gate, Retrieval};
-use crate::regenerate::service;
 use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -123,7 +123,7 @@ fn an_object(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "object"})
 }
 
-/// `retrieved`'s schema: the chunks [`crate::answer::payload_of`] reads (it also reads
+/// `retrieved`'s schema: the chunks [`crate::contract::payload_of`] reads (it also reads
 /// `startLine`/`endLine`, and the list under an object's `retrieved` or `chunks`).
 fn chunks(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
@@ -184,7 +184,7 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
     let retrieved = match &p.retrieved {
         Some(r) => {
             let r = bound::input_value("retrieved", r)?;
-            Some(crate::answer::payload_of(r).map_err(|e| format!("retrieved: {e}"))?)
+            Some(crate::contract::payload_of(r).map_err(|e| format!("retrieved: {e}"))?)
         }
         None => None,
     };
@@ -193,18 +193,15 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
         (None, true) => Retrieval::Optional,
         (None, false) => Retrieval::Required,
     };
-    let g = service::gate_text(&gate, &text, retrieval, false);
-    let out = match g.passed {
-        true => json!({"passed": true, "revision": target.to_string()}),
-        false => {
-            let refusal: Value = serde_json::from_str(&g.output).unwrap_or(Value::Null);
-            json!({
-                "passed": false,
-                "revision": target.to_string(),
-                "violations": refusal.get("violations").cloned().unwrap_or(Value::Null),
-                "refusal": refusal,
-            })
-        }
+    let verdict = service::check(&gate, &text, retrieval);
+    let out = match verdict.refusal {
+        None => json!({"passed": true, "revision": target.to_string()}),
+        Some(refusal) => json!({
+            "passed": false,
+            "revision": target.to_string(),
+            "violations": verdict.violations,
+            "refusal": refusal,
+        }),
     };
     Ok(bounded(out, "violations"))
 }

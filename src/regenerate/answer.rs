@@ -7,9 +7,9 @@
 use git2::Oid;
 use serde_json::Value;
 
-use super::gate::{self, Retrieval, Violation};
 use super::ground::{self, Located};
 use super::outcome::{Kind, Moved, Outcome};
+use crate::gate::{self, Retrieval, Violation};
 use crate::model::{AnswerId, AnswerUnit, CiteId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
@@ -97,7 +97,7 @@ impl Pending<'_> {
     pub fn at_target(&self, ctx: &Ctx) -> Value {
         let mut v = self.value.clone();
         if let Some(o) = v.as_object_mut() {
-            let key = crate::answer::PIN_KEYS
+            let key = crate::contract::PIN_KEYS
                 .into_iter()
                 .find(|k| o.contains_key(*k))
                 .unwrap_or("revision");
@@ -192,11 +192,11 @@ fn move_cites(
         let Some(object) = value.pointer_mut(pointer) else {
             continue;
         };
-        let from = crate::answer::cited(object);
-        crate::answer::repoint(object, &path, lines);
+        let from = crate::contract::cited(object);
+        crate::contract::repoint(object, &path, lines);
         moved.push(Moved {
             from,
-            to: crate::answer::cited(object),
+            to: crate::contract::cited(object),
         });
     }
     Ok(moved)
@@ -206,9 +206,7 @@ fn move_cites(
 fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
     let mut candidate = p.at_target(ctx);
     let refused = |why: String, violations: Vec<Violation>| {
-        let outside = violations
-            .iter()
-            .any(|v| v.rule == RuleId::NotRetrieved.as_str());
+        let outside = violations.iter().any(|v| v.rule == RuleId::NotRetrieved);
         let reason = match unit.objects.is_empty() || outside {
             true => "no_span_in_retrieval",
             false => "stale_index",
@@ -229,10 +227,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
         .gate
         .check(&p.name, &candidate, Retrieval::of(p.payload()));
     if !violations.is_empty() {
-        let why = match violations
-            .iter()
-            .any(|v| v.rule == RuleId::NotRetrieved.as_str())
-        {
+        let why = match violations.iter().any(|v| v.rule == RuleId::NotRetrieved) {
             true => "it cites outside its own retrieval (what its model saw), which re-grounding \
                      cannot change"
                 .into(),
@@ -301,7 +296,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
                     .unwrap_or_default();
                 open.push(Value::String(format!(
                     "Not grounded at {short}: {text} (cited {})",
-                    crate::answer::cited(&old[j])
+                    crate::contract::cited(&old[j])
                 )));
             }
         }

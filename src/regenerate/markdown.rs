@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use git2::Oid;
 
-use super::gate::{self, Gate};
 use super::ground::{self, Located};
 use super::outcome::{Kind, Moved, Outcome, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
+use crate::gate::{self, Gate};
 use crate::model::{
     Applicability, Citation, CiteId, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report,
     Span,

@@ -5,18 +5,13 @@
 //! caller prints the diff or writes the docs atomically.
 
 pub mod answer;
-pub mod chat;
-pub mod gate;
 pub mod ground;
-#[cfg(feature = "llm")]
-pub mod llm;
 pub mod markdown;
 pub mod model;
 pub mod outcome;
 pub mod paragraph;
 pub mod prompt;
 pub mod render;
-pub mod service;
 pub mod trace;
 
 use std::collections::{BTreeSet, HashSet};
@@ -28,6 +23,8 @@ use serde_json::Value;
 use crate::audit::{self, AuditError, AuditOptions};
 use crate::check::quotes;
 use crate::check::symbols::Symbols;
+use crate::gate;
+use crate::llm;
 use crate::model::{AnswerId, DocKind, Finding, Report};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
@@ -43,7 +40,7 @@ pub struct Options {
     pub audit: AuditOptions,
     pub top_k: usize,
     /// Ask this model for what offline re-grounding could not do.
-    pub llm: Option<chat::LlmOptions>,
+    pub llm: Option<llm::LlmOptions>,
 }
 
 /// Why a run failed as a whole.
@@ -53,7 +50,7 @@ pub enum Error {
     Audit(#[from] AuditError),
     /// The model named by `--llm` cannot be asked.
     #[error("--llm")]
-    Model(#[source] chat::ModelError),
+    Model(#[source] llm::ModelError),
 }
 
 fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
@@ -67,7 +64,7 @@ fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
 /// then (with `--llm`) the model for what is still refused.
 pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     if let Some(llm) = &opts.llm {
-        chat::check_url(&llm.url).map_err(Error::Model)?;
+        llm::check_url(&llm.url).map_err(Error::Model)?;
     }
     // One session for the audit, the re-grounding and the gate: one repository, one target,
     // one `.citegate.yaml`, so the gate's verdict is the audit's.
@@ -162,15 +159,15 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
 }
 
 /// The model at `--llm`: the HTTP client when citegate is built with the `llm` feature.
-fn connect(llm: &chat::LlmOptions) -> Result<Box<dyn chat::ChatModel>, Error> {
+fn connect(llm: &llm::LlmOptions) -> Result<Box<dyn llm::ChatModel>, Error> {
     #[cfg(feature = "llm")]
     {
-        Ok(Box::new(llm::Client::new(llm).map_err(Error::Model)?))
+        Ok(Box::new(llm::http::Client::new(llm).map_err(Error::Model)?))
     }
     #[cfg(not(feature = "llm"))]
     {
         let _ = llm;
-        Err(Error::Model(chat::ModelError::NotBuilt))
+        Err(Error::Model(llm::ModelError::NotBuilt))
     }
 }
 

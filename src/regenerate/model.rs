@@ -4,14 +4,15 @@
 //! comes out of here.
 
 use rayon::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::answer::{Ctx, Pending, Work};
-use super::chat::{CallError, ChatModel};
-use super::gate::{self, Violation};
 use super::outcome::{Kind, Outcome};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
+use crate::gate::reply;
+use crate::gate::{self, Violation};
+use crate::llm::{CallError, ChatModel, Message, Role};
 use crate::model::Retrieved;
 use crate::resolve::CodeRepo;
 use crate::retrieve::Index;
@@ -28,7 +29,7 @@ pub struct Asked {
 /// One thing to ask the model about: a JSON answer, or a Markdown paragraph.
 pub struct Question {
     pub doc: String,
-    pub subject: trace::Subject,
+    pub subject: reply::Subject,
     /// The answer's index in its doc, or the paragraph's first line.
     pub index: usize,
     pub contract: Contract,
@@ -90,8 +91,8 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         record: record.clone(),
     };
     let mut messages = vec![
-        json!({"role": "system", "content": system}),
-        json!({"role": "user", "content": user}),
+        Message::new(Role::System, system),
+        Message::new(Role::User, user),
     ];
     for repair in [false, true] {
         let reply = match client.chat(&messages, &format) {
@@ -112,7 +113,7 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         asked.calls += reply.requests;
         asked.prompt_tokens += reply.prompt_tokens;
         asked.completion_tokens += reply.completion_tokens;
-        let violations = trace::verdict(
+        let violations = reply::check_reply(
             gate,
             q.subject,
             &q.doc,
@@ -129,8 +130,8 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
         });
         if passed {
             let value: Value =
-                serde_json::from_str(prompt::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
-            if !trace::declines(&value) {
+                serde_json::from_str(reply::unwrap_reply(&reply.content)).unwrap_or(Value::Null);
+            if !reply::declines(&value) {
                 record.outcome = trace::Ended::Regrounded;
                 asked.answer = Some(value);
             }
@@ -140,8 +141,8 @@ pub fn ask(client: &dyn ChatModel, gate: &gate::Gate, q: &Question) -> Asked {
             break;
         }
         // The system message is restated on the repair turn too: it is the first message.
-        messages.push(json!({"role": "assistant", "content": reply.content}));
-        messages.push(json!({"role": "user", "content": prompt::repair(&violations)}));
+        messages.push(Message::new(Role::Assistant, reply.content.clone()));
+        messages.push(Message::new(Role::User, prompt::repair(&violations)));
     }
     asked.record = record;
     asked
@@ -195,7 +196,7 @@ pub fn stage(
         let p = &work[i].pending;
         let mut q = Question {
             doc: p.name.clone(),
-            subject: trace::Subject::Answer,
+            subject: reply::Subject::Answer,
             index: p.answer.index(),
             contract: Contract::of(&p.value),
             text: prompt::question(&p.value),
@@ -306,7 +307,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
     let mut o = Outcome::new(&p.name, Kind::Regrounded);
     o.answer = Some(p.answer.index());
     o.model = true;
-    o.citations = cited.iter().map(crate::answer::cited).collect();
+    o.citations = cited.iter().map(crate::contract::cited).collect();
     match contract {
         // The model's answer replaces the refused one: it accounts for the same findings.
         prompt::Contract::Citations => {

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::gate::Violation;
+use crate::gate::Violation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

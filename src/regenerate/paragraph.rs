@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use super::answer::Ctx;
-use super::chat::ChatModel;
-use super::gate::{self, Violation};
 use super::model::{self, Question, Spent};
 use super::prompt::Contract;
-use super::trace::Subject;
+use crate::gate::reply::Subject;
+use crate::gate::{self, Violation};
+use crate::llm::ChatModel;
 use crate::model::{DocKind, Finding, Fix, Report, Span};
 use crate::retrieve::{Index, Query};
 

@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
-use super::gate::Violation;
-pub use crate::answer::schema::{schema, schema_violations, Contract};
+pub use crate::contract::schema::{schema, schema_violations, Contract};
+use crate::gate::Violation;
 use crate::model::hash::{fnv1a, FNV_OFFSET};
 
 /// A retrieved chunk as the model sees it.
@@ -37,7 +37,7 @@ pub fn system(contract: Contract, revision: &str) -> String {
         }
         _ => "If CONTEXT lacks evidence for a claim, omit the claim and put the gap in open_questions.",
     };
-    let cite = crate::answer::schema::cited_as(contract);
+    let cite = crate::contract::schema::cited_as(contract);
     format!(
         "You answer questions about a code repository at revision {revision}, using only the \
          CONTEXT chunks.\nRules:\n\
@@ -124,24 +124,6 @@ pub fn response_format(contract: Contract) -> Value {
     })
 }
 
-/// A reply as the strict parse reads it: one leading `<think>…</think>` block (local reasoning
-/// models write one) and one enclosing ```` ```json ```` fence are taken off; anything else
-/// around the JSON is left, and fails the parse.
-pub fn unwrap_reply(raw: &str) -> &str {
-    let mut text = raw.trim();
-    if let Some(rest) = text.strip_prefix("<think>") {
-        if let Some(end) = rest.find("</think>") {
-            text = rest[end + "</think>".len()..].trim();
-        }
-    }
-    let fenced = text
-        .strip_prefix("```json")
-        .or_else(|| text.strip_prefix("```"))
-        .and_then(|t| t.strip_suffix("```"))
-        .filter(|inner| inner.starts_with(['\n', '\r']) && !inner.contains("```"));
-    fenced.map_or(text, str::trim)
-}
-
 /// A stable hash of a prompt (FNV-1a, 64 bits, hex) for traces: equal prompts, equal hashes.
 pub fn hash(parts: &[&str]) -> String {
     let h = parts
@@ -164,23 +146,6 @@ mod tests {
         }];
         let u = user(Contract::Citations, "What is a?", &chunks);
         assert!(u.contains("[chunk 1] src/a.rs:9-10\n    9 | fn a() {\n   10 | }\n"));
-    }
-
-    #[test]
-    fn one_fence_and_one_think_block_are_unwrapped() {
-        assert_eq!(unwrap_reply("```json\n{\"a\": 1}\n```"), "{\"a\": 1}");
-        assert_eq!(
-            unwrap_reply("<think>hmm {x}</think>\n{\"a\": 1}"),
-            "{\"a\": 1}"
-        );
-        assert_eq!(
-            unwrap_reply("<think>x</think>\n```\n{\"a\": 1}\n```\n"),
-            "{\"a\": 1}"
-        );
-        // Anything else around the JSON stays, and fails the strict parse.
-        assert_eq!(unwrap_reply("Sure! {\"a\": 1}"), "Sure! {\"a\": 1}");
-        let two = "```json\n{}\n```\n```json\n{}\n```";
-        assert_eq!(unwrap_reply(two), two);
     }
 
     #[test]

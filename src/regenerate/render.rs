@@ -215,7 +215,7 @@ pub fn refusals(run: &Regenerated) -> String {
             .iter()
             .map(|v| match &v.citation {
                 Some(c) => format!("{} {c}", v.rule),
-                None => v.rule.clone(),
+                None => v.rule.to_string(),
             })
             .collect();
         if !violations.is_empty() {

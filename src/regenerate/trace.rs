@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use git2::Oid;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::chat::ErrorKind;
-use super::gate::{Gate, Retrieval, Violation};
-use super::prompt::{self, Contract};
+use crate::gate::reply::{self, Subject};
+use crate::gate::{Gate, Violation};
+use crate::llm::ErrorKind;
+
 use crate::audit::Settings;
 use crate::model::{LineRange, Retrieved};
 use crate::resolve::CodeRepo;
@@ -24,17 +24,6 @@ pub struct Attempt {
     pub passed: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
-}
-
-/// What the model was asked to write.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Subject {
-    /// A JSON answer (`answer` is its index in the doc).
-    #[default]
-    Answer,
-    /// A Markdown paragraph (`answer` is its first line).
-    Paragraph,
 }
 
 /// How an exchange with the model ended (a trace record's `outcome`).
@@ -209,7 +198,7 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
         let mut passed_at = None;
         for (i, attempt) in record.attempts.iter().enumerate() {
             t.replies += 1;
-            let violations = verdict(
+            let violations = reply::check_reply(
                 &gate,
                 record.subject,
                 &record.doc,
@@ -218,7 +207,7 @@ pub fn replay(repo: &CodeRepo, settings: &Settings, text: &str) -> Taxonomy {
                 &record.query,
             );
             for v in &violations {
-                *t.violations.entry(v.rule.clone()).or_default() += 1;
+                *t.violations.entry(v.rule.as_str().to_string()).or_default() += 1;
             }
             if violations.is_empty() != attempt.passed {
                 t.verdicts_changed += 1;
@@ -240,7 +229,7 @@ impl Taxonomy {
     fn count(&mut self, record: &Record, passed_at: Option<usize>) {
         let no_reply = record.attempts.is_empty() || record.outcome == Ended::Error;
         match passed_at {
-            Some(i) if refuses(&record.attempts[i].raw) => {
+            Some(i) if reply::refuses(&record.attempts[i].raw) => {
                 self.refused += 1;
                 self.model_refused += 1;
             }
@@ -259,71 +248,6 @@ impl Taxonomy {
     /// Whether some record could not be replayed: the taxonomy is not the whole trace's.
     pub fn incomplete(&self) -> bool {
         !self.unreadable.is_empty()
-    }
-}
-
-/// Whether a reply that passed the gate is the model declining: a refusal by the contract, or an
-/// empty paragraph.
-pub fn refuses(raw: &str) -> bool {
-    let value: Value = serde_json::from_str(prompt::unwrap_reply(raw)).unwrap_or(Value::Null);
-    declines(&value)
-}
-
-/// [`refuses`] on a reply already read.
-pub fn declines(value: &Value) -> bool {
-    crate::answer::refuses(value)
-        || value
-            .get("claims")
-            .and_then(Value::as_array)
-            .is_some_and(|c| c.is_empty())
-        || value.get("paragraph").and_then(Value::as_str) == Some("")
-}
-
-/// The gate's verdict on one raw reply (text that is not JSON, or a paragraph reply without its
-/// `paragraph` string, is a violation too). `asked` is the question: for a paragraph, the
-/// paragraph as it was (its rewrite may add no link).
-pub fn verdict(
-    gate: &Gate,
-    subject: Subject,
-    doc: &str,
-    raw: &str,
-    retrieved: &[Retrieved],
-    asked: &str,
-) -> Vec<Violation> {
-    let malformed = |message: String| {
-        vec![Violation {
-            rule: "malformed-doc".into(),
-            citation: None,
-            message,
-        }]
-    };
-    let raw = prompt::unwrap_reply(raw);
-    let value = match serde_json::from_str::<Value>(raw) {
-        Ok(value) => value,
-        Err(e) => return malformed(format!("the reply is not JSON: {e}")),
-    };
-    let contract = match subject {
-        Subject::Answer => Contract::of(&value),
-        Subject::Paragraph => Contract::Paragraph,
-    };
-    let mut broken = Vec::new();
-    prompt::schema_violations(&prompt::schema(contract), &value, "reply", &mut broken);
-    if !broken.is_empty() {
-        let message = format!(
-            "the reply breaks the schema it was sent: {}",
-            broken.join("; ")
-        );
-        return malformed(message);
-    }
-    match subject {
-        // The text as the model wrote it: a key written twice only shows there.
-        Subject::Answer => gate.check_text(doc, raw, Retrieval::Given(retrieved)),
-        Subject::Paragraph => match value.get("paragraph").and_then(Value::as_str) {
-            // An empty paragraph is the model declining: nothing to check, nothing written.
-            Some("") => Vec::new(),
-            Some(text) => gate.check_paragraph(doc, asked, text, retrieved),
-            None => malformed("the reply has no `paragraph` string".into()),
-        },
     }
 }
 

@@ -17,7 +17,7 @@ pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
                 Unusable::NotAnObject => format!("this {what} is not an object"),
                 Unusable::NoPath => format!("this {what} has no `path`"),
                 Unusable::NoLines => {
-                    let [camel, snake] = crate::answer::object::START_KEYS;
+                    let [camel, snake] = crate::contract::object::START_KEYS;
                     format!("this {what} has no usable line range (`{camel}`/`{snake}`)")
                 }
                 Unusable::CitesNothing => "this claim cites nothing".to_string(),

@@ -401,7 +401,7 @@ fn jsonl_stops_reading_while_its_output_is_not_read() {
     let accepted = written.load(Ordering::Relaxed);
     child.kill().unwrap();
     child.wait().unwrap();
-    let bound = citegate::regenerate::service::READ_AHEAD_BYTES + (8 << 20);
+    let bound = citegate::gate::service::READ_AHEAD_BYTES + (8 << 20);
     assert!(
         accepted < bound,
         "{accepted} bytes accepted with nothing reading the output (bound {bound})"

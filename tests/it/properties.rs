@@ -4,7 +4,7 @@
 
 use citegate::audit::AuditOptions;
 use citegate::fix;
-use citegate::regenerate::gate::{Gate, Retrieval};
+use citegate::gate::{Gate, Retrieval};
 use citegate::testing::{self, Fixture};
 use proptest::prelude::*;
 
@@ -370,13 +370,13 @@ proptest! {
             "a.json".into(), "a.json".into(), None, citegate::model::DocKind::Json, text.clone(),
         );
         let ext = citegate::extract::extract(&doc, &Default::default());
-        let is_answer = citegate::answer::is_answer(&answer);
+        let is_answer = citegate::contract::is_answer(&answer);
         prop_assert_eq!(ext.answers.len(), usize::from(is_answer));
         if let Some(a) = ext.answers.first() {
-            prop_assert_eq!(a.refused, citegate::answer::refuses(&answer));
+            prop_assert_eq!(a.refused, citegate::contract::refuses(&answer));
             // One parser: a payload read whole, or (unreadable) reported and empty.
             if let Some(r) = answer.get("retrieved").filter(|r| r.is_array()) {
-                match citegate::answer::payload_of(r) {
+                match citegate::contract::payload_of(r) {
                     Ok(payload) => prop_assert_eq!(a.retrieved.clone(), Some(payload)),
                     Err(_) => {
                         prop_assert_eq!(a.retrieved.clone(), Some(Vec::new()));
@@ -417,7 +417,7 @@ proptest! {
     ) {
         let (repo, head) = gate_repo();
         let gate = Gate::new(repo, head, &citegate::audit::Settings::default());
-        let g = citegate::regenerate::service::gate_text(&gate, &text, Retrieval::Optional, false);
+        let g = citegate::gate::service::gate_text(&gate, &text, Retrieval::Optional, false);
         let out: serde_json::Value = serde_json::from_str(&g.output).unwrap();
         if g.passed {
             let given = text.trim_start_matches('\u{feff}');

@@ -4,12 +4,14 @@
 //! against a real 127.0.0.1 server in tests/it/llm.rs.)
 
 use citegate::audit;
+use citegate::gate::reply::Subject;
+use citegate::gate::Gate;
+use citegate::llm::scripted::Scripted;
+use citegate::llm::{CallError, ErrorKind, Reply, Role};
 use citegate::model::{LineRange, Retrieved};
-use citegate::regenerate::chat::{CallError, ErrorKind, Reply, Scripted};
-use citegate::regenerate::gate::Gate;
 use citegate::regenerate::model::{ask, Question};
 use citegate::regenerate::prompt::Contract;
-use citegate::regenerate::trace::{self, Ended, Subject};
+use citegate::regenerate::trace::{self, Ended};
 use citegate::testing::Fixture;
 
 const SPEC: &str = "@@@ commit v1 code
@@ -72,7 +74,7 @@ fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
         attempts[0]
             .violations
             .iter()
-            .any(|v| v.rule == "invented-path"),
+            .any(|v| v.rule == citegate::registry::RuleId::InventedPath),
         "{:?}",
         attempts[0].violations
     );
@@ -80,11 +82,10 @@ fn a_failing_reply_is_repaired_once_and_the_repair_is_gated() {
     let asked_messages = model.asked.lock().unwrap();
     let repair = &asked_messages[1];
     assert_eq!(repair.len(), 4);
-    assert_eq!(repair[2]["content"], INVENTED);
-    assert!(repair[3]["content"]
-        .as_str()
-        .unwrap()
-        .contains("src/ttl.rs"));
+    assert_eq!(repair[2].role, Role::Assistant);
+    assert_eq!(repair[2].content, INVENTED);
+    assert_eq!(repair[3].role, Role::User);
+    assert!(repair[3].content.contains("src/ttl.rs"));
 }
 
 #[test]

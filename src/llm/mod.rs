@@ -1,18 +1,51 @@
-//! The seam between `regenerate` and a model: [`ChatModel`], one chat completion with a JSON
-//! response format. The HTTP client for OpenAI-compatible endpoints (`llm::Client`) is one
+//! The model client, a leaf (it uses nothing else of citegate): [`ChatModel`], one chat
+//! completion with a JSON response format. [`http::Client`] for OpenAI-compatible endpoints is one
 //! implementation, behind the default cargo feature `llm` (without it the library builds with no
-//! HTTP stack); `Scripted` (feature `testing`) replays set replies, for in-process tests of asking and repairing.
+//! HTTP stack); [`scripted::Scripted`] (feature `testing`) replays set replies, for in-process
+//! tests of asking and repairing.
+
+#[cfg(feature = "llm")]
+pub mod http;
+#[cfg(any(test, feature = "testing"))]
+pub mod scripted;
 
 use std::time::Duration;
 
+use serde::Serialize;
 use serde_json::Value;
+
+/// Who says a message of a chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One message of a chat, serialised as the chat-completions API reads it
+/// (`{"role": "user", "content": "…"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
 
 /// A chat model: what `regenerate` asks a question through.
 pub trait ChatModel: Sync {
     /// The model's name, as recorded in traces.
     fn model(&self) -> &str;
     /// One chat completion of `messages`, its reply held to `response_format`.
-    fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError>;
+    fn chat(&self, messages: &[Message], response_format: &Value) -> Result<Reply, CallError>;
     /// Why the endpoint itself failed, once it has (no later question is sent).
     fn endpoint_failure(&self) -> Option<String>;
 }
@@ -171,54 +204,6 @@ pub fn check_url(url: &str) -> Result<(), ModelError> {
         return Err(ModelError::NoHost(url.to_string()));
     }
     Ok(())
-}
-
-/// A model that gives set replies, in order (then fails): asking, repairing and merging tested
-/// in process, without a server (test helpers only: the `testing` feature).
-#[cfg(any(test, feature = "testing"))]
-pub struct Scripted {
-    pub name: String,
-    replies: std::sync::Mutex<std::collections::VecDeque<Result<Reply, CallError>>>,
-    /// The messages of every question asked, in order.
-    pub asked: std::sync::Mutex<Vec<Vec<Value>>>,
-}
-
-#[cfg(any(test, feature = "testing"))]
-impl Scripted {
-    pub fn new(replies: Vec<Result<Reply, CallError>>) -> Scripted {
-        Scripted {
-            name: "scripted".to_string(),
-            replies: std::sync::Mutex::new(replies.into()),
-            asked: Default::default(),
-        }
-    }
-}
-
-#[cfg(any(test, feature = "testing"))]
-impl ChatModel for Scripted {
-    fn model(&self) -> &str {
-        &self.name
-    }
-
-    fn chat(&self, messages: &[Value], _format: &Value) -> Result<Reply, CallError> {
-        self.asked
-            .lock()
-            .expect("asked lock")
-            .push(messages.to_vec());
-        let next = self.replies.lock().expect("replies lock").pop_front();
-        next.unwrap_or_else(|| {
-            Err(CallError {
-                message: "the script has no more replies".to_string(),
-                kind: ErrorKind::Other,
-                requests: 0,
-                endpoint: false,
-            })
-        })
-    }
-
-    fn endpoint_failure(&self) -> Option<String> {
-        None
-    }
 }
 
 #[cfg(test)]

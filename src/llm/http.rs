@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::chat::{check_url, CallError, ChatModel, ErrorKind, LlmOptions, ModelError, Reply};
+use super::{check_url, CallError, ChatModel, ErrorKind, LlmOptions, Message, ModelError, Reply};
 
 /// The environment variable the API key is read from.
 pub const KEY_VARIABLE: &str = "CITEGATE_API_KEY";
@@ -73,7 +73,7 @@ impl ChatModel for Client {
 
     /// One chat completion, retried when the server says so or the connection fails. Once the
     /// endpoint has failed, nothing more is sent.
-    fn chat(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
+    fn chat(&self, messages: &[Message], response_format: &Value) -> Result<Reply, CallError> {
         if let Some(why) = self.endpoint_failure() {
             let message = format!("not sent: the endpoint failed earlier ({why})");
             return Err(CallError {
@@ -94,7 +94,7 @@ impl ChatModel for Client {
 }
 
 impl Client {
-    fn send(&self, messages: &[Value], response_format: &Value) -> Result<Reply, CallError> {
+    fn send(&self, messages: &[Message], response_format: &Value) -> Result<Reply, CallError> {
         let body = json!({
             "model": self.model,
             "messages": messages,

@@ -3,6 +3,9 @@
 //! when a retrieval payload is given, every citation is inside a retrieved chunk. A refusal
 //! passes: it claims nothing.
 
+pub mod reply;
+pub mod service;
+
 use std::path::PathBuf;
 
 use git2::Oid;
@@ -18,8 +21,8 @@ use crate::resolve::CodeRepo;
 /// Why an answer fails the gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
-    /// The finding ID (`invented-path`, `unsupported-quote`, `not-retrieved`…).
-    pub rule: String,
+    /// The rule that failed it (`invented-path`, `unsupported-quote`, `not-retrieved`…).
+    pub rule: RuleId,
     /// The citation, as `path:start-end`, when the violation is about one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub citation: Option<String>,
@@ -168,7 +171,7 @@ impl<'r> Gate<'r> {
         let mut doc = self.in_memory(name, DocKind::Json, text.to_string());
         let problems: Vec<Violation> = (doc.extracted.problems.iter())
             .map(|p| Violation {
-                rule: p.rule.as_str().to_string(),
+                rule: p.rule,
                 citation: None,
                 message: p.message.clone(),
             })
@@ -236,7 +239,7 @@ impl<'r> Gate<'r> {
         let mut out: Vec<Violation> = Vec::new();
         if doc.extracted.citations.is_empty() {
             out.push(Violation {
-                rule: RuleId::UncitedClaim.as_str().to_string(),
+                rule: RuleId::UncitedClaim,
                 citation: None,
                 message: "the paragraph cites nothing".into(),
             });
@@ -250,7 +253,7 @@ impl<'r> Gate<'r> {
                 .any(|r| r.path == path && r.lines.contains(&lines));
             if !inside {
                 out.push(Violation {
-                    rule: RuleId::NotRetrieved.as_str().to_string(),
+                    rule: RuleId::NotRetrieved,
                     citation: Some(format!("{path}:{lines}")),
                     message: format!("`{path}:{lines}` is not inside any retrieved chunk"),
                 });
@@ -259,7 +262,7 @@ impl<'r> Gate<'r> {
         let before = links(was);
         for added in links(text).into_iter().filter(|l| !before.contains(l)) {
             out.push(Violation {
-                rule: RuleId::UnsupportedSource.as_str().to_string(),
+                rule: RuleId::UnsupportedSource,
                 citation: None,
                 message: format!(
                     "the rewrite adds a link the paragraph did not have: `{added}` (cite code as \
@@ -295,7 +298,7 @@ fn links(text: &str) -> std::collections::BTreeSet<String> {
 /// for the run's front end.
 fn no_retrieval(surface: Surface) -> Violation {
     Violation {
-        rule: RuleId::NotRetrieved.as_str().to_string(),
+        rule: RuleId::NotRetrieved,
         citation: None,
         message: crate::rules::not_retrieved::no_payload(surface),
     }
@@ -303,7 +306,7 @@ fn no_retrieval(surface: Surface) -> Violation {
 
 fn not_an_answer(message: &str) -> Violation {
     Violation {
-        rule: RuleId::MalformedDoc.as_str().to_string(),
+        rule: RuleId::MalformedDoc,
         citation: None,
         message: message.to_string(),
     }
@@ -311,7 +314,7 @@ fn not_an_answer(message: &str) -> Violation {
 
 fn violation(f: &Finding) -> Violation {
     Violation {
-        rule: f.rule.as_str().to_string(),
+        rule: f.rule,
         citation: f.path.as_ref().map(|p| match f.lines {
             Some(l) => format!("{p}:{l}"),
             None => p.clone(),
@@ -374,7 +377,7 @@ pub fn refusal(
 pub fn refused(answer: &Value, retrieval: Retrieval, violations: &[Violation]) -> Value {
     let own = answer
         .get("retrieved")
-        .and_then(|r| crate::answer::payload_of(r).ok());
+        .and_then(|r| crate::contract::payload_of(r).ok());
     let searched: Vec<String> = match retrieval {
         Retrieval::Given(r) => r,
         Retrieval::Required | Retrieval::Optional => own.as_deref().unwrap_or_default(),

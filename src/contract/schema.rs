@@ -48,7 +48,7 @@ pub fn schema(contract: Contract) -> Value {
     match contract {
         Contract::Citations => {
             let mut refuse = object(json!({
-                "reason": {"type": "string", "enum": crate::answer::REFUSAL_REASONS}
+                "reason": {"type": "string", "enum": crate::contract::REFUSAL_REASONS}
             }));
             refuse["type"] = json!(["object", "null"]);
             object(json!({

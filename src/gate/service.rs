@@ -6,8 +6,61 @@ use std::io::{BufRead, Read, Write};
 
 use serde_json::{json, Value};
 
-use super::gate::{self, Gate, Retrieval, Violation};
+use super::{self as gate, Gate, Retrieval, Violation};
 use crate::extract::json_spans::{self, Value as NodeValue};
+use crate::registry::RuleId;
+
+/// The gate's verdict on one answer: the value the command line prints and the MCP server
+/// serialises.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub passed: bool,
+    /// Why it failed (empty when it passed).
+    pub violations: Vec<Violation>,
+    /// What to return instead of the answer: its refusal, with the violations (`None` when it
+    /// passed).
+    pub refusal: Option<Value>,
+}
+
+impl Verdict {
+    /// The verdict on an answer's text given its violations.
+    fn of(text: &str, retrieval: Retrieval, violations: Vec<Violation>) -> Verdict {
+        let refusal = (!violations.is_empty()).then(|| refusal_of(text, retrieval, &violations));
+        Verdict {
+            passed: violations.is_empty(),
+            violations,
+            refusal,
+        }
+    }
+
+    /// The verdict on input that cannot be read as an answer: refused, `why` its violation.
+    fn unreadable(why: &str) -> Verdict {
+        let violation = Violation {
+            rule: RuleId::MalformedDoc,
+            citation: None,
+            message: why.to_string(),
+        };
+        Verdict {
+            passed: false,
+            refusal: Some(json!({
+                "summary": "",
+                "citations": [],
+                "refuse": {"reason": "no_span_in_retrieval", "searched": []},
+                "violations": [&violation],
+            })),
+            violations: vec![violation],
+        }
+    }
+
+    /// What `citegate gate` prints for it: the answer's `text` as it was given when it passed,
+    /// else the refusal.
+    fn print(&self, text: &str, pretty: bool) -> String {
+        match &self.refusal {
+            None => format!("{}\n", text.trim_start_matches('\u{feff}').trim_end()),
+            Some(refusal) => render(refusal, pretty),
+        }
+    }
+}
 
 /// What the gate made of one input: the text to print and whether the answer passed.
 pub struct Gated {
@@ -18,25 +71,27 @@ pub struct Gated {
 /// One input of a stream: its line number (from 1), and its text or why it could not be read.
 pub type Input = (usize, Result<String, String>);
 
-/// Gate one answer's JSON text: printed as it was given, byte for byte, when it passes (a
-/// number is not rounded through a float), else its refusal with the violations. Text that is
-/// not JSON is refused (the reason says where it broke); nothing a model wrote is ever passed
-/// through unchecked.
-pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) -> Gated {
+/// The verdict on one answer's JSON text. Text that is not JSON is refused (the reason says
+/// where it broke); nothing a model wrote is ever passed through unchecked.
+pub fn check(gate: &Gate, text: &str, retrieval: Retrieval) -> Verdict {
     let text = text.trim_start_matches('\u{feff}');
-    let violations = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => gate.check_text("answer.json", text, retrieval),
-        Err(e) => return unreadable_gated(&format!("invalid JSON: {e}"), pretty),
-    };
-    match violations.is_empty() {
-        true => Gated {
-            output: format!("{}\n", text.trim_end()),
-            passed: true,
-        },
-        false => Gated {
-            output: render(&refusal_of(text, retrieval, &violations), pretty),
-            passed: false,
-        },
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => Verdict::of(
+            text,
+            retrieval,
+            gate.check_text("answer.json", text, retrieval),
+        ),
+        Err(e) => Verdict::unreadable(&format!("invalid JSON: {e}")),
+    }
+}
+
+/// Gate one answer's JSON text: printed as it was given, byte for byte, when it passes (a
+/// number is not rounded through a float), else its refusal with the violations.
+pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) -> Gated {
+    let verdict = check(gate, text, retrieval);
+    Gated {
+        output: verdict.print(text, pretty),
+        passed: verdict.passed,
     }
 }
 
@@ -62,15 +117,14 @@ pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Ga
         .iter()
         .zip(&read)
         .map(|((line, _), text)| {
-            let (answer, passed) = match text {
-                Err(why) => (json_text(&unreadable(why)), false),
-                Ok(t) => {
-                    let violations = verdicts.next().unwrap_or_default();
-                    match violations.is_empty() {
-                        true => (t.trim().to_string(), true),
-                        false => (json_text(&refusal_of(t, retrieval, &violations)), false),
-                    }
-                }
+            let verdict = match text {
+                Err(why) => Verdict::unreadable(why),
+                Ok(t) => Verdict::of(t, retrieval, verdicts.next().unwrap_or_default()),
+            };
+            let passed = verdict.passed;
+            let answer = match &verdict.refusal {
+                None => text.as_deref().unwrap_or_default().trim().to_string(),
+                Some(refusal) => json_text(refusal),
             };
             let id = text.as_ref().ok().and_then(|t| id_of(t));
             Gated {
@@ -117,13 +171,6 @@ fn verdict_line(
 fn refusal_of(text: &str, retrieval: Retrieval, violations: &[Violation]) -> Value {
     let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
     gate::refused(&value, retrieval, violations)
-}
-
-fn unreadable_gated(why: &str, pretty: bool) -> Gated {
-    Gated {
-        output: render(&unreadable(why), pretty),
-        passed: false,
-    }
 }
 
 /// How many stream lines are checked together at most: a batch is what has arrived while the
@@ -248,10 +295,13 @@ pub fn one(gate: &Gate, input: &mut impl Read, retrieval: Retrieval) -> Result<G
     }
     Ok(match String::from_utf8(bytes) {
         Ok(text) => gate_text(gate, &text, retrieval, true),
-        Err(e) => unreadable_gated(
-            &format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-            true,
-        ),
+        Err(e) => {
+            let why = format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to());
+            Gated {
+                output: Verdict::unreadable(&why).print("", true),
+                passed: false,
+            }
+        }
     })
 }
 
@@ -290,16 +340,6 @@ pub fn next_line(
     Ok(Some(String::from_utf8(buf).map_err(|e| {
         format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to())
     })))
-}
-
-/// The refusal of input that cannot be read as an answer.
-fn unreadable(why: &str) -> Value {
-    json!({
-        "summary": "",
-        "citations": [],
-        "refuse": {"reason": "no_span_in_retrieval", "searched": []},
-        "violations": [{"rule": "malformed-doc", "message": why}],
-    })
 }
 
 /// A refusal citegate writes, with the bidirectional and C1 controls a model (or a stranger)
