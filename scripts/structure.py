@@ -1,21 +1,70 @@
 #!/usr/bin/env python3
 """Structure checks for src/, run by .ci/run:
 
-1. No import circle between the library's files. Every `crate::…`, `super::…` and `self::…` path
+1. Every top-level module of the library sits in one layer of `LAYERS`, and no module uses one
+   in a layer above its own (an upward edge). Modules of one layer may use each other.
+2. No import circle between the library's files. Every `crate::…`, `super::…` and `self::…` path
    in a file (comments and `#[cfg(test)]` modules left out) is an edge to the module file it names
    (the longest module prefix that exists). A child using its parent's items counts too: shared
    items live in a sibling file, so every file can be read with what it depends on.
-2. No function over 100 lines outside tests.
+3. No function over 100 lines outside tests.
+4. A doc holding `<!-- layers:start -->` … `<!-- layers:end -->` holds the table of `LAYERS`
+   (README.md and docs/src/*.md are looked at; at least one must hold it).
 
-    scripts/structure.py            # check; exit 1 and say what is wrong
-    scripts/structure.py --graph    # also print the edges
+    scripts/structure.py              # check; exit 1 and say what is wrong
+    scripts/structure.py --graph      # also print the edges
+    scripts/structure.py --table      # print the layer table (Markdown) and exit
+    scripts/structure.py --src DIR    # check another source tree (layers and circles only)
 """
 import re
 import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
 MAX_FN_LINES = 100
+
+# The library's layers, bottom first: a module may use modules of its own layer and those below.
+LAYERS = [
+    (["registry", "error", "escape", "llm"],
+     "rule IDs and their catalogue (`rules/*.yaml`, embedded); how an error reads; escaping for "
+     "terminals and JSON; the model client (`ChatModel`, typed messages, the HTTP client behind "
+     "feature `llm`), a leaf"),
+    (["model"],
+     "plain data: `Doc`, `Span`, typed IDs, `Citation`, `Claim`, `Extracted` facts, `Finding`, "
+     "`Fix` (with its own applicability), `Report`"),
+    (["forge", "normalize", "config", "discover", "output", "json_spans", "paths"],
+     "forge URLs, the one whitespace leniency, `.citegate.yaml`, finding docs, writing files never "
+     "through a link, a JSON reader that keeps spans, a cited path made a repository path"),
+    (["contract", "extract", "resolve", "fix", "select"],
+     "the answer contract, read and written (keys, `RefusalReason`, refusals, payloads, the "
+     "response schema); a doc's text to citations and claims (facts only); revisions, blobs and "
+     "blame through libgit2; a citation's fix in its own syntax and applying edits atomically; "
+     "`--since`"),
+    (["check", "retrieve"],
+     "evidence per blob (extents, quotes, literal support, stale verdicts); retrieval at a "
+     "revision (chunks, tokens, BM25, the index per tree)"),
+    (["rules"],
+     "one file per rule deciding from facts, and the dispatch that states their precedence"),
+    (["audit"],
+     "a `Session` (repository, target, settings), then load, plan, check, history, rules, a "
+     "sorted `Report`, every fix re-checked (`verify.rs`), `fix`'s fixpoint"),
+    (["gate"],
+     "the gate over the audit: an answer, a text or a paragraph checked in memory, "
+     "`Violation`s, the verdict on a model's raw reply, the `citegate gate` service's `Verdict`s"),
+    (["regenerate"],
+     "`regenerate` and `replay`: offline re-grounding, asking the model, outcomes, rewriting "
+     "answers in their own layout, traces"),
+    (["report", "sweep"],
+     "one file per output format (`report/html/`: the dashboard; `report/regenerate.rs`: "
+     "regenerate's report, refusals and `retrieve` hits); the scheduled sweep"),
+    (["mcp", "lsp", "args", "fixture", "testing"],
+     "the servers (default features `mcp`, `lsp`), the command line's types, and the test "
+     "helpers (feature `testing`)"),
+    (["commands"],
+     "the binary: `main.rs`, a short dispatcher, and one module per command (`common.rs`: the "
+     "progress bar, running an audit, a failed run's exit 2)"),
+]
 
 
 def module_of(path):
@@ -86,7 +135,63 @@ def resolve(path, here, modules, is_dir_module):
     return best
 
 
+def layer_table():
+    rows = ["| layer | modules | what |", "|---|---|---|"]
+    for n, (mods, what) in enumerate(LAYERS, 1):
+        names = ", ".join(f"`{m}`" for m in mods)
+        rows.append(f"| {n} | {names} | {what} |")
+    return "\n".join(rows)
+
+
+def upward_edges(edges):
+    """Edges from a top-level module to one in a higher layer, and modules in no layer."""
+    rank = {m: n for n, (mods, _) in enumerate(LAYERS) for m in mods}
+    problems = []
+    tops = {m[0] for m in edges} | {b[0] for targets in edges.values() for b in targets}
+    for m in sorted(tops - set(rank)):
+        problems.append(f"module `{m}` is in no layer of scripts/structure.py's LAYERS")
+    seen = set()
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            top_a, top_b = a[0], b[0]
+            if top_a in rank and top_b in rank and rank[top_b] > rank[top_a]:
+                if (top_a, top_b) in seen:
+                    continue
+                seen.add((top_a, top_b))
+                problems.append(
+                    f"upward edge: {'::'.join(a)} (layer {rank[top_a] + 1}) uses "
+                    f"{'::'.join(b)} (layer {rank[top_b] + 1})")
+    return problems
+
+
+def documented_tables():
+    """Docs whose layer table is not LAYERS' (and whether any doc holds one)."""
+    docs = [ROOT / "README.md"] + sorted((ROOT / "docs" / "src").glob("*.md"))
+    problems, found = [], False
+    for doc in docs:
+        if not doc.exists():
+            continue
+        text = doc.read_text()
+        m = re.search(r"<!-- layers:start -->\n(.*?)\n<!-- layers:end -->", text, re.S)
+        if not m:
+            continue
+        found = True
+        if m.group(1).strip() != layer_table():
+            problems.append(f"{doc.relative_to(ROOT)}: the layer table is not scripts/structure.py's "
+                            f"(print it with `scripts/structure.py --table`)")
+    if not found:
+        problems.append("no doc holds the layer table (<!-- layers:start --> … <!-- layers:end -->)")
+    return problems
+
+
 def main():
+    global SRC
+    if "--table" in sys.argv:
+        print(layer_table())
+        return
+    own_tree = "--src" not in sys.argv
+    if not own_tree:
+        SRC = Path(sys.argv[sys.argv.index("--src") + 1]).resolve()
     files = sorted(p for p in SRC.rglob("*.rs"))
     modules = {module_of(p): p for p in files}
     edges = {}
@@ -105,6 +210,9 @@ def main():
                 continue
             edges.setdefault(here, set()).add(target)
         problems.extend(long_functions(path))
+    problems.extend(upward_edges(edges))
+    if own_tree:
+        problems.extend(documented_tables())
     cycle = find_cycle(edges)
     if "--graph" in sys.argv:
         for a in sorted(edges):
@@ -117,7 +225,8 @@ def main():
         print(f"structure: {p}", file=sys.stderr)
     if problems:
         sys.exit(1)
-    print(f"structure: {len(modules)} modules, no import circle, no function over {MAX_FN_LINES} lines")
+    print(f"structure: {len(modules)} modules in {len(LAYERS)} layers, no upward edge, no import "
+          f"circle, no function over {MAX_FN_LINES} lines")
 
 
 def find_cycle(edges):

@@ -1,32 +1,34 @@
 //! citegate: audit `path:line` code citations in Markdown wikis and AI answer files against the Git
 //! revision they were written for.
 //!
-//! The crate is laid out as its pipeline, with dependencies pointing one way (each layer uses only
-//! those before it):
+//! The crate is laid out as its pipeline, with dependencies pointing one way: each layer uses
+//! only itself and those before it (`scripts/structure.py` holds this table and fails CI on an
+//! upward edge):
 //!
-//! 1. [`registry`]: every rule's ID and catalogue entry; [`error`]: how an error reads.
-//! 2. [`model`]: plain data: docs, spans, typed IDs (a citation, claim or answer of a doc),
-//!    citations, claims, answers and their citation objects, findings, edits and fixes, the
-//!    report.
-//! 3. [`forge`], [`normalize`], [`config`], [`discover`], [`output`]: forge URLs, the one
-//!    whitespace leniency, configuration, finding docs, writing files never through a link.
-//! 4. [`extract`] (a doc's text → citations and claims, facts only) with [`answer`] (the answer
-//!    contract: refusal, pin, retrieval payload, read alike from a located tree and a JSON
-//!    value), [`resolve`] (revisions and blobs from the object database, blame), [`fix`] (a
-//!    citation's fix in its own syntax, and applying a report's edits to the docs), [`select`]
-//!    (`--since`).
+//! 1. [`registry`] (every rule's ID and catalogue entry), [`error`] (how an error reads),
+//!    [`escape`] (what is printed, escaped for where it goes), [`llm`] (the model client, a leaf).
+//! 2. [`model`]: plain data: docs, spans, typed IDs, citations, claims, answers and their
+//!    citation objects, findings, edits and fixes, the report.
+//! 3. [`forge`], [`normalize`], [`config`], [`discover`], [`output`], [`json_spans`], [`paths`]:
+//!    forge URLs, the one whitespace leniency, configuration, finding docs, writing files never
+//!    through a link, JSON with spans, a cited path made a repository path.
+//! 4. [`contract`] (the answer contract, read and written), [`extract`] (a doc's text →
+//!    citations and claims, facts only), [`resolve`] (revisions and blobs from the object
+//!    database, blame), [`fix`] (a citation's fix in its own syntax, and applying a report's
+//!    edits to the docs), [`select`] (`--since`).
 //! 5. [`check`]: evidence per blob (quotes, extents, literal support, stale verdicts), the facts
-//!    the rules decide from; [`retrieve`]: chunks, tokens and BM25 at a revision, the index
-//!    cached per tree.
+//!    the rules decide from; [`retrieve`]: chunks, tokens and BM25 at a revision.
 //! 6. [`rules`]: one file per rule deciding from facts, and the dispatch that orders them.
 //! 7. [`audit`]: a [`audit::Session`] (repository, target and settings, resolved once), then load
 //!    → plan → check → history → rules → [`model::Report`]; [`audit::check_docs`] checks docs
 //!    held in memory; [`audit::verify`] re-checks every fix before it is offered, and
 //!    [`audit::fixpoint`] plans `fix` to its fixpoint.
-//! 8. [`report`] (one file per output format), [`sweep`], [`regenerate`]
-//!    (offline re-grounding, the gate, the model client, traces).
-//! 9. The servers, [`mcp`] and [`lsp`] (default features), and [`args`], the command line's
-//!    types (the binary's `commands/` run them).
+//! 8. [`gate`]: an answer, a text or a paragraph checked at the target, the verdict on a model's
+//!    raw reply, the `citegate gate` service.
+//! 9. [`regenerate`]: offline re-grounding, asking the model, outcomes, traces.
+//! 10. [`report`] (one file per output format, regenerate's included), [`sweep`].
+//! 11. The servers, [`mcp`] and [`lsp`] (default features), and [`args`], the command line's
+//!     types (the binary's `commands/` run them).
 //!
 //! The library never prints; the binary maps a report to an exit code. Errors are types with
 //! their cause as `source` ([`error::chain`] prints them whole).
@@ -46,12 +48,14 @@ pub mod config;
 pub mod contract;
 pub mod discover;
 pub mod error;
+pub mod escape;
 pub mod extract;
 pub mod fix;
 #[cfg(feature = "testing")]
 pub mod fixture;
 pub mod forge;
 pub mod gate;
+pub mod json_spans;
 pub mod llm;
 #[cfg(feature = "lsp")]
 pub mod lsp;
@@ -60,6 +64,7 @@ pub mod mcp;
 pub mod model;
 pub mod normalize;
 pub mod output;
+pub mod paths;
 pub mod regenerate;
 pub mod registry;
 pub mod report;

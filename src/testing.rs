@@ -196,7 +196,7 @@ pub fn markdown_inert(s: &str) -> Result<(), String> {
     let shown = live(&escaped, false)?;
     let expected = format!(
         "x{}",
-        crate::report::printable(&s.replace(['\r', '\n'], " "), false).replace('@', "@\u{200B}")
+        crate::escape::printable(&s.replace(['\r', '\n'], " "), false).replace('@', "@\u{200B}")
     );
     // A renderer trims the paragraph's trailing spaces; the text is otherwise the same.
     if shown.trim_end() != expected.trim_end() {

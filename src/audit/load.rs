@@ -118,7 +118,7 @@ pub fn configure(d: &mut AuditedDoc, config: &Config) {
                 continue;
             }
             if let CitedPath::Repo(p) = &c.path {
-                c.path = crate::extract::resolve_path(p, Some(&remap.repo), false);
+                c.path = crate::paths::resolve_path(p, Some(&remap.repo), false);
                 // A rename fix would write the remapped path back: none is offered.
                 c.path_span = None;
             }

@@ -87,7 +87,7 @@ enum Judged {
 
 /// What a re-check looks at: in the docs it names, only the citations the fixes wrote (a
 /// doc pin's move is checked whole: every citation under the pin moves with it), with the
-/// implied pins they keep (see [`found_at`]). The default checks everything.
+/// implied pins they keep (see `found_at`). The default checks everything.
 #[derive(Debug, Default)]
 pub struct Focus {
     /// `None`: every citation.

@@ -15,12 +15,12 @@ use std::collections::HashMap;
 use git2::Oid;
 
 use crate::extract::literal;
-use crate::extract::resolve_path;
 use crate::model::{
     AuditedDoc, Citation, CiteRef, CitedPath, IncludePart, LineIndex, LineRange, LiteralKind,
     PathStyle, PinSource,
 };
 use crate::normalize::{self, normalize, NormalizedSource};
+use crate::paths::resolve_path;
 use crate::resolve::ahead::read_ahead;
 use crate::resolve::{CodeRepo, FileAt};
 

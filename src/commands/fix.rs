@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use citegate::args::*;
+use citegate::escape::printable;
 use citegate::fix;
-use citegate::report::printable;
 
 use super::common::*;
 

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use citegate::args::*;
 use citegate::audit::{self};
+use citegate::escape::printable;
 use citegate::gate;
 use citegate::regenerate;
-use citegate::report::printable;
 
 use super::common::*;
 

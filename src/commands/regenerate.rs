@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use citegate::args::*;
+use citegate::escape::printable;
 use citegate::fix;
 use citegate::llm;
 use citegate::regenerate;
-use citegate::report::printable;
 
 use super::common::*;
 
@@ -58,7 +58,7 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         }
     }
     if args.format == RegenerateFormat::Json {
-        out = regenerate::render::report(&run);
+        out = citegate::report::regenerate::report(&run);
     }
     let c = &run.counts;
     let model = match c.model_calls {
@@ -71,7 +71,10 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         ),
     };
     if args.format == RegenerateFormat::Diff {
-        eprint!("{}", printable(&regenerate::render::refusals(&run), true));
+        eprint!(
+            "{}",
+            printable(&citegate::report::regenerate::refusals(&run), true)
+        );
     }
     // What is refused is written as a refusal, or listed and left as written: both said, so
     // the counts are what `--write` writes.
@@ -122,7 +125,7 @@ pub fn retrieve_command(args: RetrieveArgs) -> ExitCode {
     if let Some(why) = &index.rejected_cache {
         eprintln!(
             "citegate: warning: retrieval cache {}",
-            citegate::report::printable(why, false)
+            citegate::escape::printable(why, false)
         );
     }
     let query = citegate::retrieve::Query {
@@ -131,6 +134,6 @@ pub fn retrieve_command(args: RetrieveArgs) -> ExitCode {
         ..Default::default()
     };
     let hits = index.search(&query, args.top_k);
-    let out = regenerate::render::hits(&repo, &index, &hits, args.show, args.json);
+    let out = citegate::report::regenerate::hits(&repo, &index, &hits, args.show, args.json);
     print_out(&out, ExitCode::SUCCESS)
 }

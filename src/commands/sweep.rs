@@ -4,8 +4,9 @@
 use std::process::ExitCode;
 
 use citegate::args::*;
+use citegate::escape::printable;
 use citegate::model::Report;
-use citegate::report::{json, printable};
+use citegate::report::json;
 use citegate::sweep;
 
 use super::audit::render;

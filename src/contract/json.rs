@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::extract::json_spans::{Node, Value as NodeValue};
+use crate::json_spans::{Node, Value as NodeValue};
 
 /// A JSON value as the contract reads it: a located tree or a `serde_json::Value`.
 pub trait Json: Sized {

@@ -1,7 +1,7 @@
 //! The answer contract, one owner: what makes a JSON answer a refusal, which keys carry its pin,
 //! the refusal reasons, the retrieval payload, the keys of a citation object and how it is
 //! pointed elsewhere ([`object`]), and the response schema a reply is held to ([`schema`]).
-//! Extraction reads answers as located trees ([`crate::extract::json_spans::Node`]) and the gate
+//! Extraction reads answers as located trees ([`crate::json_spans::Node`]) and the gate
 //! and `regenerate` hold model replies as [`serde_json::Value`]; both are read through [`Json`],
 //! so the audit and the gate cannot disagree on whether an answer refused.
 //!
@@ -11,17 +11,16 @@
 
 pub mod json;
 pub mod object;
+pub mod refusal;
 pub mod schema;
 
 pub use json::Json;
 pub use object::{cited, fields, repoint, Fields};
+pub use refusal::{payload_value, refusal, KeptAs, RefusalReason, REFUSAL_REASONS};
 
-use crate::extract::path::resolve_path;
 pub use crate::model::Refuse;
 use crate::model::{CitedPath, LineRange, Retrieved};
-
-/// The reasons a refusal may give (seed 000).
-pub const REFUSAL_REASONS: [&str; 3] = ["no_span_in_retrieval", "ambiguous", "stale_index"];
+use crate::paths::resolve_path;
 
 /// The keys an answer's pin may be written under, the first present counting.
 pub const PIN_KEYS: [&str; 3] = ["revision", "rev", "commit"];
@@ -133,7 +132,7 @@ pub fn pin<J: Json>(answer: &J) -> Option<&J> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::json_spans;
+    use crate::json_spans;
     use serde_json::Value;
 
     fn both(text: &str) -> (bool, bool) {

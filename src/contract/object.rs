@@ -65,7 +65,7 @@ pub fn cited(object: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::json_spans;
+    use crate::json_spans;
 
     #[test]
     fn repointing_keeps_the_key_names() {

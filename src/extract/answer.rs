@@ -16,9 +16,9 @@ use crate::model::{
 use crate::registry::RuleId;
 
 use super::bare;
-use super::json_spans::{self, Node};
 use super::literal;
-use super::path::resolve_path;
+use crate::json_spans::{self, Node};
+use crate::paths::resolve_path;
 
 static BACKTICKS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("backtick pattern"));

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use crate::model::{Citation, LineRange, LineStyle, Span, Syntax};
 
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 /// A bare citation found in a piece of text; spans are relative to that text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use regex::Regex;
 use crate::model::{Citation, LineRange, LineStyle, PathStyle, Span, Syntax};
 
 use super::bare;
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 static CURSOR_INFO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\d+):(\d+):(\S+)$").expect("cursor info pattern"));

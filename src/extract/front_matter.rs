@@ -6,7 +6,7 @@
 use crate::model::{Citation, DocProblem, Extracted, Span, Syntax};
 use crate::registry::RuleId;
 
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 /// Front matter larger than this is reported, not parsed.
 pub const MAX_BYTES: usize = 64 << 10;
@@ -152,7 +152,7 @@ mod tests {
         );
         assert_eq!(
             ext.problems[0].span.start,
-            4 + 3 + super::super::json_spans::MAX_DEPTH
+            4 + 3 + crate::json_spans::MAX_DEPTH
         );
         let huge = format!(
             "---\na: {}{}\n---\n",

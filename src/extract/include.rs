@@ -22,7 +22,7 @@ use crate::model::{
     Citation, Doc, Extracted, IncludePart, LineRange, LineStyle, PathStyle, Span, Syntax,
 };
 
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\{\{#(?:include|rustdoc_include)\s+(?P<path>[^\s:}]+)(?P<spec>:[^\s}]*)?\s*\}\}")

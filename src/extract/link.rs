@@ -11,7 +11,7 @@ use crate::forge;
 
 use super::bare;
 use super::context::ExtractContext;
-use super::path::{percent_decode, resolve_path};
+use crate::paths::{percent_decode, resolve_path};
 
 /// A Markdown link as the Markdown extractor saw it.
 #[derive(Debug, Clone, Copy)]

@@ -9,18 +9,16 @@ pub mod context;
 pub mod fence;
 pub mod front_matter;
 pub mod include;
-pub mod json_spans;
 pub mod link;
 pub mod literal;
 pub mod markdown;
-pub mod path;
 pub mod prose_lines;
 pub mod sources;
 
 pub use context::ExtractContext;
-pub use path::{percent_decode, resolve_path};
 
 use crate::model::{Citation, Doc, DocKind, Extracted, LineRange, Span, MAX_CITATIONS_PER_DOC};
+use crate::paths::resolve_path;
 use crate::registry::RuleId;
 
 /// Extract a doc according to its kind, then the configuration's in-house patterns.

@@ -12,7 +12,7 @@ use regex::Regex;
 use crate::model::{Citation, Doc, Extracted, LineRange, LineStyle, PathStyle, Span, Syntax};
 
 use super::bare;
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 /// A path as prose writes it: with a folder or a file extension, optionally in backticks.
 const PATH: &str = r"`?(?P<path>[A-Za-z0-9_.@~+-]*(?:/[A-Za-z0-9_.@~+-]+)*\.[A-Za-z][A-Za-z0-9]{0,11}|[A-Za-z0-9_.@~+-]+(?:/[A-Za-z0-9_.@~+-]+)+)`?";

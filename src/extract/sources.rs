@@ -8,7 +8,7 @@ use regex::Regex;
 
 use crate::model::{Citation, Marker, SourceEntry, Span, Syntax};
 
-use super::path::resolve_path;
+use crate::paths::resolve_path;
 
 static SOURCES_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^[\s#>*_]*sources?\s*:?[\s*_]*$").expect("sources header pattern")

@@ -10,9 +10,10 @@ use std::path::PathBuf;
 
 use git2::Oid;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::audit::{check_docs, Settings};
+use crate::contract::{self, KeptAs, RefusalReason};
 use crate::extract::{self, ExtractContext};
 use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved, Surface};
 use crate::registry::{RuleId, Severity};
@@ -46,14 +47,6 @@ pub fn fails(rule: RuleId, severity: Severity) -> bool {
 /// repository is no error in a wiki; only the gate, which cannot check it, refuses it.
 pub fn wrong(rule: RuleId, severity: Severity) -> bool {
     rule.says_wrong(severity)
-}
-
-/// The answer as retrieval payload entries: `{path, start_line, end_line}`.
-pub fn payload(retrieved: &[Retrieved]) -> Value {
-    retrieved
-        .iter()
-        .map(|r| json!({"path": r.path, "start_line": r.lines.start, "end_line": r.lines.end}))
-        .collect()
 }
 
 /// Where the cited spans of an answer must lie (seed 000: cited ⊆ retrieved).
@@ -323,61 +316,13 @@ fn violation(f: &Finding) -> Violation {
     }
 }
 
-/// The refusal of an answer: no summary and no citations (`{summary, citations}`), or no claims,
-/// each old claim listed in `open_questions` (`{summary, claims}`); `refuse` with the reason
-/// and what was searched; the old text under `kept_as` (`stale` for an answer the code moved
-/// away from, `rejected` for one the gate turned down). Other fields keep their place.
-pub fn refusal(
-    old: &Value,
-    at_target: &Value,
-    reason: &str,
-    searched: &[String],
-    kept_as: &str,
-) -> Value {
-    let mut out = Map::new();
-    let old = old.as_object().cloned().unwrap_or_default();
-    let claims: Vec<Value> = old
-        .get("claims")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (k, v) in at_target.as_object().into_iter().flatten() {
-        match k.as_str() {
-            "summary" => out.insert(k.clone(), Value::String(String::new())),
-            "citations" | "claims" => out.insert(k.clone(), Value::Array(Vec::new())),
-            "open_questions" => {
-                let mut open = v.as_array().cloned().unwrap_or_default();
-                for c in &claims {
-                    let text = c.get("text").and_then(Value::as_str).unwrap_or_default();
-                    open.push(Value::String(format!("Not grounded: {text}")));
-                }
-                out.insert(k.clone(), Value::Array(open))
-            }
-            "refuse" | "stale" | "rejected" => None,
-            _ => out.insert(k.clone(), v.clone()),
-        };
-    }
-    out.insert(
-        "refuse".into(),
-        json!({"reason": reason, "searched": searched}),
-    );
-    let mut stale = Map::new();
-    for key in ["summary", "citations", "claims"] {
-        if let Some(v) = old.get(key) {
-            stale.insert(key.into(), v.clone());
-        }
-    }
-    out.insert(kept_as.into(), Value::Object(stale));
-    Value::Object(out)
-}
-
 /// The refusal the gate gives an answer it turned down (`no_span_in_retrieval`, searched: the
 /// chunks it was checked against), with the violations. `answer` is what was received, read as
 /// a value (`null` when it could not be).
 pub fn refused(answer: &Value, retrieval: Retrieval, violations: &[Violation]) -> Value {
     let own = answer
         .get("retrieved")
-        .and_then(|r| crate::contract::payload_of(r).ok());
+        .and_then(|r| contract::payload_of(r).ok());
     let searched: Vec<String> = match retrieval {
         Retrieval::Given(r) => r,
         Retrieval::Required | Retrieval::Optional => own.as_deref().unwrap_or_default(),
@@ -385,12 +330,12 @@ pub fn refused(answer: &Value, retrieval: Retrieval, violations: &[Violation]) -
     .iter()
     .map(|r| format!("{}:{}", r.path, r.lines))
     .collect();
-    let mut refused = refusal(
+    let mut refused = contract::refusal(
         answer,
         answer,
-        "no_span_in_retrieval",
+        RefusalReason::NoSpanInRetrieval,
         &searched,
-        "rejected",
+        KeptAs::Rejected,
     );
     if let Some(o) = refused.as_object_mut() {
         o.insert("violations".into(), json!(violations));

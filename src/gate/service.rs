@@ -7,7 +7,8 @@ use std::io::{BufRead, Read, Write};
 use serde_json::{json, Value};
 
 use super::{self as gate, Gate, Retrieval, Violation};
-use crate::extract::json_spans::{self, Value as NodeValue};
+use crate::contract::RefusalReason;
+use crate::json_spans::{self, Value as NodeValue};
 use crate::registry::RuleId;
 
 /// The gate's verdict on one answer: the value the command line prints and the MCP server
@@ -45,7 +46,7 @@ impl Verdict {
             refusal: Some(json!({
                 "summary": "",
                 "citations": [],
-                "refuse": {"reason": "no_span_in_retrieval", "searched": []},
+                "refuse": {"reason": RefusalReason::NoSpanInRetrieval.as_str(), "searched": []},
                 "violations": [&violation],
             })),
             violations: vec![violation],
@@ -350,12 +351,12 @@ fn render(value: &Value, pretty: bool) -> String {
         true => serde_json::to_string_pretty(value),
         false => serde_json::to_string(value),
     };
-    crate::report::json_escapes(text.unwrap_or_default()) + "\n"
+    crate::escape::json_escapes(text.unwrap_or_default()) + "\n"
 }
 
 /// [`render`] on one line, without its line end.
 fn json_text(value: &Value) -> String {
-    crate::report::json_escapes(value.to_string())
+    crate::escape::json_escapes(value.to_string())
 }
 
 #[cfg(test)]

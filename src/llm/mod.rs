@@ -1,7 +1,7 @@
 //! The model client, a leaf (it uses nothing else of citegate): [`ChatModel`], one chat
 //! completion with a JSON response format. [`http::Client`] for OpenAI-compatible endpoints is one
 //! implementation, behind the default cargo feature `llm` (without it the library builds with no
-//! HTTP stack); [`scripted::Scripted`] (feature `testing`) replays set replies, for in-process
+//! HTTP stack); `scripted::Scripted` (feature `testing`) replays set replies, for in-process
 //! tests of asking and repairing.
 
 #[cfg(feature = "llm")]

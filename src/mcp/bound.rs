@@ -13,7 +13,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 
-use crate::report::clip;
+use crate::escape::clip;
 
 /// The most bytes of one tool reply: past it, lists are cut and long strings clipped, each place
 /// saying how much more there was.
@@ -258,7 +258,7 @@ mod tests {
         assert!(inside("../../etc/passwd").is_err() && inside("/etc").is_err());
         assert_eq!(inside("./src/a.rs").unwrap(), "src/a.rs");
         let long = "é".repeat(40_000);
-        let clipped = crate::report::clip(long, 1001);
+        let clipped = crate::escape::clip(long, 1001);
         assert!(clipped.starts_with("éé") && clipped.ends_with("(79000 more bytes)"));
     }
 

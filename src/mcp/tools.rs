@@ -13,10 +13,10 @@ use serde_json::{json, Value};
 
 use super::bound::{self, bounded, MAX_REPLY_BYTES};
 use crate::audit::{self, AuditError, AuditOptions, Settings};
-use crate::extract::resolve_path;
 use crate::gate::service;
 use crate::gate::{Gate, Retrieval};
 use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Surface};
+use crate::paths::resolve_path;
 use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -356,7 +356,7 @@ fn cite_lines(
         return Err(format!("`{path}` has {} lines at {target}", all.len()));
     }
     let cited = all[lines.start as usize - 1..lines.end as usize].join("\n");
-    let cited = crate::report::clip(cited, MAX_REPLY_BYTES / 2);
+    let cited = crate::escape::clip(cited, MAX_REPLY_BYTES / 2);
     let web = repo.home.as_ref().map(|id| format!("https://{id}"));
     let permalink = web.map(|w| crate::forge::blob_url(&w, &target.to_string(), path, Some(lines)));
     let out = json!({
@@ -406,7 +406,7 @@ pub(super) fn retrieve(root: &Path, held: &HeldIndex, p: Retrieve) -> Result<Str
         .iter()
         .map(|h| {
             let c = &index.chunks[h.chunk];
-            let text = crate::report::clip(index.text(&repo, h.chunk).unwrap_or_default(), 4096);
+            let text = crate::escape::clip(index.text(&repo, h.chunk).unwrap_or_default(), 4096);
             json!({"citation": format!("{}:{}-{}", c.path, c.start, c.end), "text": text})
         })
         .collect();

@@ -8,7 +8,8 @@ use git2::Oid;
 use serde_json::Value;
 
 use super::ground::{self, Located};
-use super::outcome::{Kind, Moved, Outcome};
+use super::outcome::{Kind, Moved, Outcome, Reason};
+use crate::contract::{self, KeptAs, RefusalReason};
 use crate::gate::{self, Retrieval, Violation};
 use crate::model::{AnswerId, AnswerUnit, CiteId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
@@ -208,15 +209,16 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
     let refused = |why: String, violations: Vec<Violation>| {
         let outside = violations.iter().any(|v| v.rule == RuleId::NotRetrieved);
         let reason = match unit.objects.is_empty() || outside {
-            true => "no_span_in_retrieval",
-            false => "stale_index",
+            true => RefusalReason::NoSpanInRetrieval,
+            false => RefusalReason::StaleIndex,
         };
         let mut o = p.outcome(Kind::Refused, p.findings.iter().copied());
-        o.reason = Some(reason.to_string());
+        o.reason = Some(Reason::refused(reason));
         o.why = Some(why);
         o.searched = p.searched.clone();
         o.violations = violations;
-        let value = gate::refusal(&p.value, &p.at_target(ctx), reason, &p.searched, "stale");
+        let at_target = p.at_target(ctx);
+        let value = contract::refusal(&p.value, &at_target, reason, &p.searched, KeptAs::Stale);
         (value, vec![o])
     };
     let moved = match move_cites(ctx, p, unit, "", &mut candidate) {
@@ -282,7 +284,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
             }
             failed => {
                 o.outcome = Kind::Refused;
-                o.reason = Some("stale_index".into());
+                o.reason = Some(Reason::StaleIndex);
                 o.why = Some(
                     failed
                         .err()

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use git2::Oid;
 
 use super::ground::{self, Located};
-use super::outcome::{Kind, Moved, Outcome, Rewritten};
+use super::outcome::{Kind, Moved, Outcome, Reason, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::gate::{self, Gate};
@@ -216,12 +216,12 @@ pub fn docs(
         };
         let mut o = outcome(report, f, by);
         if held && o.outcome == Kind::Refused {
-            o.reason = Some("blocked".into());
+            o.reason = Some(Reason::Blocked);
             o.why = Some(
                 "a citation on the same line stays failing: editing the line would hide it".into(),
             );
-        } else if under_doc_pin && o.reason.as_deref() == Some("not_regrounded") {
-            o.reason = Some("doc_pin".into());
+        } else if under_doc_pin && o.reason == Some(Reason::NotRegrounded) {
+            o.reason = Some(Reason::DocPin);
             o.why = Some(format!(
                 "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
                  citation: it moves only with the pin and all its citations (`citegate fix`)",
@@ -267,7 +267,7 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
             });
         }
         (Some(r), None) => {
-            o.reason = Some("no_span_in_retrieval".into());
+            o.reason = Some(Reason::NoSpanInRetrieval);
             o.why = Some(match &r.error {
                 Some(e) => format!("the model gave no answer: {e}"),
                 None => format!(
@@ -278,7 +278,7 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
             o.violations = r.violations.clone();
         }
         (None, None) => {
-            o.reason = Some("not_regrounded".into());
+            o.reason = Some(Reason::NotRegrounded);
             o.why = Some(format!("{}: {}", f.rule, f.message));
         }
     }

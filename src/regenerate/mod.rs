@@ -11,7 +11,8 @@ pub mod model;
 pub mod outcome;
 pub mod paragraph;
 pub mod prompt;
-pub mod render;
+pub mod write;
+
 pub mod trace;
 
 use std::collections::{BTreeSet, HashSet};
@@ -30,7 +31,7 @@ use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
-pub use outcome::{Counts, Kind, Outcome, Regenerated, Rewritten};
+pub use outcome::{Counts, Kind, Outcome, Reason, Regenerated, Rewritten};
 
 /// How many chunks are retrieved per answer (and listed as searched in a refusal).
 pub const DEFAULT_TOP_K: usize = 8;
@@ -185,7 +186,7 @@ fn assemble(
         outcomes.append(&mut w.outcomes);
         edits.push((w.pending.doc, w.pending.span, w.value));
     }
-    let mut changed = render::json_docs(report, edits);
+    let mut changed = write::json_docs(report, edits);
     changed.append(&mut md_docs);
     changed.sort_by(|a, b| a.name.cmp(&b.name));
     account(report, &mut outcomes);
@@ -236,7 +237,7 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
             if let Some(o) = outcomes.iter_mut().find(|o| place(o)) {
                 o.findings.push(f.at.fingerprint.clone());
                 if o.outcome == Kind::Kept && o.reason.is_none() {
-                    o.reason = Some("hygiene".into());
+                    o.reason = Some(Reason::Hygiene);
                     o.why = Some(hygiene);
                 }
                 continue;
@@ -249,12 +250,12 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
         match fails {
             true => {
                 o.outcome = Kind::Refused;
-                o.reason = Some("not_regrounded".into());
+                o.reason = Some(Reason::NotRegrounded);
                 o.why = Some(why);
                 o.left_as_written = true;
             }
             false => {
-                o.reason = Some("hygiene".into());
+                o.reason = Some(Reason::Hygiene);
                 o.why = Some(hygiene);
             }
         }
@@ -364,7 +365,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
             o.line = Some(f.at.line);
             o.left_as_written = true;
             o.findings.push(f.at.fingerprint.clone());
-            o.reason = Some("not_regrounded".into());
+            o.reason = Some(Reason::NotRegrounded);
             o.why = Some(format!("cannot be read as an answer: {}", f.message));
             unwritable.push(o);
         }
@@ -387,7 +388,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                     o.answer = Some(i.index());
                     o.left_as_written = true;
                     o.findings = findings.iter().map(|f| f.at.fingerprint.clone()).collect();
-                    o.reason = Some("not_regrounded".into());
+                    o.reason = Some(Reason::NotRegrounded);
                     o.why = Some(format!("the answer cannot be rewritten: {e}"));
                     unwritable.push(o);
                     continue;

@@ -7,9 +7,10 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::answer::{Ctx, Pending, Work};
-use super::outcome::{Kind, Outcome};
+use super::outcome::{Kind, Outcome, Reason};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
+use crate::contract::{self, RefusalReason};
 use crate::gate::reply;
 use crate::gate::{self, Violation};
 use crate::llm::{CallError, ChatModel, Message, Role};
@@ -216,7 +217,7 @@ pub fn stage(
             merge(ctx, &w.pending, reply, (&mut w.value, &mut w.outcomes));
         } else {
             for o in w.outcomes.iter_mut().filter(|o| o.outcome == Kind::Refused) {
-                o.reason = Some("no_span_in_retrieval".into());
+                o.reason = Some(Reason::NoSpanInRetrieval);
                 o.violations = last_violations(&a.record);
                 if let Some(e) = &a.record.error {
                     o.why = Some(format!("the model gave no answer: {e}"));
@@ -247,7 +248,7 @@ pub fn limited<T: Sync, R: Send>(
 /// A refusal after the model also failed: the reason is the seeds' `no_span_in_retrieval`.
 fn retitle(value: &mut Value) {
     if let Some(r) = value.pointer_mut("/refuse/reason") {
-        *r = Value::String("no_span_in_retrieval".into());
+        *r = Value::String(RefusalReason::NoSpanInRetrieval.as_str().into());
     }
 }
 
@@ -268,7 +269,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
                 o.shift_remove("stale");
                 // The new answer's record of what its model saw: the chunks it was given.
                 if o.contains_key("retrieved") {
-                    o.insert("retrieved".into(), gate::payload(&p.retrieved));
+                    o.insert("retrieved".into(), contract::payload_value(&p.retrieved));
                 }
             }
             (v, reply_list(reply, "citations"))
@@ -279,7 +280,7 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
             // The kept claims came from the old chunks, the new ones from these: both recorded.
             if let Some(list) = v.get_mut("retrieved").and_then(Value::as_array_mut) {
                 list.extend(
-                    gate::payload(&p.retrieved)
+                    contract::payload_value(&p.retrieved)
                         .as_array()
                         .into_iter()
                         .flatten()

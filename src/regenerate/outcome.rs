@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::contract::RefusalReason;
 use crate::gate::Violation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -11,6 +12,50 @@ pub enum Kind {
     Kept,
     Regrounded,
     Refused,
+}
+
+/// Why an outcome was refused, or kept with a finding (its `reason` in the JSON report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Refused as the contract says it: what was retrieved is older than the code.
+    StaleIndex,
+    /// Refused as the contract says it: nothing retrieved supports it.
+    NoSpanInRetrieval,
+    /// Refused as the contract says it: more than one place could be meant.
+    Ambiguous,
+    /// Refused: its content is found nowhere exactly and once at the target.
+    NotRegrounded,
+    /// Refused: a Markdown citation whose move another citation on its line blocks.
+    Blocked,
+    /// Refused: a Markdown citation held by its doc's pin.
+    DocPin,
+    /// Kept with a finding that says nothing is wrong with what is cited: regenerate leaves it.
+    Hygiene,
+}
+
+impl Reason {
+    /// The outcome reason of a refusal written with `reason`.
+    pub fn refused(reason: RefusalReason) -> Reason {
+        match reason {
+            RefusalReason::StaleIndex => Reason::StaleIndex,
+            RefusalReason::NoSpanInRetrieval => Reason::NoSpanInRetrieval,
+            RefusalReason::Ambiguous => Reason::Ambiguous,
+        }
+    }
+
+    /// The reason as the JSON report writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::StaleIndex => "stale_index",
+            Reason::NoSpanInRetrieval => "no_span_in_retrieval",
+            Reason::Ambiguous => "ambiguous",
+            Reason::NotRegrounded => "not_regrounded",
+            Reason::Blocked => "blocked",
+            Reason::DocPin => "doc_pin",
+            Reason::Hygiene => "hygiene",
+        }
+    }
 }
 
 /// A citation moved by re-grounding.
@@ -36,11 +81,9 @@ pub struct Outcome {
     pub outcome: Kind,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<Moved>,
-    /// Why it was refused: `stale_index`, `no_span_in_retrieval`, `not_regrounded`, `blocked`,
-    /// `doc_pin` (Markdown); why it was kept with a finding: `hygiene` (the finding says
-    /// nothing is wrong with what is cited: regenerate leaves it).
+    /// Why it was refused, or kept with a finding.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
     /// A refusal that is listed but not written into the doc (a Markdown citation, an answer
     /// that cannot be read or rewritten): the doc keeps it as written.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -32,11 +32,11 @@ impl<W: Write> Sink for Human<W> {
         writeln!(
             self.0,
             "{}:{}:{}\t{}\t{}{}\t{}",
-            super::printable(&c.doc, false),
+            crate::escape::printable(&c.doc, false),
             c.line,
             c.column,
             c.syntax,
-            super::printable(path, false),
+            crate::escape::printable(path, false),
             lines,
             at
         )
@@ -65,7 +65,8 @@ impl<W: Write> Sink for Json<W> {
         let target = serde_json::to_string(target).map_err(std::io::Error::other)?;
         let head =
             format!("{{\n  \"version\": {VERSION},\n  \"target\": {target},\n  \"citations\": [");
-        self.out.write_all(super::json_escapes(head).as_bytes())
+        self.out
+            .write_all(crate::escape::json_escapes(head).as_bytes())
     }
 
     fn citation(&mut self, c: &Resolved) -> std::io::Result<()> {
@@ -82,7 +83,8 @@ impl<W: Write> Sink for Json<W> {
             item.push_str(line);
         }
         self.written += 1;
-        self.out.write_all(super::json_escapes(item).as_bytes())
+        self.out
+            .write_all(crate::escape::json_escapes(item).as_bytes())
     }
 
     fn finish(&mut self) -> std::io::Result<()> {

@@ -12,7 +12,7 @@ pub fn escape_data(s: &str) -> String {
         .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A");
-    super::printable(&s, false).into_owned()
+    crate::escape::printable(&s, false).into_owned()
 }
 
 /// Escape a command's property value.

@@ -10,9 +10,9 @@ use miette::{
 };
 
 use crate::config::ConfigError;
+use crate::escape::printable;
 use crate::model::{Finding, LineIndex, Report, Span};
 use crate::registry::Severity;
-use crate::report::printable;
 
 /// Rendering choices the binary makes (colour, width).
 #[derive(Debug, Clone, Copy)]

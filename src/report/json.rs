@@ -167,7 +167,7 @@ pub fn render(report: &Report) -> String {
         docs,
     };
     let mut text =
-        super::json_escapes(serde_json::to_string_pretty(&out).expect("report serialises"));
+        crate::escape::json_escapes(serde_json::to_string_pretty(&out).expect("report serialises"));
     text.push('\n');
     text
 }
@@ -249,7 +249,7 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
     }
     let full_sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
     if !full_sha(&r.revision) {
-        let written = crate::report::printable(&r.revision, false);
+        let written = crate::escape::printable(&r.revision, false);
         return Err(ReadError::Revision(written.into_owned()));
     }
     let shard = match r.shard.as_deref() {

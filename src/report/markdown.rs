@@ -5,10 +5,11 @@
 
 use std::fmt::Write;
 
+use crate::escape::printable;
 use crate::forge;
 use crate::model::{Finding, LineRange, Report};
 use crate::registry::Severity;
-use crate::report::{human, printable};
+use crate::report::human;
 
 /// A message for a Markdown table cell: on one line (a CR or LF would end the row and start
 /// Markdown of its own), control characters replaced. Its code spans (CommonMark's: a run of

@@ -183,7 +183,7 @@ pub fn render(report: &Report) -> String {
         true => serde_json::to_string_pretty(&log),
         false => serde_json::to_string(&log),
     };
-    let mut text = super::json_escapes(written.expect("SARIF serialises"));
+    let mut text = crate::escape::json_escapes(written.expect("SARIF serialises"));
     text.push('\n');
     text
 }

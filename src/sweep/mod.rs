@@ -222,7 +222,7 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
         Some(match file.as_ref()? {
             Read::Text(text, index) => {
                 let shown = index.slice(text, lines.start as usize, lines.end as usize);
-                html::Shown::Lines(crate::report::clip(shown.to_string(), MAX_TARGET_TEXT))
+                html::Shown::Lines(crate::escape::clip(shown.to_string(), MAX_TARGET_TEXT))
             }
             Read::Withheld(why) => html::Shown::Withheld(why.clone()),
         })

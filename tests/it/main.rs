@@ -32,5 +32,6 @@ mod retrieve;
 mod rules;
 mod scripted_model;
 mod shards;
+mod structure;
 mod surfaces;
 mod verdicts;

@@ -349,7 +349,7 @@ proptest! {
         let doc = format!("[\n{base}{old_text}\n]\n");
         let start = 2 + base.len();
         let span = citegate::model::Span::new(start, start + old_text.len());
-        let out = citegate::regenerate::render::layout(&new, &doc, span);
+        let out = citegate::regenerate::write::layout(&new, &doc, span);
         let back: serde_json::Value = serde_json::from_str(&out).unwrap();
         prop_assert_eq!(back, new);
         if !old_text.contains('\n') {

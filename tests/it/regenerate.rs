@@ -584,7 +584,9 @@ const B: u32 = 2;
         .iter()
         .map(|o| {
             (
-                o.reason.as_deref().unwrap_or_default(),
+                o.reason
+                    .map(citegate::regenerate::Reason::as_str)
+                    .unwrap_or_default(),
                 o.why.as_deref().unwrap_or_default(),
             )
         })
