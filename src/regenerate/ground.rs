@@ -13,7 +13,7 @@ use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
 
 /// Where each content text is at the target (path, lines), as `check::quotes::locate` found it.
-pub type Located = HashMap<String, Vec<(String, LineRange)>>;
+pub(super) type Located = HashMap<String, Vec<(String, LineRange)>>;
 
 /// Rules whose citation is never moved: the cited code changed where it was (a copy of the old
 /// text elsewhere may be dead code), occurs several times, or the citation names no readable
@@ -28,7 +28,7 @@ const NEVER_MOVED: [RuleId; 4] = [
 /// The contents a failing citation cited, in the order they are looked for: the text of its span
 /// at the revision it was read at (normalised), then its quote; only its quote when the quote is
 /// what failed.
-pub fn contents(
+pub(super) fn contents(
     repo: &CodeRepo,
     git: &Repository,
     quote: Option<&str>,
@@ -68,7 +68,7 @@ fn span_text(repo: &CodeRepo, git: &Repository, findings: &[&Finding]) -> Option
 /// Where a failing citation object moves: its safe fix (content found again exactly and uniquely
 /// by the audit), else the first of its contents found exactly once at the target; `Err` says
 /// why not.
-pub fn relocate(
+pub(super) fn relocate(
     findings: &[&Finding],
     fix: Option<&Fix>,
     contents: &[String],
@@ -111,9 +111,9 @@ pub fn relocate(
 
 /// The least content a citation moves to another file on: found once in a whole tree, a short
 /// line (`version="$1"`) is still a coincidence as often as it is the code that moved.
-pub const MIN_MOVE_LINES: i64 = 2;
+pub(super) const MIN_MOVE_LINES: i64 = 2;
 /// See [`MIN_MOVE_LINES`]: both must hold.
-pub const MIN_MOVE_CHARS: usize = 40;
+pub(super) const MIN_MOVE_CHARS: usize = 40;
 
 /// Whether `content` (normalised), found at `lines`, is evidence enough for a move across files.
 fn distinctive(content: &str, lines: LineRange) -> bool {

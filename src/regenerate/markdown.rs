@@ -20,7 +20,7 @@ use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// A failing Markdown citation that no safe fix moves, with what it cited.
-pub struct Failing<'r> {
+pub(super) struct Failing<'r> {
     pub doc: usize,
     pub index: CiteId,
     pub citation: &'r Citation,
@@ -30,7 +30,7 @@ pub struct Failing<'r> {
 
 /// The failing citations of Markdown docs that no safe fix moves and that can move on their own
 /// (not under a doc's front-matter pin), each with its contents to look for.
-pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
+pub(super) fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
     let mut out: Vec<Failing<'r>> = Vec::new();
     for f in &report.findings {
         let d = &report.docs[f.doc];
@@ -65,7 +65,7 @@ pub fn failing<'r>(repo: &CodeRepo, report: &'r Report) -> Vec<Failing<'r>> {
 
 /// The edit of each failing citation whose content occurs exactly once at the target, by doc,
 /// kept only when the moved citation passes the gate at the target.
-pub fn relocations(
+pub(super) fn relocations(
     gate: &Gate,
     report: &Report,
     failing: &[Failing],
@@ -136,7 +136,7 @@ fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) 
 
 /// The Markdown docs rewritten (safe fixes, relocations, then the model's paragraphs, which win
 /// over the edits inside them) and an outcome per failing citation.
-pub fn docs(
+pub(super) fn docs(
     report: &Report,
     relocated: &BTreeMap<usize, Vec<Fix>>,
     rewrites: &[Rewrite],

@@ -1,19 +1,20 @@
 //! `citegate regenerate`: answers and docs re-grounded at the target behind the audit's own
-//! fail-closed gate. The audit says what fails; [`ground`] moves what can be moved (content found
-//! again, exactly and uniquely); [`answer`] gates each result at the target and refuses the rest;
-//! Markdown docs get `fix`'s re-anchoring in their own syntax. Nothing is written here: the
-//! caller prints the diff or writes the docs atomically.
+//! fail-closed gate. The audit says what fails; `ground` moves what can be moved (content found
+//! again, exactly and uniquely); `offline` gates each answer's result at the target and refuses
+//! the rest; Markdown docs get `fix`'s re-anchoring in their own syntax (`markdown`); with
+//! `--llm`, [`ask`] asks the model for what is still refused, and `paragraph` for Markdown
+//! paragraphs. Nothing is written here: the caller prints the diff or writes the docs
+//! atomically ([`write`] lays a new answer out like the old one).
 
-pub mod answer;
-pub mod ground;
-pub mod markdown;
-pub mod model;
+pub mod ask;
+mod ground;
+mod markdown;
+mod offline;
 pub mod outcome;
-pub mod paragraph;
+mod paragraph;
 pub mod prompt;
-pub mod write;
-
 pub mod trace;
+pub mod write;
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -92,15 +93,15 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         Some(_) => paragraph::failing(&report, &relocated),
         None => Vec::new(),
     };
-    let ctx = answer::Ctx {
+    let ctx = offline::Ctx {
         repo,
         target,
         gate: &gate,
         located: &located,
     };
     // Offline first, with nothing retrieved: what moves needs no index.
-    let mut work: Vec<answer::Work> = (pending.into_iter())
-        .map(|p| answer::Work::new(&ctx, p))
+    let mut work: Vec<offline::Work> = (pending.into_iter())
+        .map(|p| offline::Work::new(&ctx, p))
         .collect();
     let refused: Vec<usize> = (work.iter().enumerate())
         .filter(|(_, w)| w.refused())
@@ -134,7 +135,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         (Some(llm), Some(index)) => {
             let client = connect(llm)?;
             let client = client.as_ref();
-            let mut spent = model::stage(client, &ctx, index, &mut work, llm.concurrency);
+            let mut spent = ask::stage(client, &ctx, index, &mut work, llm.concurrency);
             let (rewrites, more) = paragraph::stage(
                 client,
                 &ctx,
@@ -148,7 +149,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
             endpoint_failure = client.endpoint_failure();
             (spent, rewrites)
         }
-        _ => (model::Spent::default(), Vec::new()),
+        _ => (ask::Spent::default(), Vec::new()),
     };
     let mut outcomes = kept(&report);
     outcomes.extend(unwritable);
@@ -176,9 +177,9 @@ fn connect(llm: &llm::LlmOptions) -> Result<Box<dyn llm::ChatModel>, Error> {
 /// the docs it changes (by name), counts and traces.
 fn assemble(
     report: &Report,
-    work: Vec<answer::Work>,
+    work: Vec<offline::Work>,
     mut md_docs: Vec<Rewritten>,
-    mut spent: model::Spent,
+    mut spent: ask::Spent,
     mut outcomes: Vec<Outcome>,
 ) -> Regenerated {
     let mut edits = Vec::new();
@@ -280,7 +281,7 @@ fn index(
     repo: &CodeRepo,
     target: Oid,
     opts: &Options,
-    work: &[answer::Work],
+    work: &[offline::Work],
     refused: &[usize],
 ) -> Result<Index, git2::Error> {
     if opts.llm.is_some() {
@@ -300,7 +301,7 @@ fn retrieve(
     git: &git2::Repository,
     index: &Index,
     wanted: &Wanted,
-    work: &mut [answer::Work],
+    work: &mut [offline::Work],
     which: &[usize],
 ) {
     let top_k = wanted.top_k;
@@ -344,7 +345,7 @@ fn kept(report: &Report) -> Vec<Outcome> {
 }
 
 /// Every JSON answer with a finding that fails the gate.
-fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
+fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
     let mut out = Vec::new();
     let mut unwritable = Vec::new();
     for (d, doc) in report.docs.iter().enumerate() {
@@ -404,7 +405,7 @@ fn pending(report: &Report) -> (Vec<answer::Pending<'_>>, Vec<Outcome>) {
                 .filter_map(|f| f.fix.as_ref())
                 .chain(moves.flat_map(|m| &m.moves))
                 .collect();
-            out.push(answer::Pending {
+            out.push(offline::Pending {
                 doc: d,
                 fixes,
                 chunks: Vec::new(),
@@ -437,7 +438,7 @@ impl Enclosing {
         repo: &CodeRepo,
         git: &git2::Repository,
         index: &Index,
-        pending: impl Iterator<Item = &'p answer::Pending<'r>>,
+        pending: impl Iterator<Item = &'p offline::Pending<'r>>,
     ) -> Enclosing {
         let mut wanted: std::collections::BTreeMap<(Oid, String), BTreeSet<usize>> =
             Default::default();
@@ -498,7 +499,7 @@ impl Enclosing {
     }
 }
 
-fn query(p: &answer::Pending, names: &Enclosing) -> Query {
+fn query(p: &offline::Pending, names: &Enclosing) -> Query {
     let v = &p.value;
     let mut text = String::new();
     let mut push = |s: Option<&str>| {
@@ -564,7 +565,7 @@ fn locate(
     repo: &CodeRepo,
     target: Oid,
     docs: &HashSet<String>,
-    pending: &[answer::Pending],
+    pending: &[offline::Pending],
     markdown: &[markdown::Failing],
 ) -> ground::Located {
     let answers = pending

@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use super::answer::Ctx;
-use super::model::{self, Question, Spent};
+use super::ask::{self, Question, Spent};
+use super::offline::Ctx;
 use super::prompt::Contract;
 use crate::gate::reply::Subject;
 use crate::gate::{self, Violation};
@@ -17,7 +17,7 @@ use crate::retrieve::{Index, Query};
 
 /// A paragraph of a Markdown doc that holds failing citations.
 #[derive(Debug, Clone)]
-pub struct Paragraph {
+pub(super) struct Paragraph {
     pub doc: usize,
     pub name: String,
     /// The paragraph's bytes, without its final line ending.
@@ -30,7 +30,7 @@ pub struct Paragraph {
 
 /// What the model made of a paragraph: its new text when it passed the gate.
 #[derive(Debug, Clone)]
-pub struct Rewrite {
+pub(super) struct Rewrite {
     pub doc: usize,
     pub span: Span,
     pub text: Option<String>,
@@ -42,7 +42,7 @@ pub struct Rewrite {
 
 /// The paragraphs of Markdown docs holding a failing citation that no safe fix or offline
 /// relocation moves, once each.
-pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Paragraph> {
+pub(super) fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Paragraph> {
     let mut out: Vec<Paragraph> = Vec::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;
@@ -71,7 +71,7 @@ pub fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Pa
 }
 
 /// The lines around byte `at` up to a blank line, a fence, a heading or a front matter line.
-pub fn bounds(text: &str, at: usize) -> Span {
+pub(super) fn bounds(text: &str, at: usize) -> Span {
     let stop = |line: &str| {
         let t = line.trim();
         t.is_empty()
@@ -107,7 +107,7 @@ pub fn bounds(text: &str, at: usize) -> Span {
 }
 
 /// Ask the model to rewrite each paragraph, at most `concurrency` at a time.
-pub fn stage(
+pub(super) fn stage(
     client: &dyn ChatModel,
     ctx: &Ctx,
     index: &Index,
@@ -140,9 +140,9 @@ pub fn stage(
             retrieved: chunks.iter().map(|&c| index.retrieved(c)).collect(),
         };
         q.context(ctx.repo, index, &chunks);
-        model::ask(client, ctx.gate, &q)
+        ask::ask(client, ctx.gate, &q)
     };
-    let asked = model::limited(concurrency, paragraphs, ask_one);
+    let asked = ask::limited(concurrency, paragraphs, ask_one);
     let mut spent = Spent::default();
     let mut out = Vec::new();
     for (p, a) in paragraphs.iter().zip(asked) {
@@ -159,7 +159,7 @@ pub fn stage(
                 .map(|t| citations(ctx.gate, &p.name, t))
                 .unwrap_or_default(),
             text,
-            violations: model::last_violations(&a.record),
+            violations: ask::last_violations(&a.record),
             error: a.record.error.clone(),
         });
         spent.records.push(a.record);
@@ -178,7 +178,7 @@ fn citations(gate: &gate::Gate, name: &str, text: &str) -> Vec<String> {
 }
 
 /// Whether a finding lies in a rewritten paragraph.
-pub fn rewritten<'a>(rewrites: &'a [Rewrite], f: &Finding) -> Option<&'a Rewrite> {
+pub(super) fn rewritten<'a>(rewrites: &'a [Rewrite], f: &Finding) -> Option<&'a Rewrite> {
     rewrites
         .iter()
         .find(|r| r.doc == f.doc && r.span.start <= f.span.start && f.span.end <= r.span.end)

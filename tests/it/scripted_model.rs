@@ -9,7 +9,7 @@ use citegate::gate::Gate;
 use citegate::llm::scripted::Scripted;
 use citegate::llm::{CallError, ErrorKind, Reply, Role};
 use citegate::model::{LineRange, Retrieved};
-use citegate::regenerate::model::{ask, Question};
+use citegate::regenerate::ask::{ask, Question};
 use citegate::regenerate::prompt::Contract;
 use citegate::regenerate::trace::{self, Ended};
 use citegate::testing::Fixture;

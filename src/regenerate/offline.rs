@@ -154,7 +154,7 @@ impl<'r> Work<'r> {
 }
 
 /// The re-grounded answer and what happened to it (one outcome per answer, or per claim).
-pub fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
+pub(super) fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
     match p.units.first() {
         Some(unit) if unit.claim_at.is_none() => whole(ctx, p, unit),
         _ => claims(ctx, p),

@@ -6,7 +6,7 @@
 use rayon::prelude::*;
 use serde_json::Value;
 
-use super::answer::{Ctx, Pending, Work};
+use super::offline::{Ctx, Pending, Work};
 use super::outcome::{Kind, Outcome, Reason};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
