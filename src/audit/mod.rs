@@ -1,4 +1,4 @@
-//! The audit pipeline: [`load`] (discover, read and extract docs in parallel) → [`plan`] (resolve
+//! The audit pipeline: [`load`] (discover, read and extract docs in parallel) → `plan` (resolve
 //! pins, citation-level rules, group by blob) → [`crate::check`] (evidence per blob, in parallel)
 //! → [`history`] (implied pins) → the rules at the blob, on stale verdicts, on claims and on docs →
 //! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
@@ -7,12 +7,12 @@ pub mod dump;
 pub mod fixpoint;
 pub mod history;
 pub mod load;
-pub mod options;
+mod options;
 pub mod pins;
-pub mod plan;
-pub mod progress;
-pub mod session;
-pub mod settings;
+mod plan;
+mod progress;
+mod session;
+mod settings;
 pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};

@@ -17,7 +17,7 @@ use crate::rules::{Rules, Subject};
 /// path) whose path is a file neither at the target nor at the citation's own revision (its pin,
 /// its doc's pin, else its implied pin): a citation of a file deleted since it was written is
 /// kept, and found `stale-deleted`. Returns `implied` keyed by the kept citations' new indices.
-pub fn drop_tentative(
+pub(super) fn drop_tentative(
     repo: &CodeRepo,
     git: &Repository,
     target: Oid,
@@ -85,7 +85,7 @@ fn same_blob(trees: &mut Trees, a: Oid, b: Oid, path: &str) -> bool {
 }
 
 /// The blob groups to read, and the findings of the citation-level rules.
-pub struct Plan {
+pub(super) struct Plan {
     pub groups: Vec<Group>,
     pub findings: Vec<Finding>,
 }
@@ -93,7 +93,7 @@ pub struct Plan {
 /// Plan the checks. `implied`: the implied pin of unpinned citations (see
 /// [`super::history::implied_pins`]); such a citation is read at its implied pin, or at the target
 /// when the cited blob is the same at both (nothing to compare).
-pub fn plan(
+pub(super) fn plan(
     repo: &CodeRepo,
     git: &Repository,
     target: Oid,

@@ -12,7 +12,7 @@ use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
 /// `overbroad-span`'s threshold when neither the command line nor the file sets one.
-pub const DEFAULT_MAX_SPAN_LINES: usize = 200;
+pub(super) const DEFAULT_MAX_SPAN_LINES: usize = 200;
 
 /// Everything a run decides by, resolved.
 #[derive(Debug, Clone)]

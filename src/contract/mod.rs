@@ -9,7 +9,7 @@
 //! {reason}}`; seed 001's: `{summary, claims: [{text, path, start_line, end_line}],
 //! open_questions}`, where no claim and an open question is the refusal.
 
-pub mod json;
+mod json;
 pub mod object;
 pub mod refusal;
 pub mod schema;

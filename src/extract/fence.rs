@@ -43,7 +43,7 @@ const NOT_CODE: &[&str] = &[
 ];
 
 /// A fenced or indented code block as the Markdown walk saw it.
-pub struct Fence {
+pub(super) struct Fence {
     pub info: String,
     pub span: Span,
     pub body: String,
@@ -52,7 +52,7 @@ pub struct Fence {
 
 /// The fence languages that quote a file, by the file's extension (or name, for files without
 /// one); an extension not listed is quoted by a fence named after it (`toml` for `.toml`).
-pub const LANGUAGES: &[(&[&str], &[&str])] = &[
+pub(super) const LANGUAGES: &[(&[&str], &[&str])] = &[
     (&["rs"], &["rust", "rs"]),
     (&["py", "pyi"], &["python", "py", "python3", "py3"]),
     (&["ts", "mts", "cts"], &["typescript", "ts"]),
@@ -80,7 +80,7 @@ pub const LANGUAGES: &[(&[&str], &[&str])] = &[
 
 impl Fence {
     /// Whether the fence may hold a copy of source code (it is not a diagram or output).
-    pub fn is_code(&self) -> bool {
+    pub(super) fn is_code(&self) -> bool {
         !NOT_CODE.contains(&self.lang().as_str())
     }
 
@@ -94,7 +94,7 @@ impl Fence {
 
     /// Whether the fence can quote `path`: its info string is empty, or names the file's
     /// language (a ```` ```sh ```` block after a Rust citation is a command, not its quote).
-    pub fn quotes(&self, path: &str) -> bool {
+    pub(super) fn quotes(&self, path: &str) -> bool {
         let lang = self.lang();
         if lang.is_empty() {
             return true;
@@ -116,7 +116,7 @@ impl Fence {
 
 /// A fence whose info string names the span: Cursor's ```` ```12:15:app/a.tsx ````,
 /// ```` ```rust title="src/a.rs:10-20" ````, or ```` ```python src/main.py ````.
-pub fn citation(text: &str, fence: &Fence) -> Option<Citation> {
+pub(super) fn citation(text: &str, fence: &Fence) -> Option<Citation> {
     let info = fence.info.trim();
     if info.is_empty() {
         return None;

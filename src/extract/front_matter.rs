@@ -9,17 +9,17 @@ use crate::registry::RuleId;
 use crate::paths::resolve_path;
 
 /// Front matter larger than this is reported, not parsed.
-pub const MAX_BYTES: usize = 64 << 10;
+pub(super) const MAX_BYTES: usize = 64 << 10;
 
 /// Where the front matter is: its YAML text, and where the Markdown after it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Block {
+pub(super) struct Block {
     pub yaml: Span,
     pub body_start: usize,
 }
 
 /// The front matter block starting at `from` (the doc's first byte after a byte-order mark).
-pub fn find(text: &str, from: usize) -> Option<Block> {
+pub(super) fn find(text: &str, from: usize) -> Option<Block> {
     let rest = &text[from..];
     let first = rest.split_inclusive('\n').next()?;
     if first.trim_end() != "---" {
@@ -41,7 +41,7 @@ pub fn find(text: &str, from: usize) -> Option<Block> {
 }
 
 /// Read the front matter's pin and sources into `ext`; invalid YAML is a located problem.
-pub fn read(text: &str, block: Block, ext: &mut Extracted) {
+pub(super) fn read(text: &str, block: Block, ext: &mut Extracted) {
     #[derive(serde::Deserialize, Default)]
     struct FrontMatter {
         #[serde(default)]

@@ -54,7 +54,7 @@ fn part(spec: &str) -> Option<IncludePart> {
 }
 
 /// Add the include directives of a Markdown doc to its citations.
-pub fn directives(doc: &Doc, ext: &mut Extracted) {
+pub(super) fn directives(doc: &Doc, ext: &mut Extracted) {
     if !doc.text.contains("{{#") {
         return;
     }

@@ -5,15 +5,15 @@
 
 pub mod answer;
 pub mod bare;
-pub mod context;
-pub mod fence;
-pub mod front_matter;
-pub mod include;
+mod context;
+mod fence;
+mod front_matter;
+mod include;
 pub mod link;
 pub mod literal;
 pub mod markdown;
-pub mod prose_lines;
-pub mod sources;
+mod prose_lines;
+mod sources;
 
 pub use context::ExtractContext;
 

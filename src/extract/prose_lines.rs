@@ -55,7 +55,7 @@ fn prose(text: &str) -> Vec<(usize, &str)> {
 
 /// Add the line references in words of a Markdown doc to its citations, and count the
 /// approximate ones.
-pub fn references(doc: &Doc, ext: &mut Extracted) {
+pub(super) fn references(doc: &Doc, ext: &mut Extracted) {
     if !doc.text.contains("line") && !doc.text.contains("`:") {
         return;
     }

@@ -20,7 +20,7 @@ static SOURCE_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Every `Sources:` list entry of a doc, read by line before the Markdown walk (so that entries
 /// are not taken for markers), with the citation each makes. Code fences are skipped.
-pub fn scan(text: &str) -> Vec<(SourceEntry, Citation)> {
+pub(super) fn scan(text: &str) -> Vec<(SourceEntry, Citation)> {
     let mut out = Vec::new();
     let mut list: Option<usize> = None;
     let mut lists = 0;
@@ -76,7 +76,7 @@ pub fn scan(text: &str) -> Vec<(SourceEntry, Citation)> {
 
 /// The markers that belong to a list: each `(number, span)` found in prose goes to the first list
 /// that starts after it with no heading (`headings`: their start offsets) in between.
-pub fn scope(
+pub(super) fn scope(
     candidates: &[(u32, Span)],
     entries: &[SourceEntry],
     headings: &[usize],

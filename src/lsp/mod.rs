@@ -17,7 +17,7 @@ mod place;
 mod project;
 mod revision;
 mod state;
-pub mod text;
+mod text;
 
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -27,7 +27,7 @@ impl Encoding {
 }
 
 /// The local path of a `file:` URI (percent-decoded); `None` for any other scheme.
-pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
+pub(super) fn uri_path(uri: &Uri) -> Option<PathBuf> {
     let text = uri.as_str();
     let rest = text.strip_prefix("file://")?;
     // `file://host/path` names another machine; only `file:///path` (and `localhost`) is ours.
@@ -65,7 +65,7 @@ const PATH: &AsciiSet = &CONTROLS
     .add(b'}');
 
 /// The `file:` URI of an absolute path.
-pub fn path_uri(path: &Path) -> Option<Uri> {
+pub(super) fn path_uri(path: &Path) -> Option<Uri> {
     let text = path.to_string_lossy().replace('\\', "/");
     let text = if text.starts_with('/') {
         text
@@ -76,7 +76,7 @@ pub fn path_uri(path: &Path) -> Option<Uri> {
 }
 
 /// Offsets to positions for one text, converting in any order (fast when offsets increase).
-pub struct Positions<'a> {
+pub(super) struct Positions<'a> {
     text: &'a str,
     lines: &'a LineIndex,
     encoding: Encoding,
@@ -86,7 +86,7 @@ pub struct Positions<'a> {
 }
 
 impl<'a> Positions<'a> {
-    pub fn new(text: &'a str, lines: &'a LineIndex, encoding: Encoding) -> Positions<'a> {
+    pub(super) fn new(text: &'a str, lines: &'a LineIndex, encoding: Encoding) -> Positions<'a> {
         Positions {
             text,
             lines,
@@ -95,7 +95,7 @@ impl<'a> Positions<'a> {
         }
     }
 
-    pub fn position(&mut self, offset: usize) -> Position {
+    pub(super) fn position(&mut self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -117,13 +117,13 @@ impl<'a> Positions<'a> {
         p
     }
 
-    pub fn range(&mut self, start: usize, end: usize) -> Range {
+    pub(super) fn range(&mut self, start: usize, end: usize) -> Range {
         Range::new(self.position(start), self.position(end))
     }
 }
 
 /// The byte offset of a position in `text` (clamped to its line's end, and to the text's end).
-pub fn offset(text: &str, lines: &LineIndex, encoding: Encoding, at: Position) -> usize {
+pub(super) fn offset(text: &str, lines: &LineIndex, encoding: Encoding, at: Position) -> usize {
     let Some(start) = lines.line_start(at.line as usize + 1) else {
         return text.len();
     };
@@ -139,7 +139,7 @@ pub fn offset(text: &str, lines: &LineIndex, encoding: Encoding, at: Position) -
 
 /// The one edit that turns `before` into `after`: the bytes between their common prefix and
 /// suffix replaced (a `fixAll` as one edit, touching nothing the fixes did not change).
-pub fn edit_between(before: &str, after: &str, encoding: Encoding) -> Option<TextEdit> {
+pub(super) fn edit_between(before: &str, after: &str, encoding: Encoding) -> Option<TextEdit> {
     if before == after {
         return None;
     }

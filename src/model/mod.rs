@@ -2,15 +2,15 @@
 //! answers, findings, fixes, the report). It depends on nothing in the crate but the rule
 //! [`crate::registry`]; every stage depends on it.
 
-pub mod citation;
-pub mod doc;
-pub mod extracted;
-pub mod finding;
+mod citation;
+mod doc;
+mod extracted;
+mod finding;
 pub mod hash;
-pub mod ids;
+mod ids;
 pub mod report;
-pub mod span;
-pub mod surface;
+mod span;
+mod surface;
 
 pub use citation::{
     Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,

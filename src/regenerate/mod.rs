@@ -4,7 +4,7 @@
 //! the rest; Markdown docs get `fix`'s re-anchoring in their own syntax (`markdown`); with
 //! `--llm`, [`ask`] asks the model for what is still refused, and `paragraph` for Markdown
 //! paragraphs. Nothing is written here: the caller prints the diff or writes the docs
-//! atomically ([`write`] lays a new answer out like the old one).
+//! atomically ([`write`](mod@write) lays a new answer out like the old one).
 
 pub mod ask;
 mod ground;

@@ -16,7 +16,7 @@ const B: f32 = 0.75;
 const FALLBACK_AVGDL: f32 = 256.0;
 
 /// The inverted index of a set of docs (chunks), each a string of tokens separated by spaces.
-pub struct Bm25 {
+pub(super) struct Bm25 {
     ids: HashMap<Box<str>, u32>,
     /// By token ID: every doc holding the token (ascending), with its weight there.
     postings: Vec<Vec<(u32, f32)>>,
@@ -48,13 +48,16 @@ fn counted<'d>(doc: &'d str, keep: &impl Fn(&str) -> bool) -> (usize, Vec<(&'d s
 
 impl Bm25 {
     /// The index of every token of `docs`.
-    pub fn new(docs: &[&str]) -> Bm25 {
+    pub(super) fn new(docs: &[&str]) -> Bm25 {
         Bm25::build(docs, |_| true)
     }
 
     /// The index of `docs` for queries made of `vocabulary` only: the same scores for them,
     /// postings kept for those tokens alone (the lengths still count every token).
-    pub fn for_vocabulary(docs: &[&str], vocabulary: &std::collections::HashSet<&str>) -> Bm25 {
+    pub(super) fn for_vocabulary(
+        docs: &[&str],
+        vocabulary: &std::collections::HashSet<&str>,
+    ) -> Bm25 {
         let only: HashSet<&str> = vocabulary.iter().copied().collect();
         Bm25::build(docs, |t| only.contains(t))
     }
@@ -102,7 +105,7 @@ impl Bm25 {
     }
 
     /// Every doc holding at least one of `query`'s tokens, with its score, in doc order.
-    pub fn scores<'q>(&self, query: impl IntoIterator<Item = &'q str>) -> Vec<(u32, f32)> {
+    pub(super) fn scores<'q>(&self, query: impl IntoIterator<Item = &'q str>) -> Vec<(u32, f32)> {
         let mut score: HashMap<u32, f32> = HashMap::new();
         for token in query.into_iter().filter(|t| !t.is_empty()) {
             let Some(&id) = self.ids.get(token) else {

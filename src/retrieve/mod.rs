@@ -1,11 +1,11 @@
 //! Retrieval at a revision: every text file cut into [`chunk::Chunk`]s, ranked by BM25 over
-//! identifier-aware [`tokens`], boosted by the paths and symbols a query names. The index is built
+//! identifier-aware `tokens`, boosted by the paths and symbols a query names. The index is built
 //! once per tree and cached on disk under the repository's Git folder ([`cache`]).
 
-pub mod bm25;
+mod bm25;
 pub mod cache;
 pub mod chunk;
-pub mod tokens;
+mod tokens;
 
 use git2::Oid;
 use rayon::prelude::*;

@@ -4,7 +4,7 @@
 /// The tokens of `text`: every identifier or number, lowercased and without underscores (so
 /// `loadConfig`, `load_config` and `LOAD_CONFIG` are one token), and when it is made of several
 /// words (`snake_case`, `camelCase`; `kebab-case` is two identifiers anyway), each word too.
-pub fn tokens(text: &str) -> Vec<String> {
+pub(super) fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for ident in text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))

@@ -8,7 +8,7 @@ use crate::check::CiteFacts;
 use crate::model::{Finding, LineRange};
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>, range: LineRange, facts: &CiteFacts) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>, range: LineRange, facts: &CiteFacts) -> Option<Finding> {
     facts.blank.then(|| {
         let what = match range.len() {
             1 => format!("line {range} is blank"),

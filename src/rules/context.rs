@@ -76,7 +76,7 @@ impl<'a> Subject<'a> {
 
 /// Why a relocation found exactly and uniquely carries no fix of its own: a citation under a doc's
 /// pin moves only together with that pin and every other citation under it (`pin_move`).
-pub fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> String {
+pub(super) fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> String {
     match (subject.pin, pin_move) {
         (PinSource::Doc, Some(m)) if !m.blocked() => format!(
             "`citegate fix` re-cites it and moves the doc's pin to {} together with the doc's other citations, in one write",
@@ -94,12 +94,12 @@ pub fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> String 
 }
 
 /// The first 8 hex digits of a commit ID.
-pub fn short(oid: Oid) -> String {
+pub(super) fn short(oid: Oid) -> String {
     oid.to_string()[..8].to_string()
 }
 
 /// `f` with the closest existing paths as help ("did you mean …?"), when there are any.
-pub fn did_you_mean(f: Finding, suggestions: &[String]) -> Finding {
+pub(super) fn did_you_mean(f: Finding, suggestions: &[String]) -> Finding {
     match suggestions {
         [] => f,
         [one] => f.help(format!("did you mean `{one}`?")),

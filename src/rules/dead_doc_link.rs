@@ -10,12 +10,12 @@ use crate::model::{Finding, Syntax};
 use crate::registry::RuleId;
 
 /// Extensions of docs, not code: a link to one cites no lines.
-pub const DOC_EXTENSIONS: &[&str] = &[
+pub(super) const DOC_EXTENSIONS: &[&str] = &[
     "md", "mdx", "markdown", "rst", "adoc", "asciidoc", "html", "htm", "txt",
 ];
 
 /// Whether a citation of `path` with no lines is a link to a doc.
-pub fn is_doc_link(subject: &Subject<'_>, path: &str) -> bool {
+pub(super) fn is_doc_link(subject: &Subject<'_>, path: &str) -> bool {
     let c = subject.citation;
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     // An include embeds the file: a citation like any other, whatever the file.
@@ -25,7 +25,7 @@ pub fn is_doc_link(subject: &Subject<'_>, path: &str) -> bool {
         && ext.is_some_and(|e| DOC_EXTENSIONS.contains(&e.as_str()))
 }
 
-pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
     let FileFacts::Missing { suggestions, .. } = file else {
         return None;
     };

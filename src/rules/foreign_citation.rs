@@ -7,7 +7,7 @@ use super::context::Subject;
 use crate::model::Finding;
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>) -> Option<Finding> {
     let repo = &subject.citation.foreign.as_ref()?.repo_url;
     let f = subject
         .finding(

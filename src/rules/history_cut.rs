@@ -11,7 +11,7 @@ use crate::registry::RuleId;
 
 /// One finding for the doc at index `doc`, at the first of `cut` (its citations whose line
 /// blame attributes to `boundary`, a commit whose parents this clone does not have).
-pub fn check(
+pub(super) fn check(
     doc: usize,
     d: &AuditedDoc,
     cut: &[CiteId],

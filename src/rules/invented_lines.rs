@@ -9,7 +9,7 @@ use crate::model::{Finding, IncludePart, LineRange};
 use crate::registry::RuleId;
 
 /// Line references that cannot be read: never a whole-file citation (fail closed).
-pub fn check_unreadable(subject: &Subject<'_>) -> Option<Finding> {
+pub(super) fn check_unreadable(subject: &Subject<'_>) -> Option<Finding> {
     let written = subject.citation.bad_lines.as_deref()?;
     let f = subject.finding(
         RuleId::InventedLines,
@@ -23,7 +23,7 @@ pub fn check_unreadable(subject: &Subject<'_>) -> Option<Finding> {
 /// Ranges that are impossible whatever the file holds. A range from line 0 (`#L0-L32`) is a
 /// generator counting from 0: still a finding, but named so, and the fix starts it at line 1
 /// (the lines it meant are unchanged).
-pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
+pub(super) fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
     if range.start == 0 && range.end >= 1 {
         let f = subject
             .finding(
@@ -54,7 +54,11 @@ pub fn check_shape(subject: &Subject<'_>, range: LineRange) -> Option<Finding> {
 }
 
 /// Ranges that run past the end of the file.
-pub fn check_extent(subject: &Subject<'_>, range: LineRange, line_count: usize) -> Option<Finding> {
+pub(super) fn check_extent(
+    subject: &Subject<'_>,
+    range: LineRange,
+    line_count: usize,
+) -> Option<Finding> {
     if range.end as u64 <= line_count as u64 {
         return None;
     }
@@ -85,7 +89,7 @@ pub fn check_extent(subject: &Subject<'_>, range: LineRange, line_count: usize) 
 
 /// An mdBook include from a line to the end, or between anchors: the line must be in the file,
 /// and the anchor too.
-pub fn check_include(
+pub(super) fn check_include(
     subject: &Subject<'_>,
     line_count: usize,
     anchor_missing: bool,

@@ -9,7 +9,7 @@ use crate::model::{CitedPath, Finding};
 use crate::registry::RuleId;
 
 /// The cited file does not exist at the revision: with the closest existing paths as help.
-pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
     let FileFacts::Missing {
         suggestions,
         from_root,
@@ -46,7 +46,7 @@ fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding
 }
 
 /// The citation names no file at all (an exporter bug such as `blob/SHA/110-111`).
-pub fn check_no_path(subject: &Subject<'_>) -> Option<Finding> {
+pub(super) fn check_no_path(subject: &Subject<'_>) -> Option<Finding> {
     if subject.citation.path != CitedPath::Missing {
         return None;
     }

@@ -13,7 +13,7 @@ use crate::registry::{RuleId, Severity};
 use crate::resolve::RevError;
 
 /// `commit` is what the citation's pin `rev` resolved to.
-pub fn check(
+pub(super) fn check(
     subject: &Subject<'_>,
     rev: &str,
     commit: &Result<git2::Oid, RevError>,

@@ -6,7 +6,7 @@
 
 use crate::model::{Extracted, Finding};
 
-pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
+pub(super) fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
     ext.problems
         .iter()
         .map(|p| {

@@ -5,29 +5,29 @@
 //! `stale-*` file turns its verdict into a finding. Catalogue entries (family, default severity,
 //! summary, fix safety, explanation, examples) live in `rules/ID.yaml`, see [`crate::registry`].
 
-pub mod blank_span;
-pub mod context;
-pub mod dead_doc_link;
-pub mod foreign_citation;
-pub mod history_cut;
-pub mod invented_lines;
-pub mod invented_path;
-pub mod invented_revision;
-pub mod malformed_doc;
-pub mod not_a_file;
+mod blank_span;
+mod context;
+mod dead_doc_link;
+mod foreign_citation;
+mod history_cut;
+mod invented_lines;
+mod invented_path;
+mod invented_revision;
+mod malformed_doc;
+mod not_a_file;
 pub mod not_retrieved;
-pub mod overbroad_span;
-pub mod stale_ambiguous;
-pub mod stale_changed;
-pub mod stale_deleted;
-pub mod stale_moved;
-pub mod stale_renamed;
-pub mod uncited_claim;
-pub mod unsafe_path;
-pub mod unsupported_literal;
-pub mod unsupported_quote;
-pub mod unsupported_source;
-pub mod unused_source;
+mod overbroad_span;
+mod stale_ambiguous;
+mod stale_changed;
+mod stale_deleted;
+mod stale_moved;
+mod stale_renamed;
+mod uncited_claim;
+mod unsafe_path;
+mod unsupported_literal;
+mod unsupported_quote;
+mod unsupported_source;
+mod unused_source;
 
 use git2::Oid;
 

@@ -9,7 +9,7 @@ use crate::model::Finding;
 use crate::registry::RuleId;
 use crate::resolve::FileAt;
 
-pub fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>, path: &str, file: &FileFacts) -> Option<Finding> {
     let FileFacts::NotText(what) = file else {
         return None;
     };

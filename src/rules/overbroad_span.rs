@@ -7,7 +7,7 @@ use crate::model::Finding;
 use crate::model::LineRange;
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>, range: LineRange, max_lines: usize) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>, range: LineRange, max_lines: usize) -> Option<Finding> {
     let len = range.len();
     (len > max_lines as i64).then(|| {
         subject

@@ -8,7 +8,11 @@ use crate::check::stale::StaleVerdict;
 use crate::model::Finding;
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>, target: git2::Oid, verdict: &StaleVerdict) -> Option<Finding> {
+pub(super) fn check(
+    subject: &Subject<'_>,
+    target: git2::Oid,
+    verdict: &StaleVerdict,
+) -> Option<Finding> {
     let StaleVerdict::Changed { renamed_to, diff } = verdict else {
         return None;
     };

@@ -10,7 +10,7 @@ use crate::model::{Finding, PinMove};
 use crate::registry::RuleId;
 
 /// `pin_move`: the move of the doc's pin this citation is under, if any.
-pub fn check(
+pub(super) fn check(
     subject: &Subject<'_>,
     target: git2::Oid,
     verdict: &StaleVerdict,

@@ -7,7 +7,7 @@
 use crate::model::{Extracted, Finding, Refuse, Unusable};
 use crate::registry::RuleId;
 
-pub fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
+pub(super) fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
     let mut out: Vec<Finding> = ext
         .unusable
         .iter()

@@ -7,7 +7,7 @@ use super::context::Subject;
 use crate::model::{CitedPath, Finding};
 use crate::registry::RuleId;
 
-pub fn check(subject: &Subject<'_>) -> Option<Finding> {
+pub(super) fn check(subject: &Subject<'_>) -> Option<Finding> {
     let CitedPath::Unsafe { raw, reason } = &subject.citation.path else {
         return None;
     };

@@ -8,7 +8,7 @@ use crate::registry::RuleId;
 
 /// `supports[i][l]`: whether the claim's `i`th citation's span supports its `l`th literal;
 /// `labels`: the claim's citations as written in messages (`src/a.rs:3-5`).
-pub fn check(
+pub(super) fn check(
     doc: usize,
     (id, claim): (ClaimId, &Claim),
     supports: &[&Vec<bool>],

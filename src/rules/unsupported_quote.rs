@@ -9,7 +9,11 @@ use crate::model::Finding;
 use crate::registry::RuleId;
 
 /// `quote`: where the quote occurs in the cited file; `evidence`: the cited lines.
-pub fn check(subject: &Subject<'_>, quote: &QuoteFacts, evidence: Option<&str>) -> Option<Finding> {
+pub(super) fn check(
+    subject: &Subject<'_>,
+    quote: &QuoteFacts,
+    evidence: Option<&str>,
+) -> Option<Finding> {
     if quote.in_span {
         return None;
     }

@@ -6,7 +6,7 @@ use crate::model::{Finding, Sources};
 use crate::registry::RuleId;
 
 /// Each marker is checked against its own list (the next one after it in its section).
-pub fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
+pub(super) fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
     let in_list = |list: usize| sources.entries.iter().filter(move |s| s.list == list);
     sources
         .markers

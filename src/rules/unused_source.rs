@@ -5,7 +5,7 @@
 use crate::model::{Finding, Sources};
 use crate::registry::RuleId;
 
-pub fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
+pub(super) fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
     sources
         .entries
         .iter()
