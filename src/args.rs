@@ -371,6 +371,12 @@ pub enum Format {
     Markdown,
     Sarif,
     Github,
+    // reviewdog's Diagnostic Format (`reviewdog -f=rdjson`).
+    Rdjson,
+    // GitLab Code Quality (`artifacts: reports: codequality`).
+    Gitlab,
+    // JUnit XML: one test case per doc.
+    Junit,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]

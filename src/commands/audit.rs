@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use citegate::args::*;
 use citegate::audit::{self};
 use citegate::model::Report;
-use citegate::report::{github, human, json, markdown, sarif};
+use citegate::report::{github, gitlab, human, json, junit, markdown, rdjson, sarif};
 
 use super::common::*;
 
@@ -73,6 +73,9 @@ pub fn render(report: &Report, format: Format, color: Color, max_bytes: usize) -
         Format::Markdown => markdown::render(report, "citegate audit", max_bytes),
         Format::Sarif => sarif::render(report),
         Format::Github => github::render(report),
+        Format::Rdjson => rdjson::render(report),
+        Format::Gitlab => gitlab::render(report),
+        Format::Junit => junit::render(report),
         Format::Human => {
             let color = match color {
                 Color::Always => true,

@@ -90,7 +90,7 @@ fn dashboard(
 
 pub fn merge_command(args: MergeArgs) -> ExitCode {
     if args.format == Format::Human {
-        return failed("merge renders json, markdown, sarif or github");
+        return failed("merge renders json, markdown, sarif, github, rdjson, gitlab or junit");
     }
     let mut reports = Vec::new();
     for path in &args.reports {

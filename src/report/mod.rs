@@ -3,13 +3,26 @@
 
 pub mod dump;
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod markdown;
+pub mod rdjson;
 pub mod sarif;
 
 use std::borrow::Cow;
+
+use crate::registry::RuleId;
+
+/// citegate's home page, named as the source of findings in formats that take one.
+pub const HOME: &str = "https://github.com/citegate/citegate";
+
+/// The catalogue entry of a rule (`rules/ID.yaml`, what `citegate explain ID` prints).
+pub fn rule_url(rule: RuleId) -> String {
+    format!("{HOME}/blob/main/rules/{}.yaml", rule.as_str())
+}
 
 /// `text` with control characters (terminal escapes, CR, NUL…) replaced by `?`, one per byte, so
 /// that offsets into it stay valid; `\n` and `\t` are kept when `lines` says so.
