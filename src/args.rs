@@ -377,6 +377,8 @@ pub enum Format {
     Gitlab,
     // JUnit XML: one test case per doc.
     Junit,
+    // A GitHub pull-request review of the safe fixes, as suggestions (needs `--since`).
+    GithubReview,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]

@@ -266,3 +266,208 @@ fn merge_writes_the_review_formats() {
     );
     validate_xml(&merge("junit"), &schema("junit-10.xsd"));
 }
+
+/// A pull request that adds a doc paragraph whose quote sits one line higher than it cites (a
+/// safe fix, on a line the pull request added; its line holds a run of four backticks), under a
+/// paragraph from before with the same mistake (a safe fix outside the diff).
+const PR: &str = "@@@ commit base code and docs
+@@@ file src/a.rs
+// header
+fn a() {
+    one();
+}
+fn b() {
+    two();
+}
+@@@ file docs/guide.md
+# Guide
+
+src/a.rs:1-2
+```rust
+fn a() {
+    one();
+```
+@@@ commit head the pull request's change
+@@@ file docs/guide.md
+# Guide
+
+src/a.rs:1-2
+```rust
+fn a() {
+    one();
+```
+
+New ```` `` ```` here, src/a.rs:6-7
+```rust
+fn b() {
+    two();
+```
+";
+
+/// A stand-in `gh` (the script `text`) in its own folder; returns a PATH that finds it first.
+fn fake_gh(dir: &Path, text: &str) -> String {
+    let fake_bin = dir.join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let gh = fake_bin.join("gh");
+    std::fs::write(&gh, text).unwrap();
+    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&gh, perms).unwrap();
+    format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
+}
+
+/// The text of a ```` ```suggestion ```` block in a comment body (its fence is the longest
+/// backtick run before `suggestion`), and that fence.
+fn suggested(body: &str) -> (String, String) {
+    let at = body.find("suggestion\n").expect("a suggestion block");
+    let fence_start = body[..at].rfind(|c| c != '`').map_or(0, |i| i + 1);
+    let fence = &body[fence_start..at];
+    let rest = &body[at + "suggestion\n".len()..];
+    let close = format!("\n{fence}");
+    let text = match rest.strip_prefix(fence) {
+        Some(_) => String::new(),
+        None => rest[..rest.rfind(&close).expect("a closing fence")].to_string(),
+    };
+    (text, fence.to_string())
+}
+
+#[test]
+fn the_review_suggests_the_safe_fixes_on_changed_lines_and_replaces_only_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let labels = citegate::fixture::build(PR, &repo).unwrap();
+    let event = dir.path().join("event.json");
+    let payload = serde_json::json!({"pull_request": {
+        "number": 7,
+        "base": {"ref": "main", "sha": labels["base"].to_string()},
+        "head": {"sha": labels["head"].to_string()},
+    }});
+    std::fs::write(&event, payload.to_string()).unwrap();
+    let temp = dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("bash")
+        .arg(root.join("scripts/action.sh"))
+        .current_dir(&repo)
+        .env("CITEGATE", env!("CARGO_BIN_EXE_citegate"))
+        .env("RUNNER_TEMP", &temp)
+        .env("GITHUB_STEP_SUMMARY", temp.join("summary.md"))
+        .env("GITHUB_OUTPUT", temp.join("output.txt"))
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("INPUT_PATHS", "docs")
+        .env("INPUT_REVIEW", "true")
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let outputs = std::fs::read_to_string(temp.join("output.txt")).unwrap();
+    let review = outputs
+        .lines()
+        .skip_while(|l| !l.starts_with("review<<"))
+        .nth(1)
+        .expect("a review output")
+        .to_string();
+    assert!(Path::new(&review).starts_with(&temp), "{review}");
+
+    // A stand-in `gh`: a stranger's comment and review that start with the marker, our comment
+    // and review of the last push, and our review already marked superseded; records every call
+    // and keeps what is posted.
+    let (log, posted) = (dir.path().join("gh.log"), dir.path().join("posted.json"));
+    let marker = "<!-- citegate-review -->";
+    let superseded = format!("{marker}\ncitegate: superseded by a newer review.");
+    let comments = serde_json::json!([
+        {"id": 666, "user": {"login": "mallory"}, "body": format!("{marker} pwned")},
+        {"id": 4242, "user": {"login": "github-actions[bot]"}, "body": format!("{marker}\nold")},
+        {"id": 9, "user": {"login": "github-actions[bot]"}, "body": "a reviewer's own"},
+    ]);
+    let reviews = serde_json::json!([
+        {"id": 777, "user": {"login": "mallory"}, "body": format!("{marker} pwned")},
+        {"id": 5150, "user": {"login": "github-actions[bot]"}, "body": superseded},
+        {"id": 5151, "user": {"login": "github-actions[bot]"}, "body": format!("{marker}\nold")},
+    ]);
+    std::fs::write(dir.path().join("comments.json"), comments.to_string()).unwrap();
+    std::fs::write(dir.path().join("reviews.json"), reviews.to_string()).unwrap();
+    let path = fake_gh(
+        dir.path(),
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  graphql*) exit 1 ;;\n  *pulls/7/comments\\ --paginate*) cat {d}/comments.json ;;\n  *pulls/7/reviews\\ --paginate*) cat {d}/reviews.json ;;\n  *--method\\ POST*--input*) cp \"$6\" {posted} ;;\nesac\n",
+            log = log.display(),
+            d = dir.path().display(),
+            posted = posted.display()
+        ),
+    );
+    let out = Command::new("bash")
+        .arg(root.join("scripts/review.sh"))
+        .arg(&review)
+        .env("PATH", &path)
+        .env("GITHUB_REPOSITORY", "acme/docs")
+        .env("GITHUB_EVENT_PATH", &event)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    // Reads first, then the new review, then only our own earlier comment and review replaced.
+    let writes = &calls[calls.find("api --method").expect("a write")..];
+    let expected = format!(
+        "api --method POST repos/acme/docs/pulls/7/reviews --input {review}\n\
+         api --method DELETE repos/acme/docs/pulls/comments/4242\n\
+         api --method PUT repos/acme/docs/pulls/7/reviews/5151 -f body={superseded}\n"
+    );
+    assert_eq!(writes, expected, "{calls}");
+
+    // The request GitHub gets is what its REST schema for reviews takes.
+    let request: Value = serde_json::from_str(&std::fs::read_to_string(&posted).unwrap()).unwrap();
+    validate_json(&request, &schema("github-pulls-create-review.json"), false);
+    let comments = request["comments"].as_array().unwrap();
+    // One suggestion: the fix on the line the pull request added; the one above it, on a line
+    // from before, stays in the summary and the report comment.
+    assert_eq!(comments.len(), 1, "{request}");
+    assert_eq!(comments[0]["path"], "docs/guide.md");
+    assert_eq!(comments[0]["line"], 9);
+    assert_eq!(comments[0]["side"], "RIGHT");
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.starts_with(marker), "{body}");
+    assert!(body.contains("unsupported-quote"), "{body}");
+    let (text, fence) = suggested(body);
+    assert_eq!(fence, "`````", "longer than the doc's run of four: {body}");
+
+    // Applying the suggestion writes what `citegate fix` writes on those lines.
+    let doc = repo.join("docs/guide.md");
+    let before = std::fs::read_to_string(&doc).unwrap();
+    let mut lines: Vec<String> = before.lines().map(str::to_string).collect();
+    let end = comments[0]["line"].as_u64().unwrap() as usize;
+    let start = comments[0]["start_line"]
+        .as_u64()
+        .map_or(end, |s| s as usize);
+    lines.splice(start - 1..end, text.lines().map(str::to_string));
+    let applied = lines.join("\n") + "\n";
+    run(&repo, &["fix"]);
+    let fixed = std::fs::read_to_string(&doc).unwrap();
+    let fixed_lines: Vec<&str> = fixed.lines().collect();
+    assert_eq!(
+        applied.lines().nth(end - 1),
+        Some("New ```` `` ```` here, src/a.rs:5-6")
+    );
+    // `fix` also rewrites line 3, outside the diff, which no suggestion touches: apart from it,
+    // the doc with the suggestion applied is byte for byte the doc `fix` writes.
+    assert_eq!(fixed_lines[2], "src/a.rs:2-3");
+    let mut expected: Vec<&str> = fixed_lines.clone();
+    expected[2] = "src/a.rs:1-2";
+    assert_eq!(applied, expected.join("\n") + "\n");
+}
+
+#[test]
+fn a_github_review_needs_the_pull_requests_base() {
+    let (_dir, repo) = example();
+    let out = common::citegate(&repo, &["audit", "--format", "github-review"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs --since"), "{err}");
+}

@@ -89,7 +89,7 @@ fn dashboard(
 }
 
 pub fn merge_command(args: MergeArgs) -> ExitCode {
-    if args.format == Format::Human {
+    if matches!(args.format, Format::Human | Format::GithubReview) {
         return failed("merge renders json, markdown, sarif, github, rdjson, gitlab or junit");
     }
     let mut reports = Vec::new();

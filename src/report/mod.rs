@@ -3,6 +3,7 @@
 
 pub mod dump;
 pub mod github;
+pub mod github_review;
 pub mod gitlab;
 pub mod html;
 pub mod human;
