@@ -265,6 +265,12 @@ fn merge_writes_the_review_formats() {
         whole["diagnostics"].as_array().unwrap().len()
     );
     validate_xml(&merge("junit"), &schema("junit-10.xsd"));
+    // A review needs the pull request's diff and the docs' text, which a merged report lacks.
+    let mut args = vec!["merge", "--format", "github-review"];
+    args.extend(shards.iter().map(String::as_str));
+    let out = common::citegate(&repo, &args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("merge renders json"));
 }
 
 /// A pull request that adds a doc paragraph whose quote sits one line higher than it cites (a
@@ -470,4 +476,38 @@ fn a_github_review_needs_the_pull_requests_base() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("needs --since"), "{err}");
+}
+
+#[test]
+fn the_review_input_is_true_or_false_and_needs_a_pull_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    citegate::fixture::build(PR, &repo).unwrap();
+    let temp = dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let action = |review: &str| {
+        Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/action.sh"))
+            .current_dir(&repo)
+            .env("CITEGATE", env!("CARGO_BIN_EXE_citegate"))
+            .env("RUNNER_TEMP", &temp)
+            .env("GITHUB_OUTPUT", temp.join("output.txt"))
+            .env("INPUT_PATHS", "docs")
+            .env("INPUT_REVIEW", review)
+            .output()
+            .unwrap()
+    };
+    let out = action("yes");
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("input review must be true or false"),
+        "{stdout}"
+    );
+    // No pull request (no event, no `since`): no diff to suggest on, no review written.
+    let out = action("true");
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    let outputs = std::fs::read_to_string(temp.join("output.txt")).unwrap();
+    assert!(outputs.contains("errors<<"), "{outputs}");
+    assert!(!outputs.contains("review<<"), "{outputs}");
 }
