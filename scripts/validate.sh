@@ -64,6 +64,14 @@ for i, issue in enumerate(json.load(open(sys.argv[1]))):
 scripts/example.sh --format junit > "$out/example.junit.xml"
 xmllint --noout --schema schemas/junit-10.xsd "$out/example.junit.xml"
 
+# The `.gitlab-ci.yml` example of docs/src/review.md, against GitLab's CI schema.
+python3 -c 'import re, sys
+text = open("docs/src/review.md").read()
+block = re.search(r"```yaml\n(# \.gitlab-ci\.yml.*?)```", text, re.S)
+assert block, "docs/src/review.md has no .gitlab-ci.yml example"
+open(sys.argv[1], "w").write(block.group(1))' "$out/gitlab-ci.yml"
+"$checker" --builtin-schema vendor.gitlab-ci "$out/gitlab-ci.yml"
+
 # The Action and the workflows.
 "$checker" --builtin-schema vendor.github-actions action.yml
 "$checker" --builtin-schema vendor.github-workflows .github/workflows/*.yml
