@@ -511,3 +511,15 @@ fn the_review_input_is_true_or_false_and_needs_a_pull_request() {
     assert!(outputs.contains("errors<<"), "{outputs}");
     assert!(!outputs.contains("review<<"), "{outputs}");
 }
+
+#[test]
+fn the_examples_review_formats() {
+    let (_dir, repo) = example();
+    for (name, format) in [
+        ("example_rdjson", "rdjson"),
+        ("example_gitlab", "gitlab"),
+        ("example_junit", "junit"),
+    ] {
+        insta::assert_snapshot!(name, run(&repo, &["audit", "--format", format]));
+    }
+}
