@@ -2,7 +2,8 @@
 # The GitHub Action's audit step (action.yml runs it; tests/it/action.rs runs it with the variables
 # GitHub sets). Reads INPUT_* and the event payload, audits the docs a pull request can affect
 # (`--since` its base), prints annotations, appends the Markdown summary to $GITHUB_STEP_SUMMARY,
-# optionally writes SARIF, records counts in $GITHUB_OUTPUT and exits by INPUT_FAIL_ON.
+# optionally writes SARIF and the pull-request review of the safe fixes (INPUT_REVIEW), records
+# counts in $GITHUB_OUTPUT and exits by INPUT_FAIL_ON.
 #
 # A pull request from a stranger controls the work tree (docs, names, committed symbolic links):
 # every file this step writes goes to a fresh folder under $RUNNER_TEMP, never into the work
@@ -57,6 +58,12 @@ esac
 out="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/citegate.XXXXXXXX")"
 report_md="$out/report.md"
 args+=("--write=markdown=$report_md" "--write=json=$out/report.json")
+review=""
+case "${INPUT_REVIEW:-false}" in
+  true) if [ -n "$since" ]; then review="$out/review.json"; args+=("--write=github-review=$review"); fi ;;
+  false) ;;
+  *) fail "input review must be true or false" ;;
+esac
 sarif=""
 if [ -n "${INPUT_SARIF:-}" ] && [ "${INPUT_SARIF}" != "false" ]; then
   sarif="$out/citegate.sarif"
@@ -107,6 +114,7 @@ PY
     output "$key" "$n"
   done <<< "$counts"
   [ -n "$sarif" ] && output sarif "$sarif"
+  [ -n "$review" ] && output review "$review"
   output report "$report_md"
 fi
 exit "$code"

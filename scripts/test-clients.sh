@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
-# pytest-lsp, headless Chromium): the first half of the README's test command
+# pytest-lsp, headless Chromium, jsonschema, xmllint): the first half of the README's test command
 # (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
 # in CI); otherwise it says what to install, and the tests that need it say so too.
 set -euo pipefail
@@ -27,6 +27,10 @@ need python3 || apt_install python3
 python3 -c "import mcp" >/dev/null 2>&1 || pip_install mcp
 # pytest-lsp (pygls): the real LSP client `tests/it/lsp.rs` drives `citegate lsp` with.
 python3 -c "import pytest_lsp" >/dev/null 2>&1 || pip_install pytest-lsp
+# Python's jsonschema and xmllint: `tests/it/review.rs` validates the rdjson, GitLab and JUnit
+# output against the schemas in schemas/ with them.
+python3 -c "import jsonschema" >/dev/null 2>&1 || pip_install jsonschema
+need xmllint || apt_install libxml2-utils
 # Headless Chromium: the real browser `tests/it/dashboard.rs` renders `sweep --html` in.
 need chromium || apt_install chromium
 

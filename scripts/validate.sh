@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Validate what citegate ships against the official schemas: its SARIF output with the official
-# SARIF multitool (npm @microsoft/sarif-multitool-linux) and the OASIS schema, action.yml and the
+# SARIF multitool (npm @microsoft/sarif-multitool-linux) and the OASIS schema, its rdjson, GitLab
+# and JUnit output against the schemas vendored in schemas/, action.yml and the
 # workflows with check-jsonschema's built-in GitHub schemas. Installs both tools into a cache
 # folder when they are missing; never skips a check because a tool is absent.
 set -euo pipefail
@@ -47,6 +48,29 @@ echo "validate: SARIF multitool: no errors, no warnings"
 schema="../shared/schemas/sarif-schema-2.1.0.json"
 [ -f "$schema" ] || schema="$cache/sarif/package/sarif-2.1.0.json"
 "$checker" --schemafile "$schema" "$out/example.sarif"
+
+# The review formats from the bundled example, against the schemas vendored in schemas/ (see its
+# README for their sources): reviewdog's rdjson, GitLab Code Quality (each issue against GitLab's
+# parser schema, the array against its documented format), and JUnit XML against Jenkins' XSD.
+need xmllint || apt_install libxml2-utils
+scripts/example.sh --format rdjson > "$out/example.rdjson"
+"$checker" --schemafile schemas/reviewdog-DiagnosticResult.json "$out/example.rdjson"
+scripts/example.sh --format gitlab > "$out/example.gitlab.json"
+"$checker" --schemafile schemas/gitlab-codequality-report.json "$out/example.gitlab.json"
+python3 -c 'import json, sys
+for i, issue in enumerate(json.load(open(sys.argv[1]))):
+    json.dump(issue, open(f"{sys.argv[2]}/issue-{i}.json", "w"))' "$out/example.gitlab.json" "$out"
+"$checker" --schemafile schemas/gitlab-codeclimate.json "$out"/issue-*.json
+scripts/example.sh --format junit > "$out/example.junit.xml"
+xmllint --noout --schema schemas/junit-10.xsd "$out/example.junit.xml"
+
+# The `.gitlab-ci.yml` example of docs/src/review.md, against GitLab's CI schema.
+python3 -c 'import re, sys
+text = open("docs/src/review.md").read()
+block = re.search(r"```yaml\n(# \.gitlab-ci\.yml.*?)```", text, re.S)
+assert block, "docs/src/review.md has no .gitlab-ci.yml example"
+open(sys.argv[1], "w").write(block.group(1))' "$out/gitlab-ci.yml"
+"$checker" --builtin-schema vendor.gitlab-ci "$out/gitlab-ci.yml"
 
 # The Action and the workflows.
 "$checker" --builtin-schema vendor.github-actions action.yml

@@ -372,6 +372,14 @@ pub enum Format {
     Markdown,
     Sarif,
     Github,
+    // reviewdog's Diagnostic Format (`reviewdog -f=rdjson`).
+    Rdjson,
+    // GitLab Code Quality (`artifacts: reports: codequality`).
+    Gitlab,
+    // JUnit XML: one test case per doc.
+    Junit,
+    // A GitHub pull-request review of the safe fixes, as suggestions (needs `--since`).
+    GithubReview,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]

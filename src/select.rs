@@ -78,6 +78,24 @@ fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error>
     Ok(out)
 }
 
+/// The lines (1-based, on the new side) each path gained or changed between merge-base(`base`,
+/// `target`) and `target`: the lines a pull request's review comments can sit on.
+pub fn changed_lines(
+    git: &Repository,
+    base: Oid,
+    target: Oid,
+) -> Result<HashMap<String, BTreeSet<usize>>, git2::Error> {
+    let base = git.merge_base(base, target)?;
+    let mut out: HashMap<String, BTreeSet<usize>> = HashMap::new();
+    for (path, hunks) in hunks(git, base, target)? {
+        let lines = out.entry(path).or_default();
+        for h in hunks.iter().filter(|h| h.new_lines > 0) {
+            lines.extend((h.new_start..h.new_start + h.new_lines).map(|l| l as usize));
+        }
+    }
+    Ok(out)
+}
+
 /// Docs modified, added or untracked in the work tree.
 fn dirty(git: &Repository) -> BTreeSet<String> {
     let mut opts = StatusOptions::new();

@@ -6,17 +6,39 @@ use std::process::ExitCode;
 use citegate::args::*;
 use citegate::audit::{self};
 use citegate::model::Report;
-use citegate::report::{github, human, json, markdown, sarif};
+use citegate::report::{github, gitlab, human, json, junit, markdown, rdjson, sarif};
 
 use super::common::*;
+use super::review;
 
 pub fn audit_command(args: AuditArgs) -> ExitCode {
     if args.dump {
         return dump_command(args);
     }
-    let report = match run_audit(args.selection, args.quiet) {
-        Ok(r) => r,
-        Err(code) => return code,
+    let wants_review = args.format == Format::GithubReview
+        || args.write.iter().any(|(f, _)| *f == Format::GithubReview);
+    let since = args.selection.since.clone();
+    let (report, review) = if wants_review {
+        let Some(since) = since else {
+            return failed("--format github-review needs --since BASE (the pull request's base)");
+        };
+        let (session, report) = match audit_in_session(args.selection, args.quiet) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
+        match review::body(&session, &report, &since) {
+            Ok(review) => (report, Some(review)),
+            Err(e) => return failed(e),
+        }
+    } else {
+        match run_audit(args.selection, args.quiet) {
+            Ok(r) => (r, None),
+            Err(code) => return code,
+        }
+    };
+    let render = |report: &Report, format: Format, color: Color, max_bytes: usize| match &review {
+        Some(text) if format == Format::GithubReview => text.clone(),
+        _ => render(report, format, color, max_bytes),
     };
     let code = if args.fail_on.fails(&report) {
         ExitCode::from(1)
@@ -73,6 +95,13 @@ pub fn render(report: &Report, format: Format, color: Color, max_bytes: usize) -
         Format::Markdown => markdown::render(report, "citegate audit", max_bytes),
         Format::Sarif => sarif::render(report),
         Format::Github => github::render(report),
+        Format::Rdjson => rdjson::render(report),
+        Format::Gitlab => gitlab::render(report),
+        Format::Junit => junit::render(report),
+        // Without the pull request's diff and the fixed docs (a merged report): no comments.
+        Format::GithubReview => {
+            citegate::report::github_review::render(report, &Default::default())
+        }
         Format::Human => {
             let color = match color {
                 Color::Always => true,

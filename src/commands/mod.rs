@@ -6,6 +6,7 @@ mod fix;
 mod gate;
 mod info;
 mod regenerate;
+mod review;
 mod sweep;
 
 use std::process::ExitCode;

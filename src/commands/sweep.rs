@@ -90,8 +90,8 @@ fn dashboard(
 }
 
 pub fn merge_command(args: MergeArgs) -> ExitCode {
-    if args.format == Format::Human {
-        return failed("merge renders json, markdown, sarif or github");
+    if matches!(args.format, Format::Human | Format::GithubReview) {
+        return failed("merge renders json, markdown, sarif, github, rdjson, gitlab or junit");
     }
     let mut reports = Vec::new();
     for path in &args.reports {

@@ -29,6 +29,7 @@ mod readme;
 mod regenerate;
 mod report_budget;
 mod retrieve;
+mod review;
 mod rules;
 mod scripted_model;
 mod shards;
