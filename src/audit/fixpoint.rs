@@ -20,7 +20,7 @@ pub fn plan(session: &Session, report: &Report, opt_in: bool) -> Plan {
         progress: Default::default(),
         ..session.settings.clone()
     };
-    let ctx = settings.extract_context(&session.repo);
+    let ctx = &session.ctx;
     for _ in 0..ROUNDS {
         let docs = first
             .docs
@@ -29,7 +29,7 @@ pub fn plan(session: &Session, report: &Report, opt_in: bool) -> Plan {
                 load::with_text(
                     &report.docs[d.doc].doc,
                     d.after.clone(),
-                    &ctx,
+                    ctx,
                     &settings.config,
                 )
             })

@@ -2,7 +2,7 @@
 //! apply the configuration's syntax switches and path remaps. A doc that cannot be read becomes a
 //! `malformed-doc` problem, never a failed run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::discover::DocFile;
@@ -63,8 +63,24 @@ pub fn from_text(
     config: &Config,
 ) -> AuditedDoc {
     let (name, repo_dir) = name_and_dir(repo, path);
+    named(path.to_path_buf(), name, repo_dir, kind, text, ctx, config)
+}
+
+/// The one builder of a doc held in memory, named `name` (its file `fs_path`, its folder in the
+/// repository `repo_dir`): the size cap, extraction and the configuration, as every doc read
+/// from disk gets them. The language server, the gate, `regenerate` and the MCP server build
+/// their docs here.
+pub fn named(
+    fs_path: PathBuf,
+    name: String,
+    repo_dir: Option<String>,
+    kind: DocKind,
+    text: String,
+    ctx: &ExtractContext,
+    config: &Config,
+) -> AuditedDoc {
     if text.len() as u64 > MAX_DOC_BYTES {
-        let doc = Doc::new(path.to_path_buf(), name, repo_dir, kind, String::new());
+        let doc = Doc::new(fs_path, name, repo_dir, kind, String::new());
         let mut extracted = Extracted::default();
         let message = format!(
             "the doc is {} MiB, over the {} MiB limit",
@@ -74,7 +90,7 @@ pub fn from_text(
         extracted.problem(RuleId::MalformedDoc, Span::new(0, 0), message);
         return AuditedDoc::new(doc, extracted);
     }
-    let doc = Doc::new(path.to_path_buf(), name, repo_dir, kind, text);
+    let doc = Doc::new(fs_path, name, repo_dir, kind, text);
     let extracted = extract::extract(&doc, ctx);
     let mut doc = AuditedDoc::new(doc, extracted);
     configure(&mut doc, config);

@@ -128,6 +128,7 @@ where
         repo,
         target,
         settings,
+        ctx,
     } = session;
     let (repo, target) = (repo, *target);
     let repo_error = |e: git2::Error| AuditError::Repo {
@@ -149,7 +150,6 @@ where
     if let Some(shard) = opts.shard {
         files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
     }
-    let ctx = settings.extract_context(repo);
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.jobs {
         pool = pool.num_threads(jobs(n)?);
@@ -171,7 +171,7 @@ where
         let docs: Vec<AuditedDoc> = files
             .par_iter()
             .filter_map(|f| {
-                let d = load::read_and_extract(f, repo, &ctx, &keep).map(|mut d| {
+                let d = load::read_and_extract(f, repo, ctx, &keep).map(|mut d| {
                     load::configure(&mut d, &settings.config);
                     d
                 });

@@ -10,6 +10,8 @@ use git2::Oid;
 
 use super::options::{AuditError, AuditOptions};
 use super::settings::Settings;
+use crate::extract::ExtractContext;
+use crate::model::{AuditedDoc, DocKind};
 use crate::resolve::CodeRepo;
 
 /// The repository, its settings and the target, resolved once.
@@ -18,6 +20,8 @@ pub struct Session {
     pub repo: CodeRepo,
     pub target: Oid,
     pub settings: Settings,
+    /// How docs are extracted under these settings, built once.
+    pub ctx: ExtractContext,
 }
 
 impl Session {
@@ -32,10 +36,13 @@ impl Session {
         })?;
         let settings = Settings::resolve(opts, &repo)?;
         let target = resolve_target(&repo, opts, &settings)?;
+        let repo = repo.with_target(target);
+        let ctx = settings.extract_context(&repo);
         Ok(Session {
-            repo: repo.with_target(target),
+            repo,
             target,
             settings,
+            ctx,
         })
     }
 
@@ -53,6 +60,21 @@ impl Session {
             config: config.cloned(),
             ..AuditOptions::default()
         })
+    }
+}
+
+impl Session {
+    /// A doc held in memory (an editor's buffer) as if it were the file at `path`, read as the
+    /// run reads its docs (the size cap, extraction, the configuration).
+    pub fn doc(&self, path: &Path, kind: DocKind, text: String) -> AuditedDoc {
+        super::load::from_text(
+            path,
+            kind,
+            text,
+            &self.repo,
+            &self.ctx,
+            &self.settings.config,
+        )
     }
 }
 

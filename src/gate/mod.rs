@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::audit::{check_docs, Settings};
 use crate::contract::{self, KeptAs, RefusalReason};
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, Doc, DocKind, Finding, Retrieved, Surface};
+use crate::model::{AuditedDoc, DocKind, Finding, Retrieved, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -196,17 +196,15 @@ impl<'r> Gate<'r> {
     /// the run's docs are.
     pub fn in_memory(&self, name: &str, kind: DocKind, text: String) -> AuditedDoc {
         let repo_dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
-        let doc = Doc::new(
+        crate::audit::load::named(
             PathBuf::from(name),
             name.to_string(),
             Some(repo_dir.unwrap_or_default()),
             kind,
             text,
-        );
-        let extracted = extract::extract(&doc, &self.ctx);
-        let mut doc = AuditedDoc::new(doc, extracted);
-        crate::audit::load::configure(&mut doc, &self.settings.config);
-        doc
+            &self.ctx,
+            &self.settings.config,
+        )
     }
 
     /// The findings of one in-memory doc at the target (no implied pins: its unpinned

@@ -7,23 +7,25 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use git2::Oid;
-
-use crate::audit::{self, load, AuditOptions, Settings};
+use crate::audit::{self, load, AuditOptions};
 use crate::config;
-use crate::extract::ExtractContext;
 use crate::model::{AuditedDoc, DocKind, Report};
-use crate::resolve::CodeRepo;
 
 /// The repository, its settings and its target, as of one check. A new one is made when the
 /// configuration file or the target's commit changes: the repository's caches (the target's
 /// blobs, read once) live as long as it does, so an edit re-reads no code.
 pub struct Snapshot {
-    pub repo: CodeRepo,
-    pub target: Oid,
-    pub settings: Settings,
-    pub ctx: ExtractContext,
+    pub session: audit::Session,
     config: Stamp,
+}
+
+/// A snapshot is read as its session.
+impl std::ops::Deref for Snapshot {
+    type Target = audit::Session;
+
+    fn deref(&self) -> &audit::Session {
+        &self.session
+    }
 }
 
 /// What says a configuration file changed: its size and modification time (`None`: absent).
@@ -113,19 +115,9 @@ impl Project {
                 return Ok(s.clone());
             }
         }
-        let audit::Session {
-            repo,
-            target,
-            settings,
-        } = audit::Session::at(&self.root, None, None).map_err(|e| crate::error::chain(&e))?;
-        let ctx = settings.extract_context(&repo);
-        let fresh = Arc::new(Snapshot {
-            repo,
-            target,
-            settings,
-            ctx,
-            config,
-        });
+        let session =
+            audit::Session::at(&self.root, None, None).map_err(|e| crate::error::chain(&e))?;
+        let fresh = Arc::new(Snapshot { session, config });
         if current.as_ref().is_some_and(|s| s.config != config) {
             // Who cites what may follow the configuration (include, exclude, syntaxes).
             self.forget_index();
@@ -149,7 +141,7 @@ impl Project {
         text: String,
     ) -> Checked {
         let s = &snapshot;
-        let doc = load::from_text(path, kind, text, &s.repo, &s.ctx, &s.settings.config);
+        let doc = s.doc(path, kind, text);
         let report = audit::check_docs(&s.repo, s.target, vec![doc], &s.settings);
         Checked { report, snapshot }
     }

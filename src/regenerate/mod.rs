@@ -76,6 +76,7 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
         repo,
         target,
         settings,
+        ..
     } = &session;
     let target = *target;
     let (mut pending, unwritable) = pending(&report);
