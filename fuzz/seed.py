@@ -50,7 +50,7 @@ def main():
                         put("gate", line.strip().rstrip(","))
             elif path.endswith(".citegate.yaml"):
                 put("config", body)
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "src" / "configuration.md").read_text()
     m = re.search(r"```yaml\n(# \.citegate\.yaml.*?)```", readme, re.S)
     if m:
         put("config", m.group(1))

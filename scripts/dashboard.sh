@@ -3,7 +3,7 @@
 # corpus generator), swept twice a week apart with `fix` applied in between (so the trend shows
 # fixed findings), rendered by headless Chromium.
 #
-#   scripts/dashboard.sh            # writes docs/dashboard.png
+#   scripts/dashboard.sh            # writes docs/src/dashboard.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked --quiet --bins --example corpus
@@ -18,5 +18,5 @@ SOURCE_DATE_EPOCH=1796716800 "$bin/citegate" sweep --history "$work/history.json
   --html "$work/report" >/dev/null || true
 cd - >/dev/null
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,1500 \
-  --screenshot="$PWD/docs/dashboard.png" "file://$work/report/index.html" 2>/dev/null
-echo "docs/dashboard.png"
+  --screenshot="$PWD/docs/src/dashboard.png" "file://$work/report/index.html" 2>/dev/null
+echo "docs/src/dashboard.png"

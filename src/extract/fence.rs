@@ -84,6 +84,15 @@ impl Fence {
         !NOT_CODE.contains(&self.lang().as_str())
     }
 
+    /// Whether the fence's body is filled by mdBook from a file (`{{#include …}}`,
+    /// `{{#rustdoc_include …}}`, `{{#playground …}}`): a listing, never a quote of the citation
+    /// before it. The directive is a citation of its own.
+    pub fn includes(&self) -> bool {
+        ["{{#include ", "{{#rustdoc_include ", "{{#playground "]
+            .iter()
+            .any(|d| self.body.contains(d))
+    }
+
     /// The fence's language, lowercased (`{.rust}` and `rust,ignore` read as `rust`).
     fn lang(&self) -> String {
         let lang = self.info.split_whitespace().next().unwrap_or("");

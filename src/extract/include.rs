@@ -12,7 +12,8 @@
 //! | `file.rs:anchor` | between `ANCHOR: anchor` and `ANCHOR_END: anchor`: the file, checked as a whole |
 //!
 //! A bare citation read inside a directive (`file.rs:2:10` looks like one, from the root) gives
-//! way to it.
+//! way to it. A directive escaped as mdBook escapes it, `\{{#include file.rs}}`, is shown as text,
+//! not included: it cites nothing, and nothing inside it is read as a citation.
 
 use std::sync::LazyLock;
 
@@ -59,11 +60,15 @@ pub(super) fn directives(doc: &Doc, ext: &mut Extracted) {
         return;
     }
     let base = doc.repo_dir.as_deref();
-    let mut found = Vec::new();
+    let (mut found, mut escaped) = (Vec::new(), Vec::new());
     for caps in DIRECTIVE.captures_iter(&doc.text) {
         let (Some(whole), Some(path)) = (caps.get(0), caps.name("path")) else {
             continue;
         };
+        if doc.text[..whole.start()].ends_with('\\') {
+            escaped.push(Span::new(whole.start() - 1, whole.end()));
+            continue;
+        }
         let spec = caps.name("spec");
         let mut c = Citation::new(
             Syntax::Include,
@@ -92,7 +97,9 @@ pub(super) fn directives(doc: &Doc, ext: &mut Extracted) {
     ext.retain_citations(|c| {
         !found
             .iter()
-            .any(|d| d.span.start <= c.span.start && c.span.end <= d.span.end)
+            .map(|d| &d.span)
+            .chain(&escaped)
+            .any(|d| d.start <= c.span.start && c.span.end <= d.end)
     });
     ext.citations.extend(found);
 }

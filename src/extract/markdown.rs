@@ -497,7 +497,7 @@ impl<'a> Walker<'a> {
             self.ext.citations.push(c);
             return;
         }
-        let Some(quote) = quote.filter(|_| fence.is_code()) else {
+        let Some(quote) = quote.filter(|_| fence.is_code() && !fence.includes()) else {
             return;
         };
         // A code fence that directly follows a line holding exactly one citation quotes it; after

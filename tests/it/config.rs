@@ -1,4 +1,4 @@
-//! The configuration's committed JSON Schema is current, the README's example configuration is
+//! The configuration's committed JSON Schema is current, the guide's example configuration is
 //! valid, and a bad configuration is a located error with exit code 2.
 
 use assert_cmd::Command;
@@ -19,16 +19,22 @@ fn committed_schema_is_generated_from_the_config_types() {
 }
 
 #[test]
-fn readme_example_configuration_is_valid() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme
+fn guide_example_configuration_is_valid() {
+    let chapter = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/src/configuration.md"
+    ))
+    .unwrap();
+    let start = chapter
         .find("```yaml\n# .citegate.yaml")
-        .expect("README has the example")
+        .expect("docs/src/configuration.md has the example")
         + 8;
-    let end = readme[start..].find("```").unwrap() + start;
-    citegate::config::Config::parse(std::path::Path::new("README.md"), &readme[start..end])
-        .unwrap_or_else(|e| panic!("README example: {e}"));
+    let end = chapter[start..].find("```").unwrap() + start;
+    citegate::config::Config::parse(
+        std::path::Path::new("docs/src/configuration.md"),
+        &chapter[start..end],
+    )
+    .unwrap_or_else(|e| panic!("docs/src/configuration.md example: {e}"));
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod cli;
 mod common;
 mod config;
 mod dashboard;
+mod editors;
 mod fingerprints;
 mod fix;
 mod fuzz_regressions;
