@@ -62,8 +62,11 @@ fn repo_error(path: &std::path::Path, e: git2::Error) -> AuditError {
     }
 }
 
-/// Audit the docs, then re-ground every answer and Markdown citation that fails: offline first,
-/// then (with `--llm`) the model for what is still refused.
+/// Audit the docs, then re-ground every answer and Markdown citation that fails, in stages:
+/// plan (what fails, what it cited, where that content is now) → offline (answers moved to
+/// content found again, exactly and once, or refused) → query (retrieval for the refused) → ask
+/// (with `--llm`, the model for what is still refused) → outcome (one per answer, claim and
+/// citation) → write (the new text of every doc) → trace (one record per question).
 pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     if let Some(llm) = &opts.llm {
         llm::check_url(&llm.url).map_err(Error::Model)?;
@@ -72,93 +75,176 @@ pub fn run(opts: &Options) -> Result<Regenerated, Error> {
     // one `.citegate.yaml`, so the gate's verdict is the audit's.
     let session = audit::Session::open(&opts.audit)?;
     let report = audit::run_in(&session, &opts.audit)?;
-    let audit::Session {
-        repo,
-        target,
-        settings,
-        ..
-    } = &session;
-    let target = *target;
-    let (mut pending, unwritable) = pending(&report);
-    // One handle for the serial reads of what failing citations cited.
-    let git = repo.worker();
-    for p in &mut pending {
-        p.read_contents(repo, &git);
-    }
-    let failing_md = markdown::failing(repo, &report);
-    let docs = Arc::new(doc_names(repo, &report, &opts.audit.paths));
-    let located = locate(repo, target, &docs, &pending, &failing_md);
-    let gate = gate::Gate::new(repo, target, settings);
-    let relocated = markdown::relocations(&gate, &report, &failing_md, &located, target);
-    let paragraphs = match opts.llm {
-        Some(_) => paragraph::failing(&report, &relocated),
-        None => Vec::new(),
-    };
+    let (repo, target) = (&session.repo, session.target);
+    let plan = plan(repo, target, &report, &opts.audit.paths);
+    let gate = gate::Gate::new(repo, target, &session.settings);
     let ctx = offline::Ctx {
         repo,
         target,
         gate: &gate,
-        located: &located,
+        located: &plan.located,
     };
-    // Offline first, with nothing retrieved: what moves needs no index.
-    let mut work: Vec<offline::Work> = (pending.into_iter())
-        .map(|p| offline::Work::new(&ctx, p))
-        .collect();
+    let relocated = markdown::relocations(&gate, &report, &plan.failing_md, &plan.located, target);
+    let paragraphs = match opts.llm {
+        Some(_) => paragraph::failing(&report, &relocated),
+        None => Vec::new(),
+    };
+    let mut work = offline_stage(&ctx, plan.pending);
+    let index = query_stage(
+        &session,
+        opts,
+        &report,
+        &plan.docs,
+        &ctx,
+        &mut work,
+        &paragraphs,
+    )?;
+    let asked = ask_stage(
+        opts,
+        &ctx,
+        index.as_ref(),
+        &plan.docs,
+        &paragraphs,
+        &mut work,
+    )?;
+    let mut outcomes = kept(&report);
+    outcomes.extend(plan.unwritable);
+    let (md_docs, md_outcomes) = markdown::docs(&report, &relocated, &asked.rewrites);
+    outcomes.extend(md_outcomes);
+    let mut run = assemble(&report, work, md_docs, asked.spent, outcomes);
+    run.endpoint_failure = asked.endpoint_failure;
+    Ok(run)
+}
+
+/// What a run works on, decided from the audit before anything moves.
+struct Plan<'r> {
+    /// The failing answers, each with the content its citations cited.
+    pending: Vec<offline::Pending<'r>>,
+    /// Outcomes decided already: answers that cannot be rewritten.
+    unwritable: Vec<Outcome>,
+    /// The failing Markdown citations.
+    failing_md: Vec<markdown::Failing<'r>>,
+    /// The run's own docs (never retrieved).
+    docs: Arc<HashSet<String>>,
+    /// Where the cited content is at the target.
+    located: ground::Located,
+}
+
+/// Stage 1, plan: the failing answers and Markdown citations, what they cited (read once, on
+/// one handle), and where that content is found at the target.
+fn plan<'r>(
+    repo: &CodeRepo,
+    target: Oid,
+    report: &'r Report,
+    paths: &[std::path::PathBuf],
+) -> Plan<'r> {
+    let (mut pending, unwritable) = pending(report);
+    let git = repo.worker();
+    for p in &mut pending {
+        p.read_contents(repo, &git);
+    }
+    let failing_md = markdown::failing(repo, report);
+    let docs = Arc::new(doc_names(repo, report, paths));
+    let located = locate(repo, target, &docs, &pending, &failing_md);
+    Plan {
+        pending,
+        unwritable,
+        failing_md,
+        docs,
+        located,
+    }
+}
+
+/// Stage 2, offline: every failing answer moved where its content is found again, or refused;
+/// nothing is retrieved yet (what moves needs no index).
+fn offline_stage<'r>(
+    ctx: &offline::Ctx,
+    pending: Vec<offline::Pending<'r>>,
+) -> Vec<offline::Work<'r>> {
+    (pending.into_iter())
+        .map(|p| offline::Work::new(ctx, p))
+        .collect()
+}
+
+/// Stage 3, query: the retrieval index, read or built only when something is refused (its
+/// refusal says what was searched; a model is asked with what was retrieved) or a paragraph is
+/// to be rewritten; the refused answers' chunks retrieved, and their refusals written again
+/// with what was searched.
+fn query_stage(
+    session: &audit::Session,
+    opts: &Options,
+    report: &Report,
+    docs: &Arc<HashSet<String>>,
+    ctx: &offline::Ctx,
+    work: &mut [offline::Work],
+    paragraphs: &[paragraph::Paragraph],
+) -> Result<Option<Index>, Error> {
     let refused: Vec<usize> = (work.iter().enumerate())
         .filter(|(_, w)| w.refused())
         .map(|(i, _)| i)
         .collect();
-    // The retrieval index (every file of the tree read and cut) is read or built only when
-    // something is refused (its refusal says what was searched; a model is asked with what was
-    // retrieved) or a paragraph is to be rewritten.
-    let index = match refused.is_empty() && paragraphs.is_empty() {
-        true => None,
-        false => Some(
-            index(repo, target, opts, &work, &refused)
-                .map_err(|e| repo_error(&report.git_dir, e))?,
-        ),
-    };
-    if let Some(index) = &index {
-        let wanted = Wanted {
-            exclude: &docs,
-            docs: settings.config.retrieve_docs,
-            top_k: opts.top_k,
-        };
-        // Only the refused need it: what was searched for their refusal, or the question to a
-        // model.
-        retrieve(repo, &git, index, &wanted, &mut work, &refused);
-        for &i in &refused {
-            work[i].redo(&ctx);
-        }
+    if refused.is_empty() && paragraphs.is_empty() {
+        return Ok(None);
     }
-    let mut endpoint_failure = None;
-    let (spent, rewrites) = match (&opts.llm, &index) {
-        (Some(llm), Some(index)) => {
-            let client = connect(llm)?;
-            let client = client.as_ref();
-            let mut spent = ask::stage(client, &ctx, index, &mut work, llm.concurrency);
-            let (rewrites, more) = paragraph::stage(
-                client,
-                &ctx,
-                index,
-                &docs,
-                &paragraphs,
-                opts.top_k,
-                llm.concurrency,
-            );
-            spent.add(more);
-            endpoint_failure = client.endpoint_failure();
-            (spent, rewrites)
-        }
-        _ => (ask::Spent::default(), Vec::new()),
+    let (repo, target) = (&session.repo, session.target);
+    let index =
+        index(repo, target, opts, work, &refused).map_err(|e| repo_error(&report.git_dir, e))?;
+    let wanted = Wanted {
+        exclude: docs,
+        docs: session.settings.config.retrieve_docs,
+        top_k: opts.top_k,
     };
-    let mut outcomes = kept(&report);
-    outcomes.extend(unwritable);
-    let (md_docs, md_outcomes) = markdown::docs(&report, &relocated, &rewrites);
-    outcomes.extend(md_outcomes);
-    let mut run = assemble(&report, work, md_docs, spent, outcomes);
-    run.endpoint_failure = endpoint_failure;
-    Ok(run)
+    // Only the refused need it: what was searched for their refusal, or the question to a model.
+    retrieve(repo, &repo.worker(), &index, &wanted, work, &refused);
+    for &i in &refused {
+        work[i].redo(ctx);
+    }
+    Ok(Some(index))
+}
+
+/// What asking the model gave: its cost and traces, the paragraphs it rewrote, and why the
+/// endpoint failed when it did.
+struct Asked {
+    spent: ask::Spent,
+    rewrites: Vec<paragraph::Rewrite>,
+    endpoint_failure: Option<String>,
+}
+
+/// Stage 4, ask: with `--llm`, the model for each answer still refused and each failing
+/// paragraph, every reply behind the gate.
+fn ask_stage(
+    opts: &Options,
+    ctx: &offline::Ctx,
+    index: Option<&Index>,
+    docs: &Arc<HashSet<String>>,
+    paragraphs: &[paragraph::Paragraph],
+    work: &mut [offline::Work],
+) -> Result<Asked, Error> {
+    let (Some(llm), Some(index)) = (&opts.llm, index) else {
+        return Ok(Asked {
+            spent: ask::Spent::default(),
+            rewrites: Vec::new(),
+            endpoint_failure: None,
+        });
+    };
+    let client = connect(llm)?;
+    let client = client.as_ref();
+    let mut spent = ask::stage(client, ctx, index, work, llm.concurrency);
+    let (rewrites, more) = paragraph::stage(
+        client,
+        ctx,
+        index,
+        docs,
+        paragraphs,
+        opts.top_k,
+        llm.concurrency,
+    );
+    spent.add(more);
+    Ok(Asked {
+        spent,
+        rewrites,
+        endpoint_failure: client.endpoint_failure(),
+    })
 }
 
 /// The model at `--llm`: the HTTP client when citegate is built with the `llm` feature.
@@ -174,8 +260,9 @@ fn connect(llm: &llm::LlmOptions) -> Result<Box<dyn llm::ChatModel>, Error> {
     }
 }
 
-/// The run's outcomes (`outcomes`: those decided before, with each answer's and claim's; sorted),
-/// the docs it changes (by name), counts and traces.
+/// Stages 5 to 7, outcome, write and trace: the run's outcomes (`outcomes`: those decided
+/// before, with each answer's and claim's; every finding accounted for; sorted), the docs it
+/// changes (by name), counts and traces.
 fn assemble(
     report: &Report,
     work: Vec<offline::Work>,
