@@ -80,12 +80,8 @@ pub struct AuditArgs {
     /// Also write the report in another format to a file, from the same run (repeatable)
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_write)]
     pub write: Vec<(Format, PathBuf)>,
-    /// Exit 1 when there is a finding of this severity or worse
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
-    /// The most bytes of a Markdown report (an issue or comment body takes 65,536 characters)
-    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
-    pub max_bytes: usize,
+    #[command(flatten)]
+    pub limits: Limits,
     /// Print every citation and the revision it is checked at (own, doc, implied or target pin),
     /// without checking (human or json format)
     #[arg(long, conflicts_with_all = ["write", "quiet"])]
@@ -117,14 +113,22 @@ pub struct SweepArgs {
     /// Also write the JSON report here
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: Limits,
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
+}
+
+/// When a report fails the run and how long its Markdown may be: shared by `audit`, `sweep` and
+/// `merge`.
+#[derive(clap::Args, Debug)]
+pub struct Limits {
     /// Exit 1 when there is a finding of this severity or worse
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
-    /// The most bytes of the Markdown report (an issue body takes 65,536 characters)
+    /// The most bytes of a Markdown report (an issue or comment body takes 65,536 characters)
     #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
     pub max_bytes: usize,
-    #[command(flatten)]
-    pub dashboard: DashboardArgs,
 }
 
 /// The dashboard of a scheduled run: shared by `sweep` and `merge`.
@@ -147,12 +151,8 @@ pub struct MergeArgs {
     /// Output format (human output needs the docs' text: use the others)
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Exit 1 when there is a finding of this severity or worse
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
-    /// The most bytes of a Markdown report
-    #[arg(long, value_name = "N", default_value_t = markdown::DEFAULT_MAX_BYTES, value_parser = bounded::<1024, 1_073_741_824>)]
-    pub max_bytes: usize,
+    #[command(flatten)]
+    pub limits: Limits,
     #[command(flatten)]
     pub dashboard: DashboardArgs,
 }

@@ -59,19 +59,37 @@ pub enum OutputError {
 /// never written through, and a reader never sees half a file.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
     refuse_links_on_the_way(path)?;
-    let dir = folder_of(path);
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    let _in_flight = InFlight::new(tmp.path());
-    tmp.write_all(bytes)?;
     // A report is read by others (a web server serving the dashboard): readable by all, as a
     // file created the ordinary way is, not the temporary file's 0600.
     #[cfg(unix)]
-    {
+    let perms = {
         use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+        Some(std::fs::Permissions::from_mode(0o644))
+    };
+    #[cfg(not(unix))]
+    let perms = None;
+    swap_in(path, bytes, perms, || Ok(()))?;
+    Ok(())
+}
+
+/// The one way citegate replaces a file (a report, a fixed doc): a temporary file in the same
+/// folder (removed if the run is interrupted), given `perms`, synced, `check`ed right before the
+/// rename (a doc edited meanwhile is not lost), then renamed over `path`: a reader never sees
+/// half a file, and a symbolic link at `path` is replaced, never written through.
+pub fn swap_in(
+    path: &Path,
+    bytes: &[u8],
+    perms: Option<std::fs::Permissions>,
+    check: impl Fn() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut tmp = tempfile::NamedTempFile::new_in(folder_of(path))?;
+    let _in_flight = InFlight::new(tmp.path());
+    tmp.write_all(bytes)?;
+    if let Some(perms) = perms {
+        tmp.as_file().set_permissions(perms)?;
     }
     tmp.as_file().sync_all()?;
+    check()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -40,13 +40,13 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
         Some(text) if format == Format::GithubReview => text.clone(),
         _ => render(report, format, color, max_bytes),
     };
-    let code = if args.fail_on.fails(&report) {
+    let code = if args.limits.fail_on.fails(&report) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     };
     for (format, path) in &args.write {
-        let text = render(&report, *format, Color::Never, args.max_bytes);
+        let text = render(&report, *format, Color::Never, args.limits.max_bytes);
         if let Err(e) = citegate::output::replace(path, text.as_bytes()) {
             return failed(format_args!("{}: {e}", path.display()));
         }
@@ -55,7 +55,7 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
         return code;
     }
     let code = print_out(
-        &render(&report, args.format, args.color, args.max_bytes),
+        &render(&report, args.format, args.color, args.limits.max_bytes),
         code,
     );
     // The process ends here: freeing a large report piece by piece only costs time (25 ms at

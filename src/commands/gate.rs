@@ -26,11 +26,7 @@ pub fn gate_command(args: GateArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
-    let retrieval = match (&retrieved, args.no_retrieval) {
-        (Some(r), _) => gate::Retrieval::Given(r),
-        (None, true) => gate::Retrieval::Optional,
-        (None, false) => gate::Retrieval::Required,
-    };
+    let retrieval = gate::Retrieval::asked(retrieved.as_deref(), args.no_retrieval);
     let gate = gate::Gate::new(&repo, target, &settings);
     let exit = |passed: bool| match passed {
         true => ExitCode::SUCCESS,

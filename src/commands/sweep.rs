@@ -32,8 +32,8 @@ pub fn sweep_command(args: SweepArgs) -> ExitCode {
         Ok(since) => since,
         Err(code) => return code,
     };
-    let text = sweep::render(&report, drift.as_ref(), since.as_ref(), args.max_bytes);
-    let fail = args.fail_on.fails(&report);
+    let text = sweep::render(&report, drift.as_ref(), since.as_ref(), args.limits.max_bytes);
+    let fail = args.limits.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)
     } else {
@@ -115,13 +115,13 @@ pub fn merge_command(args: MergeArgs) -> ExitCode {
     if let Err(code) = dashboard(&report, &args.dashboard) {
         return code;
     }
-    let code = if args.fail_on.fails(&report) {
+    let code = if args.limits.fail_on.fails(&report) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     };
     print_out(
-        &render(&report, args.format, Color::Never, args.max_bytes),
+        &render(&report, args.format, Color::Never, args.limits.max_bytes),
         code,
     )
 }

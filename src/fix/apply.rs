@@ -2,7 +2,6 @@
 //! left to the next run, atomic writes that refuse a doc changed since it was read.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
 
 use crate::model::{Applicability, CiteId, CiteRef, Edit, Finding, Fix, PinMove, Report, Span};
@@ -298,21 +297,10 @@ pub fn write_atomic(path: &Path, expected: &[u8], content: &[u8]) -> std::io::Re
         Ok(())
     };
     unchanged()?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    let _in_flight = crate::output::InFlight::new(tmp.path());
-    tmp.write_all(content)?;
-    tmp.as_file().sync_all()?;
     let perms = std::fs::metadata(path)?.permissions();
-    std::fs::set_permissions(tmp.path(), perms)?;
     // Again right before the rename: an edit made while the new content was being written is
     // not lost (the temporary file is removed instead).
-    unchanged()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    crate::output::swap_in(path, content, Some(perms), unchanged)
 }
 
 #[cfg(test)]

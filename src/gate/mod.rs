@@ -63,6 +63,16 @@ pub enum Retrieval<'a> {
 }
 
 impl<'a> Retrieval<'a> {
+    /// What the front ends' options ask for: the chunks given (`--retrieved`, the MCP server's
+    /// `retrieved`), else the answer's own payload, required unless `no_retrieval`.
+    pub fn asked(given: Option<&'a [Retrieved]>, no_retrieval: bool) -> Self {
+        match (given, no_retrieval) {
+            (Some(r), _) => Retrieval::Given(r),
+            (None, true) => Retrieval::Optional,
+            (None, false) => Retrieval::Required,
+        }
+    }
+
     /// The chunks when there are some, else the answer's own payload if it has one.
     pub fn of(payload: Option<&'a [Retrieved]>) -> Self {
         payload.map_or(Retrieval::Optional, Retrieval::Given)

@@ -188,11 +188,7 @@ pub(super) fn check_answer(root: &Path, p: CheckAnswer) -> Result<String, String
         }
         None => None,
     };
-    let retrieval = match (&retrieved, p.no_retrieval) {
-        (Some(r), _) => Retrieval::Given(r),
-        (None, true) => Retrieval::Optional,
-        (None, false) => Retrieval::Required,
-    };
+    let retrieval = Retrieval::asked(retrieved.as_deref(), p.no_retrieval);
     let verdict = service::check(&gate, &text, retrieval);
     let out = match verdict.refusal {
         None => json!({"passed": true, "revision": target.to_string()}),
