@@ -32,7 +32,12 @@ pub fn sweep_command(args: SweepArgs) -> ExitCode {
         Ok(since) => since,
         Err(code) => return code,
     };
-    let text = sweep::render(&report, drift.as_ref(), since.as_ref(), args.limits.max_bytes);
+    let text = sweep::render(
+        &report,
+        drift.as_ref(),
+        since.as_ref(),
+        args.limits.max_bytes,
+    );
     let fail = args.limits.fail_on.fails(&report);
     let code = if fail {
         ExitCode::from(1)

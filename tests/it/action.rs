@@ -2,6 +2,7 @@
 //! `GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT` and the `INPUT_*` variables, over a fixture repository
 //! with a docs change. Only the docs the change can affect are annotated.
 
+use crate::common;
 use std::path::Path;
 use std::process::Command;
 
@@ -432,18 +433,6 @@ fn install_step_builds_from_source_only_when_no_asset_fits() {
     }
 }
 
-/// A stand-in `gh` (the script `text`) in its own folder; returns a PATH that finds it first.
-fn fake_gh(dir: &Path, text: &str) -> String {
-    let fake_bin = dir.join("bin");
-    std::fs::create_dir_all(&fake_bin).unwrap();
-    let gh = fake_bin.join("gh");
-    std::fs::write(&gh, text).unwrap();
-    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&gh, perms).unwrap();
-    format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
-}
-
 #[test]
 fn the_report_comment_is_created_once_then_updated() {
     let dir = tempfile::tempdir().unwrap();
@@ -451,7 +440,7 @@ fn the_report_comment_is_created_once_then_updated() {
     let state = dir.path().join("comment-id");
     // A stand-in `gh`: lists a stranger's comment that starts with the marker, and ours once it
     // exists (two pages); records every write. Only ours is ever edited.
-    let path = fake_gh(
+    let path = common::fake_gh(
         dir.path(),
         &format!(
             "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  *--method\\ POST*) echo 4242 > {state} ;;\n  *--paginate*) printf '[{{\"id\": 666, \"user\": {{\"login\": \"mallory\"}}, \"body\": \"<!-- citegate-report --> pwned\"}}]'; if [ -f {state} ]; then printf '[{{\"id\": %s, \"user\": {{\"login\": \"github-actions[bot]\"}}, \"body\": \"<!-- citegate-report -->\"}}]' \"$(cat {state})\"; fi ;;\nesac\n",
@@ -499,7 +488,7 @@ fn the_sweep_issue_is_one_per_repository_updated_reopened_and_closed() {
     let state = dir.path().join("issue.json");
     // A stand-in `gh api`: the issue list holds a stranger's issue that starts with the marker,
     // and ours once it was created (with the state the last write gave it); every call is logged.
-    let path = fake_gh(
+    let path = common::fake_gh(
         dir.path(),
         &format!(
             r#"#!/usr/bin/env python3
@@ -583,7 +572,7 @@ fn a_sweep_issue_edited_in_the_web_ui_with_crlf_is_still_ours_not_duplicated() {
         r#"{"number": 12, "state": "open", "user": {"login": "github-actions[bot]"}, "body": "<!-- citegate-sweep -->\r\n## citegate sweep\r\nedited by hand\r\n"}"#,
     )
     .unwrap();
-    let path = fake_gh(
+    let path = common::fake_gh(
         dir.path(),
         &format!(
             r#"#!/usr/bin/env python3
@@ -640,7 +629,7 @@ fn a_failed_sweep_is_reported_in_its_own_issue_inert() {
     let bodies = dir.path().join("bodies");
     std::fs::create_dir_all(&bodies).unwrap();
     // A stand-in `gh api`: no issue yet; each body written is kept (`-F body=@FILE`).
-    let path = fake_gh(
+    let path = common::fake_gh(
         dir.path(),
         &format!(
             r#"#!/usr/bin/env python3

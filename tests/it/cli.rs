@@ -4,21 +4,10 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use serde_json::Value;
-
-fn example() -> (tempfile::TempDir, PathBuf) {
-    let spec = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example.fixture"),
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("shop");
-    citegate::fixture::build(&spec, &repo).unwrap();
-    (dir, repo)
-}
 
 use crate::common::command as citegate;
 
@@ -43,7 +32,7 @@ fn outside_a_repository_the_run_fails_with_exit_2() {
 
 #[test]
 fn an_unknown_rev_fails_the_run_and_a_missing_path_too() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--rev", "nope"])
         .output()
@@ -60,7 +49,7 @@ fn an_unknown_rev_fails_the_run_and_a_missing_path_too() {
 
 #[test]
 fn bad_arguments_exit_2() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--format", "xml"])
         .output()
@@ -70,7 +59,7 @@ fn bad_arguments_exit_2() {
 
 #[test]
 fn output_is_the_same_whatever_the_thread_count() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let one = citegate(&repo)
         .args(["audit", "-j", "1", "--format", "json"])
         .output()
@@ -85,7 +74,7 @@ fn output_is_the_same_whatever_the_thread_count() {
 
 #[test]
 fn json_report_carries_fixes_with_their_byte_range() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "docs", "--format", "json"])
         .output()
@@ -114,7 +103,7 @@ fn json_report_carries_fixes_with_their_byte_range() {
 
 #[test]
 fn one_fix_or_regenerate_run_on_the_bundled_example_leaves_nothing_for_a_second() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let fixed = citegate(&repo).arg("fix").output().unwrap();
     assert_eq!(
         fixed.status.code(),
@@ -140,7 +129,7 @@ fn one_fix_or_regenerate_run_on_the_bundled_example_leaves_nothing_for_a_second(
     );
 
     // regenerate --write reaches its fixpoint in one run too: a second changes no byte.
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let docs = ["docs/wiki/cache.md", "docs/answers/ttl.json"];
     let read = || docs.map(|d| std::fs::read(repo.join(d)).unwrap());
     let before = read();
@@ -159,7 +148,7 @@ fn one_fix_or_regenerate_run_on_the_bundled_example_leaves_nothing_for_a_second(
 
 #[test]
 fn other_json_is_counted_as_skipped() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--format", "json"])
         .output()
@@ -301,7 +290,7 @@ fn a_shallow_clone_says_the_pin_was_not_fetched() {
 
 #[test]
 fn docs_may_live_outside_the_repository() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let wiki = tempfile::tempdir().unwrap();
     std::fs::write(
         wiki.path().join("Home.md"),
@@ -324,7 +313,7 @@ fn docs_may_live_outside_the_repository() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     // A report far larger than any pipe buffer, so the writer really meets the closed pipe.
     let doc: String = (1..=5000)
         .map(|i| format!("Line {i}: src/cache.rs:{}.\n", 100 + i))
@@ -356,7 +345,7 @@ fn a_closed_pipe_ends_quietly() {
 
 #[test]
 fn quiet_prints_nothing_and_keeps_the_exit_code() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo).args(["audit", "-q"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
@@ -364,7 +353,7 @@ fn quiet_prints_nothing_and_keeps_the_exit_code() {
 
 #[test]
 fn json_report_snapshot() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--format", "json"])
         .output()
@@ -374,7 +363,7 @@ fn json_report_snapshot() {
 
 #[test]
 fn human_report_snapshot() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--color", "never"])
         .output()
@@ -406,7 +395,7 @@ fn since_reports_why_each_doc_was_selected() {
 
 #[test]
 fn sweep_writes_markdown_and_json_and_lists_drift_since_the_manifest() {
-    let (dir, repo) = example();
+    let (dir, repo) = common::example();
     let first = {
         let git = git2::Repository::open(&repo).unwrap();
         let mut walk = git.revwalk().unwrap();
@@ -467,7 +456,7 @@ fn sweep_writes_markdown_and_json_and_lists_drift_since_the_manifest() {
 
 #[test]
 fn markdown_report_snapshot() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--format", "markdown"])
         .output()
@@ -497,7 +486,7 @@ fn completions_man_page_and_config_schema_come_from_the_definitions() {
 
 #[test]
 fn github_and_sarif_formats_snapshot() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo)
         .args(["audit", "--format", "github"])
         .output()
@@ -512,7 +501,7 @@ fn github_and_sarif_formats_snapshot() {
 
 #[test]
 fn rules_explain_and_config_error_snapshots() {
-    let (_d, repo) = example();
+    let (_d, repo) = common::example();
     let out = citegate(&repo).arg("rules").output().unwrap();
     insta::assert_snapshot!("rules", String::from_utf8_lossy(&out.stdout));
     let out = citegate(&repo)

@@ -95,3 +95,28 @@ pub fn pytest(
     assert!(stdout.contains(&format!("{passed} passed")), "{stdout}");
     stdout
 }
+
+/// The bundled example (`fixtures/example.fixture`, what `scripts/example.sh` builds) as a
+/// repository `shop` in a fresh folder.
+pub fn example() -> (tempfile::TempDir, std::path::PathBuf) {
+    let spec = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example.fixture"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("shop");
+    citegate::fixture::build(&spec, &repo).unwrap();
+    (dir, repo)
+}
+
+/// A stand-in `gh` (the script `text`) in its own folder; returns a PATH that finds it first.
+pub fn fake_gh(dir: &std::path::Path, text: &str) -> String {
+    let fake_bin = dir.join("bin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let gh = fake_bin.join("gh");
+    std::fs::write(&gh, text).unwrap();
+    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&gh, perms).unwrap();
+    format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
+}

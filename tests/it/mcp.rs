@@ -9,7 +9,7 @@ use std::process::Command;
 use citegate::testing::Fixture;
 use serde_json::{json, Value};
 
-const SPEC: &str = "@@@ remote origin https://github.com/acme/shop.git
+pub(crate) const SPEC: &str = "@@@ remote origin https://github.com/acme/shop.git
 @@@ commit v1 code
 @@@ file src/cache.rs
 /// How long a cached response stays fresh.

@@ -12,18 +12,7 @@ use citegate::testing::Fixture;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-const SPEC: &str = "@@@ remote origin https://github.com/acme/shop.git
-@@@ commit v1 code
-@@@ file src/cache.rs
-/// How long a cached response stays fresh.
-pub const TTL_SECONDS: u64 = 30;
-
-pub fn ttl() -> u64 {
-    TTL_SECONDS
-}
-@@@ file docs/ttl.md
-The TTL is set in src/cache.rs:2, and read in src/cache.rs:9.
-";
+use crate::mcp::SPEC;
 
 /// Every tool's parameter names, and a few no tool has.
 const KEYS: &[&str] = &[

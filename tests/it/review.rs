@@ -9,17 +9,6 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn example() -> (tempfile::TempDir, PathBuf) {
-    let spec = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/example.fixture"),
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("shop");
-    citegate::fixture::build(&spec, &repo).unwrap();
-    (dir, repo)
-}
-
 fn schema(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("schemas")
@@ -118,7 +107,7 @@ fn apply_suggestions(text: &str, suggestions: &[&Value]) -> String {
 
 #[test]
 fn rdjson_validates_and_its_suggestions_write_what_fix_writes() {
-    let (_dir, repo) = example();
+    let (_dir, repo) = common::example();
     let rd: Value = serde_json::from_str(&run(&repo, &["audit", "--format", "rdjson"])).unwrap();
     validate_json(&rd, &schema("reviewdog-DiagnosticResult.json"), false);
     let report: Value = serde_json::from_str(&run(&repo, &["audit", "--format", "json"])).unwrap();
@@ -177,7 +166,7 @@ fn rdjson_validates_and_its_suggestions_write_what_fix_writes() {
 
 #[test]
 fn gitlab_code_quality_validates_with_the_reports_fingerprints() {
-    let (_dir, repo) = example();
+    let (_dir, repo) = common::example();
     let gl: Value = serde_json::from_str(&run(&repo, &["audit", "--format", "gitlab"])).unwrap();
     validate_json(&gl, &schema("gitlab-codeclimate.json"), true);
     validate_json(&gl, &schema("gitlab-codequality-report.json"), false);
@@ -203,7 +192,7 @@ fn gitlab_code_quality_validates_with_the_reports_fingerprints() {
 
 #[test]
 fn junit_has_a_case_per_doc_and_a_failure_per_error() {
-    let (_dir, repo) = example();
+    let (_dir, repo) = common::example();
     let xml = run(&repo, &["audit", "--format", "junit"]);
     validate_xml(&xml, &schema("junit-10.xsd"));
     let report: Value = serde_json::from_str(&run(&repo, &["audit", "--format", "json"])).unwrap();
@@ -239,7 +228,7 @@ fn junit_escapes_what_a_doc_holds_and_stays_valid() {
 
 #[test]
 fn merge_writes_the_review_formats() {
-    let (dir, repo) = example();
+    let (dir, repo) = common::example();
     let mut shards = Vec::new();
     for shard in ["1/2", "2/2"] {
         let text = run(&repo, &["audit", "--format", "json", "--shard", shard]);
@@ -309,18 +298,6 @@ fn b() {
     two();
 ```
 ";
-
-/// A stand-in `gh` (the script `text`) in its own folder; returns a PATH that finds it first.
-fn fake_gh(dir: &Path, text: &str) -> String {
-    let fake_bin = dir.join("bin");
-    std::fs::create_dir_all(&fake_bin).unwrap();
-    let gh = fake_bin.join("gh");
-    std::fs::write(&gh, text).unwrap();
-    let mut perms = std::fs::metadata(&gh).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&gh, perms).unwrap();
-    format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
-}
 
 /// The text of a ```` ```suggestion ```` block in a comment body (its fence is the longest
 /// backtick run before `suggestion`), and that fence.
@@ -396,7 +373,7 @@ fn the_review_suggests_the_safe_fixes_on_changed_lines_and_replaces_only_its_own
     ]);
     std::fs::write(dir.path().join("comments.json"), comments.to_string()).unwrap();
     std::fs::write(dir.path().join("reviews.json"), reviews.to_string()).unwrap();
-    let path = fake_gh(
+    let path = common::fake_gh(
         dir.path(),
         &format!(
             "#!/bin/sh\necho \"$@\" >> {log}\ncase \"$*\" in\n  graphql*) exit 1 ;;\n  *pulls/7/comments\\ --paginate*) cat {d}/comments.json ;;\n  *pulls/7/reviews\\ --paginate*) cat {d}/reviews.json ;;\n  *--method\\ POST*--input*) cp \"$6\" {posted} ;;\nesac\n",
@@ -471,7 +448,7 @@ fn the_review_suggests_the_safe_fixes_on_changed_lines_and_replaces_only_its_own
 
 #[test]
 fn a_github_review_needs_the_pull_requests_base() {
-    let (_dir, repo) = example();
+    let (_dir, repo) = common::example();
     let out = common::citegate(&repo, &["audit", "--format", "github-review"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -514,7 +491,7 @@ fn the_review_input_is_true_or_false_and_needs_a_pull_request() {
 
 #[test]
 fn the_examples_review_formats() {
-    let (_dir, repo) = example();
+    let (_dir, repo) = common::example();
     for (name, format) in [
         ("example_rdjson", "rdjson"),
         ("example_gitlab", "gitlab"),
