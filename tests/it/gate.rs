@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use citegate::testing::Fixture;
 use serde_json::Value;
 
@@ -29,9 +28,7 @@ fn gate(
         r#"[{"path": "src/cache.rs", "start_line": 1, "end_line": 2, "text": "..."}]"#,
     )
     .unwrap();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .arg("gate")
         .args(args)
         .write_stdin(stdin)

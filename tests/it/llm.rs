@@ -3,6 +3,7 @@
 //! retries that honour `Retry-After`, timeouts, the chaos test (retrieval emptied), traces and
 //! `replay`, and the API key never printed, traced or written.
 
+use crate::common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -174,9 +175,7 @@ fn regenerate_doc(fixture: &Fixture, server: &Server, doc: &str, extra: &[&str])
 fn regenerate_at(fixture: &Fixture, url: &str, doc: &str, extra: &[&str]) -> (Option<i32>, Run) {
     let trace = fixture.path().join("trace.jsonl");
     let started = Instant::now();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .env("CITEGATE_API_KEY", KEY)
         .args(["regenerate", doc, "--write", "--format", "json", "--llm"])
         .arg(url)
@@ -208,9 +207,7 @@ fn read(dir: &Path, name: &str) -> String {
 
 /// `citegate replay trace.jsonl ARGS` in the fixture.
 fn replay(fixture: &Fixture, args: &[&str]) -> String {
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["replay", "trace.jsonl"])
         .args(args)
         .output()
@@ -567,9 +564,7 @@ fn an_auth_failure_exits_2() {
 fn the_llm_url_is_checked_first() {
     let fixture = Fixture::build(SPEC).unwrap();
     for url in ["ftp://127.0.0.1/v1", "127.0.0.1:11434/v1", "http://"] {
-        let out = Command::cargo_bin("citegate")
-            .unwrap()
-            .current_dir(fixture.path())
+        let out = common::command(fixture.path())
             .args(["regenerate", "answers", "--llm", url, "--model", "m"])
             .output()
             .unwrap();
@@ -650,9 +645,7 @@ fn fail_on_refused_exits_1_and_refusals_are_listed() {
     assert_eq!(code, Some(1), "{}", run.stderr);
     // Offline, in diff mode (nothing written): the refusal is listed with its reason.
     let fixture = Fixture::build(SPEC).unwrap();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["regenerate", "answers/ttl.json"])
         .output()
         .unwrap();
@@ -697,9 +690,7 @@ fn replay_counts_refusals_and_errors_and_fails_on_a_changed_verdict() {
     record["attempts"][0]["passed"] = json!(false);
     record["repository"] = json!("github.com/someone/else");
     std::fs::write(&path, format!("{record}\n")).unwrap();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["replay", "trace.jsonl"])
         .output()
         .unwrap();
@@ -840,9 +831,7 @@ fn replay_counts_errors_by_kind_and_names_revisions_it_does_not_have() {
         &t["records"],
     ];
     assert_eq!(counts, [1, 0, 5, 6], "{t:#}");
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["replay", "trace.jsonl"])
         .output()
         .unwrap();
@@ -852,9 +841,7 @@ fn replay_counts_errors_by_kind_and_names_revisions_it_does_not_have() {
     trace += &record(gone, json!([]), "error", Some("timed out"), Some("timeout"));
     trace += &record(gone, json!([]), "error", Some("timed out"), Some("timeout"));
     std::fs::write(fixture.path().join("trace.jsonl"), &trace).unwrap();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["replay", "trace.jsonl"])
         .output()
         .unwrap();

@@ -103,9 +103,7 @@ fn a_real_mcp_client_lists_and_calls_the_four_tools() {
             r#"[{"path": "src/cache.rs", "start_line": 1, "end_line": 7}]"#,
         )
         .unwrap();
-        let gate = assert_cmd::Command::cargo_bin("citegate")
-            .unwrap()
-            .current_dir(fixture.path())
+        let gate = common::command(fixture.path())
             .args(["gate", "--retrieved", "r.json"])
             .write_stdin(text)
             .output()
@@ -130,9 +128,7 @@ fn a_real_mcp_client_lists_and_calls_the_four_tools() {
         format!("The TTL: {}.\n", cited["citation"].as_str().unwrap()),
     )
     .unwrap();
-    let audit = assert_cmd::Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let audit = common::command(fixture.path())
         .args(["audit", "docs/cited.md"])
         .output()
         .unwrap();
@@ -552,9 +548,7 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
     });
     let r = client(fixture.path(), Some(calls));
 
-    let gate = assert_cmd::Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let gate = common::command(fixture.path())
         .args(["gate", "--no-retrieval"])
         .write_stdin(huge.clone())
         .output()
@@ -567,9 +561,7 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
     // The chunks too: one limit for every input.
     assert_eq!(r["huge_retrieved"]["body"], "retrieved: more than 16 MiB");
 
-    let audit = assert_cmd::Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let audit = common::command(fixture.path())
         .args(["audit", "--format", "json", "docs/huge.md"])
         .output()
         .unwrap();

@@ -1,6 +1,7 @@
 //! Retrieval at a revision: definition-level chunks ranked by BM25 over identifier-aware tokens,
 //! boosted by the paths a query names, with the index cached on disk by tree ID.
 
+use crate::common;
 use assert_cmd::Command;
 use citegate::resolve::CodeRepo;
 use citegate::retrieve::{cache, Index, Query};
@@ -150,9 +151,7 @@ fn the_index_is_cached_by_tree_and_a_broken_cache_is_rebuilt() {
 #[test]
 fn the_retrieve_command_prints_chunks_with_their_lines() {
     let fixture = Fixture::build(SPEC).unwrap();
-    let out = Command::cargo_bin("citegate")
-        .unwrap()
-        .current_dir(fixture.path())
+    let out = common::command(fixture.path())
         .args(["retrieve", "get entry", "-k", "1", "--show"])
         .output()
         .unwrap();
