@@ -94,14 +94,7 @@ pub(super) fn directives(doc: &Doc, ext: &mut Extracted) {
         }
         found.push(c);
     }
-    ext.retain_citations(|c| {
-        !found
-            .iter()
-            .map(|d| &d.span)
-            .chain(&escaped)
-            .any(|d| d.start <= c.span.start && c.span.end <= d.end)
-    });
-    ext.citations.extend(found);
+    ext.supersede(found, &escaped);
 }
 
 #[cfg(test)]

@@ -369,7 +369,7 @@ impl<'a> Walker<'a> {
                     .sources
                     .entries
                     .iter()
-                    .any(|s| s.line_span.start <= span.start && span.end <= s.line_span.end);
+                    .any(|s| s.line_span.contains(span));
                 if let (false, Ok(number)) = (in_list, m[1].parse()) {
                     self.markers.push((number, span));
                 }
@@ -523,7 +523,7 @@ impl<'a> Walker<'a> {
             .ext
             .citations
             .enumerated()
-            .filter(|(_, c)| c.span.start < line_end && c.span.end > line_start)
+            .filter(|(_, c)| c.span.overlaps(Span::new(line_start, line_end)))
             .map(|(i, _)| i)
             .collect();
         if let [only] = on_line[..] {

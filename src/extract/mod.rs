@@ -85,10 +85,5 @@ fn patterns(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
             found.push(c);
         }
     }
-    ext.retain_citations(|c| {
-        !found
-            .iter()
-            .any(|p| p.span.start <= c.span.start && c.span.end <= p.span.end)
-    });
-    ext.citations.extend(found);
+    ext.supersede(found, &[]);
 }

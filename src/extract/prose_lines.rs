@@ -83,11 +83,7 @@ pub(super) fn references(doc: &Doc, ext: &mut Extracted) {
         continuations(start, line, &mut found);
     }
     // A reference already read as a citation (`src/a.rs:12 (line 12)`) is not read twice.
-    found.retain(|c: &Citation| {
-        !ext.citations
-            .iter()
-            .any(|e| e.span.start < c.span.end && c.span.start < e.span.end)
-    });
+    found.retain(|c: &Citation| !ext.citations.iter().any(|e| e.span.overlaps(c.span)));
     ext.citations.extend(found);
 }
 

@@ -177,6 +177,18 @@ pub struct Extracted {
 }
 
 impl Extracted {
+    /// Add the citations a later pass `found` (in-house patterns, include directives), dropping
+    /// every citation read before inside one of them or inside a `covered` span: one place of a
+    /// doc is one citation.
+    pub fn supersede(&mut self, found: Vec<Citation>, covered: &[Span]) {
+        self.retain_citations(|c| {
+            !(found.iter().map(|d| &d.span))
+                .chain(covered)
+                .any(|d| d.contains(c.span))
+        });
+        self.citations.extend(found);
+    }
+
     /// Keep only the citations `keep` accepts, and the claims' references to them.
     pub fn retain_citations(&mut self, keep: impl Fn(&Citation) -> bool) {
         let mut new_index = Vec::with_capacity(self.citations.len());

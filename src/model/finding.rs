@@ -43,7 +43,7 @@ impl Edit {
 
     /// Whether it lies inside `span`.
     pub fn within(&self, span: Span) -> bool {
-        span.start <= self.byte_start && self.byte_end <= span.end
+        span.contains(Span::new(self.byte_start, self.byte_end))
     }
 }
 

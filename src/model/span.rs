@@ -20,6 +20,16 @@ impl Span {
         self.len() == 0
     }
 
+    /// Whether `other` lies inside this span (an empty span at either end included).
+    pub fn contains(&self, other: Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+
+    /// Whether the two spans share a byte.
+    pub fn overlaps(&self, other: Span) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+
     /// This span moved by `offset` bytes (for spans found inside a sub-slice of the doc).
     pub fn shifted(self, offset: usize) -> Self {
         Span::new(self.start + offset, self.end + offset)

@@ -181,7 +181,7 @@ fn citations(gate: &gate::Gate, name: &str, text: &str) -> Vec<String> {
 pub(super) fn rewritten<'a>(rewrites: &'a [Rewrite], f: &Finding) -> Option<&'a Rewrite> {
     rewrites
         .iter()
-        .find(|r| r.doc == f.doc && r.span.start <= f.span.start && f.span.end <= r.span.end)
+        .find(|r| r.doc == f.doc && r.span.contains(f.span))
 }
 
 #[cfg(test)]

@@ -65,6 +65,16 @@ impl<'a> Subject<'a> {
         f
     }
 
+    /// A stale citation's finding with its fix to `to`, or, when there is none, the help saying
+    /// why (the doc's pin, `pin_move`, moves only with all its citations).
+    pub fn stale_fix(&self, f: Finding, to: Relocation, pin_move: Option<&PinMove>) -> Finding {
+        let f = self.with_fix(f, to);
+        match f.fix {
+            Some(_) => f,
+            None => f.help(no_fix_help(self, pin_move)),
+        }
+    }
+
     /// The fix that makes the citation cite `to`, when its syntax can say it; it names the
     /// citation it moves.
     pub fn fix(&self, to: &Relocation, applicability: Applicability) -> Option<Fix> {

@@ -3,7 +3,7 @@
 //! What it checks, why, and its fix safety: `rules/stale-renamed.yaml` (`citegate explain stale-renamed`). The
 //! verdict is [`crate::check::stale::classify`]'s; this file turns its variant into the finding.
 
-use super::context::{no_fix_help, short, Subject};
+use super::context::{short, Subject};
 use crate::check::stale::StaleVerdict;
 use crate::fix::Relocation;
 use crate::model::{Finding, PinMove};
@@ -38,9 +38,5 @@ pub(super) fn check(
         lines: to,
         rev: Some(target),
     };
-    let f = subject.with_fix(f, relocation);
-    if f.fix.is_none() {
-        return Some(f.help(no_fix_help(subject, pin_move)));
-    }
-    Some(f)
+    Some(subject.stale_fix(f, relocation, pin_move))
 }
