@@ -23,9 +23,20 @@ const FIX_ALL_KIND = "source.fixAll.citegate";
 
 /** What one workspace audit found, for the message the command shows. */
 interface AuditSummary {
-  docs: number;
   findings: number;
-  docsWithFindings: number;
+  docs: number;
+}
+
+/** citegate's diagnostics, wherever they are (open docs and the workspace's). */
+function citegateDiagnostics(): AuditSummary {
+  let findings = 0;
+  let docs = 0;
+  for (const [, diagnostics] of vscode.languages.getDiagnostics()) {
+    const ours = diagnostics.filter((d) => d.source === "citegate").length;
+    findings += ours;
+    docs += ours > 0 ? 1 : 0;
+  }
+  return { findings, docs };
 }
 
 /**
@@ -75,20 +86,10 @@ class AuditGate {
       const failed = this.failed;
       this.requested = [];
       this.failed = [];
-      const summary: AuditSummary = { docs: 0, findings: 0, docsWithFindings: 0 };
-      const counting: typeof reporter = (chunk) => {
-        for (const item of chunk?.items ?? []) {
-          if ("items" in item) {
-            const n = item.items.length;
-            summary.docs += 1;
-            summary.findings += n;
-            summary.docsWithFindings += n > 0 ? 1 : 0;
-          }
-        }
-        reporter(chunk);
-      };
       try {
-        const result = await next(resultIds, token, counting);
+        const result = await next(resultIds, token, reporter);
+        // The client has put the report into its diagnostics collection by now.
+        const summary = citegateDiagnostics();
         requested.forEach((resolve) => resolve(summary));
         return result;
       } catch (error) {
@@ -102,13 +103,17 @@ class AuditGate {
 class Citegate {
   private client: LanguageClient | undefined;
   private readonly output = vscode.window.createOutputChannel("citegate");
-  private readonly gate = new AuditGate();
+  // One per client: a stopped client's held pull is never the one released.
+  private gate = new AuditGate();
   private binaryWatcher: vscode.Disposable | undefined;
   private restarting: Promise<void> = Promise.resolve();
 
   /** Start (or restart) the server with the binary the settings name now. */
   restart(): Promise<void> {
-    this.restarting = this.restarting.then(() => this.stop()).then(() => this.start());
+    this.restarting = this.restarting
+      .then(() => this.stop())
+      .then(() => this.start())
+      .catch((error) => this.output.appendLine(`citegate: restarting failed: ${error}`));
     return this.restarting;
   }
 
@@ -160,7 +165,7 @@ class Citegate {
       ],
       outputChannel: this.output,
       traceOutputChannel: this.output,
-      middleware: { provideWorkspaceDiagnostics: this.gate.middleware() },
+      middleware: { provideWorkspaceDiagnostics: (this.gate = new AuditGate()).middleware() },
     };
     const client = new LanguageClient("citegate", "citegate", server, options);
     this.client = client;
@@ -218,16 +223,21 @@ class Citegate {
       void vscode.window.showErrorMessage("citegate: the language server is not running.");
       return;
     }
-    const summary = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: "citegate: auditing the workspace" },
-      () => this.gate.request(),
-    );
+    let summary: AuditSummary;
+    try {
+      summary = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: "citegate: auditing the workspace" },
+        () => this.gate.request(),
+      );
+    } catch (error) {
+      void vscode.window.showErrorMessage(`citegate: the workspace audit failed: ${error}`);
+      return;
+    }
     await vscode.commands.executeCommand("workbench.actions.view.problems");
+    const findings = summary.findings === 1 ? "1 finding" : `${summary.findings} findings`;
     const docs = summary.docs === 1 ? "1 doc" : `${summary.docs} docs`;
     void vscode.window.showInformationMessage(
-      summary.findings === 0
-        ? `citegate: ${docs} checked, no findings.`
-        : `citegate: ${summary.findings} findings in ${summary.docsWithFindings} of ${docs}.`,
+      summary.findings === 0 ? "citegate: no findings in the workspace." : `citegate: ${findings} in ${docs}.`,
     );
   }
 
