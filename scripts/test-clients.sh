@@ -37,20 +37,21 @@ need chromium || apt_install chromium
 # build here: a compiler, make, python3 and the Kerberos headers) and puppeteer-core (it drives
 # Debian's chromium; no browser download). About 4 minutes on a fresh machine, then cached.
 need npm || apt_install npm
-if [ ! -d editors/vscode/node_modules/@vscode/vsce ]; then
-  (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
-fi
 vscode_tools="${CITEGATE_VSCODE_TOOLS:-${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}/vscode}"
 npm_into() { # FOLDER PACKAGE@VERSION: install one package into its own folder
   rm -rf "$1" && mkdir -p "$1"
   npm install --prefix "$1" --no-audit --no-fund --loglevel=error "$2" && touch "$1/.installed"
 }
 [ -f "$vscode_tools/node24/.installed" ] || npm_into "$vscode_tools/node24" node@24.21.0
+node24="$vscode_tools/node24/node_modules/.bin"
+if [ ! -d editors/vscode/node_modules/@vscode/vsce ]; then
+  (cd editors/vscode && PATH="$node24:$PATH" npm ci --no-audit --no-fund --loglevel=error)
+fi
 if [ ! -f "$vscode_tools/code-server/.installed" ]; then
   need make || apt_install make
   need g++ || apt_install g++
   [ -f /usr/include/gssapi/gssapi.h ] || apt_install libkrb5-dev
-  PATH="$vscode_tools/node24/node_modules/.bin:$PATH" npm_into "$vscode_tools/code-server" code-server@4.139.1 \
+  PATH="$node24:$PATH" npm_into "$vscode_tools/code-server" code-server@4.139.1 \
     || echo "test-clients.sh: code-server did not install (tests/vscode.rs will fail)" >&2
 fi
 [ -f "$vscode_tools/puppeteer/.installed" ] || PUPPETEER_SKIP_DOWNLOAD=1 npm_into "$vscode_tools/puppeteer" puppeteer-core@25.16.0
