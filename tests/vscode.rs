@@ -231,7 +231,10 @@ fn the_extension_in_code_server_shows_the_audit_and_writes_the_fix() {
     assert_ne!(fixed, original, "the example has a safe fix in {DOC}");
 
     let scratch = work.path().join("code-server");
-    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::create_dir_all(scratch.join("bin")).unwrap();
+    // A copy of the binary: the script replaces it to see the server restart.
+    let binary = scratch.join("bin/citegate");
+    std::fs::copy(env!("CARGO_BIN_EXE_citegate"), &binary).unwrap();
     let out = Command::new(&node)
         .arg(extension_dir().join("test/e2e.mjs"))
         .env("PATH", node_path(&tools))
@@ -239,7 +242,7 @@ fn the_extension_in_code_server_shows_the_audit_and_writes_the_fix() {
         .env("CHROMIUM", &chromium)
         .env("PUPPETEER", &puppeteer)
         .env("VSIX", &vsix)
-        .env("CITEGATE_BIN", env!("CARGO_BIN_EXE_citegate"))
+        .env("CITEGATE_BIN", &binary)
         .env("REPO", &repo)
         .env("WORK", &scratch)
         .env("EXPECT_ALL", all.len().to_string())
@@ -301,4 +304,7 @@ fn the_extension_in_code_server_shows_the_audit_and_writes_the_fix() {
     );
     assert_eq!(seen["stopped"], "gone");
     assert_eq!(panel_rows(&seen["restarted"]), left);
+    // The binary replaced (as `cargo install` does): the server restarts on it.
+    assert_eq!(seen["restartedOnReplace"], "restarted");
+    assert_eq!(panel_rows(&seen["afterReplace"]), left);
 }

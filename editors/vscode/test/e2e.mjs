@@ -172,7 +172,7 @@ try {
   // As many rows as the CLI has findings (the comparison itself is the Rust test's).
   const workspace = await until(`the workspace's ${expectAll} problems`, async () => {
     const rows = await problems();
-    return rows.length >= expectAll && rows;
+    return rows.length >= expectAll && rows.every((r) => r.code) && rows;
   });
 
   // The wiki page opened: its own diagnostics, pulled for the open doc.
@@ -186,7 +186,7 @@ try {
   await page.waitForSelector(".monaco-editor .view-lines", { visible: true });
   const opened = await until(`the doc's ${expectDoc} problems`, async () => {
     const rows = (await problems()).filter((p) => p.file === DOC);
-    return rows.length >= expectDoc && rows;
+    return rows.length >= expectDoc && rows.every((r) => r.code) && rows;
   });
 
   // The quick fix on line 20 (the quote is at lines 16-17), from the lightbulb menu.
@@ -233,7 +233,7 @@ try {
   const afterQuickFix = await save(original);
   const afterFix = await until("the fixed citation's diagnostic to go", async () => {
     const rows = (await problems()).filter((p) => p.file === DOC);
-    return rows.length === opened.length - 1 && rows;
+    return rows.length === opened.length - 1 && rows.every((r) => r.code) && rows;
   });
 
   // Undone and saved: the original bytes; then the fix-all command.
@@ -258,7 +258,33 @@ try {
   fs.writeFileSync(machine, JSON.stringify({ "citegate.path": citegateBin }));
   const restarted = await until("the restarted server's diagnostics", async () => {
     const rows = (await problems()).filter((p) => p.file === DOC);
-    return rows.length === afterFix.length && rows;
+    return rows.length === afterFix.length && rows.every((r) => r.code) && rows;
+  });
+
+  // The binary replaced as an install does (a new file renamed over it): the server restarts.
+  const outputLog = () => {
+    const logs = path.join(userData, "logs");
+    const found = [];
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith("-citegate.log")) found.push(fs.readFileSync(p, "utf8"));
+      }
+    };
+    walk(logs);
+    return found.join("");
+  };
+  const replaced = `${citegateBin}.new`;
+  fs.copyFileSync(citegateBin, replaced);
+  fs.chmodSync(replaced, 0o755);
+  fs.renameSync(replaced, citegateBin);
+  const restartedOnReplace = await until("the restart on the replaced binary", () =>
+    outputLog().includes(`citegate: ${citegateBin} changed; restarting the server`) && "restarted",
+  );
+  const afterReplace = await until("the diagnostics after the binary was replaced", async () => {
+    const rows = (await problems()).filter((p) => p.file === DOC);
+    return rows.length === afterFix.length && rows.every((r) => r.code) && rows;
   });
 
   const result = {
@@ -267,6 +293,8 @@ try {
     missingSaid,
     stopped,
     restarted,
+    restartedOnReplace,
+    afterReplace,
     quickFixTitle: choice,
     workspace,
     opened,
