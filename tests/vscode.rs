@@ -8,6 +8,7 @@
 //! `scripts/test-clients.sh` installs the tools (the extension's npm packages, and Node 24,
 //! code-server and puppeteer-core into `$CITEGATE_CI_CACHE/vscode`, by default
 //! `~/.cache/citegate-ci/vscode`); when one is missing this test fails and says so.
+#![cfg(feature = "lsp")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
