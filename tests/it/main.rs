@@ -37,3 +37,4 @@ mod shards;
 mod structure;
 mod surfaces;
 mod verdicts;
+mod vscode;
