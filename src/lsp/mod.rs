@@ -166,7 +166,9 @@ fn main_loop(
     Ok(())
 }
 
-/// What a notification changes; checks it asks for go to the checker thread.
+/// What a notification changes; checks it asks for go to the checker thread. Each is decoded
+/// as its method's params; one that cannot be is logged to the client (`window/logMessage`),
+/// never dropped silently.
 fn notified(state: &Arc<State>, n: Notification, queue: &mpsc::Sender<Uri>) {
     let recheck_all = |state: &State| {
         state.forget_analyses();
@@ -177,64 +179,79 @@ fn notified(state: &Arc<State>, n: Notification, queue: &mpsc::Sender<Uri>) {
             state.ask("workspace/diagnostic/refresh", ());
         }
     };
-    match n.method.as_str() {
-        n::DidOpenTextDocument::METHOD => {
-            if let Ok(p) = serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
-            {
-                let d = p.text_document;
-                if state.set_text(&d.uri, d.version, d.text) {
-                    let _ = queue.send(d.uri);
-                }
+    Dispatch::new(state, n)
+        .on::<n::DidOpenTextDocument>(|state, p| {
+            let d = p.text_document;
+            if state.set_text(&d.uri, d.version, d.text) {
+                let _ = queue.send(d.uri);
             }
-        }
-        n::DidChangeTextDocument::METHOD => {
-            if let Ok(p) =
-                serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
-            {
-                // Full sync: the last change holds the whole text.
-                let Some(change) = p.content_changes.into_iter().last() else {
-                    return;
-                };
-                let d = p.text_document;
-                if state.set_text(&d.uri, d.version, change.text) {
-                    let _ = queue.send(d.uri);
-                }
+        })
+        .on::<n::DidChangeTextDocument>(|state, p| {
+            // Full sync: the last change holds the whole text.
+            let Some(change) = p.content_changes.into_iter().last() else {
+                return;
+            };
+            let d = p.text_document;
+            if state.set_text(&d.uri, d.version, change.text) {
+                let _ = queue.send(d.uri);
             }
-        }
-        n::DidCloseTextDocument::METHOD => {
-            if let Ok(p) = serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
-            {
-                state.close(&p.text_document.uri);
-                if state.push {
-                    state.publish_these(&p.text_document.uri, None, Vec::new());
-                }
+        })
+        .on::<n::DidCloseTextDocument>(|state, p| {
+            state.close(&p.text_document.uri);
+            if state.push {
+                state.publish_these(&p.text_document.uri, None, Vec::new());
             }
-        }
-        n::DidSaveTextDocument::METHOD => {
-            if let Ok(p) = serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(n.params)
-            {
-                if is_config(&p.text_document.uri) {
-                    recheck_all(state);
-                }
+        })
+        .on::<n::DidSaveTextDocument>(|state, p| {
+            if is_config(&p.text_document.uri) {
+                recheck_all(state);
             }
+        })
+        .on::<n::DidChangeWatchedFiles>(|state, _| recheck_all(state))
+        .on::<n::DidChangeWorkspaceFolders>(|state, p| {
+            let mut roots = state.roots.lock().expect("roots lock");
+            let gone: Vec<PathBuf> = (p.event.removed.iter())
+                .filter_map(|f| uri_path(&f.uri))
+                .collect();
+            roots.retain(|r| !gone.contains(r));
+            roots.extend(p.event.added.iter().filter_map(|f| uri_path(&f.uri)));
+        });
+}
+
+/// A notification on its way to the handler of its method (rust-analyzer's
+/// `NotificationDispatcher`): `on::<N>` decodes `N`'s params and runs the handler, or logs why
+/// they could not be read. A method no handler takes is ignored, as the protocol allows.
+struct Dispatch<'s> {
+    state: &'s State,
+    pending: Option<Notification>,
+}
+
+impl<'s> Dispatch<'s> {
+    fn new(state: &'s State, n: Notification) -> Self {
+        Dispatch {
+            state,
+            pending: Some(n),
         }
-        n::DidChangeWatchedFiles::METHOD => recheck_all(state),
-        n::DidChangeWorkspaceFolders::METHOD => {
-            if let Ok(p) =
-                serde_json::from_value::<lsp_types::DidChangeWorkspaceFoldersParams>(n.params)
-            {
-                let mut roots = state.roots.lock().expect("roots lock");
-                let gone: Vec<PathBuf> = p
-                    .event
-                    .removed
-                    .iter()
-                    .filter_map(|f| uri_path(&f.uri))
-                    .collect();
-                roots.retain(|r| !gone.contains(r));
-                roots.extend(p.event.added.iter().filter_map(|f| uri_path(&f.uri)));
-            }
+    }
+
+    fn on<N: n::Notification>(mut self, handle: impl FnOnce(&State, N::Params)) -> Self {
+        let Some(n) = self.pending.take_if(|n| n.method == N::METHOD) else {
+            return self;
+        };
+        match serde_json::from_value::<N::Params>(n.params) {
+            Ok(params) => handle(self.state, params),
+            Err(e) => self.state.notify(
+                n::LogMessage::METHOD,
+                lsp_types::LogMessageParams {
+                    typ: lsp_types::MessageType::WARNING,
+                    message: format!(
+                        "citegate: {} ignored: its params cannot be read: {e}",
+                        N::METHOD
+                    ),
+                },
+            ),
         }
-        _ => {}
+        self
     }
 }
 

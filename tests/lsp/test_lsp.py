@@ -4,6 +4,7 @@ CITEGATE_BIN and CITEGATE_REPO; the CLI's own output is the oracle.
 
 pytest-lsp also checks every response against the capabilities the client announced.
 """
+import asyncio
 import json
 import os
 import pathlib
@@ -383,5 +384,21 @@ async def test_bad_input_is_one_diagnostic_and_the_server_stays_up(push):
     hover = await push.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=code), position=types.Position(line=0, character=0)))
     assert hover is None
+    uri = open_doc(push, GUIDE)
+    assert len(await diagnostics_of(push, uri)) == 3
+
+
+async def test_a_notification_whose_params_cannot_be_read_is_logged(push):
+    # A didOpen without its text: not a document the server can hold. It says so in the client's
+    # log (window/logMessage) instead of dropping it silently, and keeps serving.
+    # pygls's typed `notify` cannot send such params: the message is written as it is.
+    push.protocol._send_data({
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": GUIDE.as_uri()}},
+    })
+    await asyncio.wait_for(push.wait_for_notification("window/logMessage"), timeout=20)
+    logged = [m.message for m in push.log_messages]
+    assert any("textDocument/didOpen ignored: its params cannot be read" in m for m in logged), logged
     uri = open_doc(push, GUIDE)
     assert len(await diagnostics_of(push, uri)) == 3
