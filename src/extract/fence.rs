@@ -87,7 +87,7 @@ impl Fence {
     /// Whether the fence's body is filled by mdBook from a file (`{{#include …}}`,
     /// `{{#rustdoc_include …}}`, `{{#playground …}}`): a listing, never a quote of the citation
     /// before it. The directive is a citation of its own.
-    pub fn includes(&self) -> bool {
+    pub(super) fn includes(&self) -> bool {
         ["{{#include ", "{{#rustdoc_include ", "{{#playground "]
             .iter()
             .any(|d| self.body.contains(d))
