@@ -6,7 +6,9 @@
 //! `cargo run --release --example corpus -- DIR --citations N [--files F] [--commits C] [--seed S] [--mix V,S,I,U]`
 //! (percentages of valid, stale, invented, unsupported; default 70,10,10,10) `[--history-docs]`
 //! also writes `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and
-//! the floor. With `--history-docs` each doc is committed with one of the history's commits and
+//! the floor. `--shape wiki [--docs 2400] [--answer-files 1500]`: a wiki plus an answer cache
+//! (issue 38): Markdown pages in every syntax of `CITATIONS.md`, about 5 KB and 17 citations each,
+//! and JSON/JSONL answer files with `retrieved` chunks. With `--history-docs` each doc is committed with one of the history's commits and
 //! cites the code of that commit without a pin (stale ones keep an older permalink), so every
 //! unpinned citation has an implied pin and code moved by later commits drifts under it.
 
@@ -28,6 +30,11 @@ struct Args {
     /// Commit the docs across the history (each written against the code of its commit, unpinned,
     /// so every unpinned citation has an implied pin) instead of in one last commit.
     history_docs: bool,
+    /// `wiki`: the shape of a real wiki plus answer cache (`--docs` Markdown pages in every
+    /// syntax, `--answer-files` JSON and JSONL files) instead of 100-citation docs.
+    wiki: bool,
+    docs: usize,
+    answer_files: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -40,6 +47,9 @@ fn parse_args() -> Result<Args, String> {
         seed: 1,
         mix: [70, 10, 10, 10],
         history_docs: false,
+        wiki: false,
+        docs: 2_400,
+        answer_files: 1_500,
     };
     while let Some(a) = it.next() {
         let mut num = |name: &str| -> Result<usize, String> {
@@ -53,6 +63,13 @@ fn parse_args() -> Result<Args, String> {
             "--commits" => args.commits = num("--commits")?,
             "--seed" => args.seed = num("--seed")? as u64,
             "--history-docs" => args.history_docs = true,
+            "--docs" => args.docs = num("--docs")?,
+            "--answer-files" => args.answer_files = num("--answer-files")?,
+            "--shape" => match it.next().as_deref() {
+                Some("wiki") => args.wiki = true,
+                Some("plain") => args.wiki = false,
+                _ => return Err("--shape needs `wiki` or `plain`".into()),
+            },
             "--mix" => {
                 let parts: Vec<u8> = it
                     .next()
@@ -198,6 +215,103 @@ impl GenDoc {
     }
 }
 
+/// One citation drawn from the history: how it is meant to turn out, where it points (`None`
+/// revision: the doc's own commit), its quote (altered when unsupported) and an identifier of its
+/// span to write as an inline-code literal.
+struct Pick {
+    kind: Kind,
+    rev: Option<Oid>,
+    path: String,
+    s: usize,
+    e: usize,
+    quote: String,
+    literal: String,
+}
+
+/// Draw citation `k`: a kind from the mix; stale ones pinned at a commit of the older half of the
+/// history, the others at the doc's code (`now`, the last snapshot of `history`).
+fn pick(
+    k: usize,
+    args: &Args,
+    rng: &mut fastrand::Rng,
+    now: Option<Oid>,
+    history: &[(Oid, Snapshot)],
+    live: &[usize],
+    older: usize,
+) -> Pick {
+    let current = &history.last().expect("history").1;
+    let roll = rng.u8(..100);
+    let [valid, stale, invented, _] = args.mix;
+    let kind = if roll < valid {
+        Kind::Valid
+    } else if roll < valid + stale {
+        Kind::Stale
+    } else if roll < valid + stale + invented {
+        Kind::Invented
+    } else {
+        Kind::Unsupported
+    };
+    // Stale citations are pinned at an older commit; the others cite the doc's code.
+    let (rev, snapshot) = match kind {
+        Kind::Stale => {
+            let (id, snap) = &history[rng.usize(..older)];
+            (Some(*id), snap)
+        }
+        _ => (now, current),
+    };
+    let i = match kind {
+        Kind::Stale => loop {
+            let i = rng.usize(..snapshot.len());
+            if snapshot[i].is_some() {
+                break i;
+            }
+        },
+        _ => live[rng.usize(..live.len())],
+    };
+    let f = snapshot[i].as_ref().expect("a file");
+    let len = f.lines.len();
+    let start = 1 + rng.usize(..len.saturating_sub(8).max(1));
+    let end = (start + rng.usize(..6)).min(len);
+    let mut path = f.path.clone();
+    let (mut s, mut e) = (start, end);
+    match kind {
+        Kind::Invented if k.is_multiple_of(2) => path = path.replace(".", "_old."),
+        Kind::Invented => {
+            s = len + 5;
+            e = len + 9;
+        }
+        _ => {}
+    }
+    let lines = &f.lines[start - 1..end];
+    let mut quote: String = lines
+        .iter()
+        .find(|l| l.len() > 12)
+        .cloned()
+        .unwrap_or_default();
+    let mut literal = lines
+        .iter()
+        .flat_map(|l| l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| w.contains('_'))
+        .max_by_key(|w| w.len())
+        .unwrap_or("")
+        .to_string();
+    if matches!(kind, Kind::Unsupported) {
+        quote.push_str(" // paraphrased");
+        if !literal.is_empty() {
+            literal.push_str("_v2");
+        }
+    }
+    Pick {
+        kind,
+        rev,
+        path,
+        s,
+        e,
+        quote,
+        literal,
+    }
+}
+
 /// Doc `d` with `n` citations, written against the last snapshot of `history` (the commit `now`,
 /// or the one being made when `None`): unpinned citations cite that code, stale ones a permalink
 /// into the older half of the history.
@@ -219,56 +333,15 @@ fn write_doc(
     let mut answers: Vec<String> = Vec::new();
     let mut rows = Vec::new();
     for k in 0..n {
-        let roll = rng.u8(..100);
-        let [valid, stale, invented, _] = args.mix;
-        let kind = if roll < valid {
-            Kind::Valid
-        } else if roll < valid + stale {
-            Kind::Stale
-        } else if roll < valid + stale + invented {
-            Kind::Invented
-        } else {
-            Kind::Unsupported
-        };
-        // Stale citations are pinned at an older commit; the others cite the doc's code.
-        let (rev, snapshot) = match kind {
-            Kind::Stale => {
-                let (id, snap) = &history[rng.usize(..older)];
-                (Some(*id), snap)
-            }
-            _ => (now, current),
-        };
-        let i = match kind {
-            Kind::Stale => loop {
-                let i = rng.usize(..snapshot.len());
-                if snapshot[i].is_some() {
-                    break i;
-                }
-            },
-            _ => live[rng.usize(..live.len())],
-        };
-        let f = snapshot[i].as_ref().expect("a file");
-        let len = f.lines.len();
-        let start = 1 + rng.usize(..len.saturating_sub(8).max(1));
-        let end = (start + rng.usize(..6)).min(len);
-        let mut path = f.path.clone();
-        let (mut s, mut e) = (start, end);
-        match kind {
-            Kind::Invented if k % 2 == 0 => path = path.replace(".", "_old."),
-            Kind::Invented => {
-                s = len + 5;
-                e = len + 9;
-            }
-            _ => {}
-        }
-        let mut quote: String = f.lines[start - 1..end]
-            .iter()
-            .find(|l| l.len() > 12)
-            .cloned()
-            .unwrap_or_default();
-        if matches!(kind, Kind::Unsupported) {
-            quote.push_str(" // paraphrased");
-        }
+        let Pick {
+            kind,
+            rev,
+            path,
+            s,
+            e,
+            quote,
+            ..
+        } = pick(k, args, rng, now, history, &live, older);
         let quote = if matches!(kind, Kind::Unsupported) || k % 3 == 0 {
             quote
         } else {
@@ -330,6 +403,244 @@ fn write_doc(
         path,
         text,
         citations: n,
+        rows,
+    }
+}
+
+/// Prose between citations, so that a wiki page weighs what a real one does (about 5 KB).
+const FILLER: [&str; 6] = [
+    "The request path goes through the cache first; a miss falls back to the store, and the result is written back before the response leaves. Timeouts at 10:30 and hosts like localhost:8080 are configuration, not code.",
+    "Errors are returned, not thrown: each layer adds what it knows (the key, the attempt) and the caller decides whether to retry. `std::io::Read` is the only trait the reader needs, and version 1.2.3 changed nothing here.",
+    "Configuration is read once at start-up and shared read-only; a reload builds a new value and swaps it in, so a request never sees half of each.",
+    "The limits are constants so that tests can name them; changing one is a deliberate act that shows up in review, with the reason in the commit message.",
+    "State updates are keyed by the request's identifier and applied in order; the update function is idempotent, which is what makes a retry after a timeout safe.",
+    "Handlers are small: parse, validate, call the service, render. Anything longer moves into the service, where it can be tested without a request.",
+];
+
+/// A wiki page in every Markdown syntax of `CITATIONS.md`: front matter `sources:`, bare
+/// `path:a-b` in prose and inline code, claims with inline-code literals, relative links,
+/// permalinks (full and short, pinned at the head or, when stale, at an older commit), bare
+/// permalink URLs, quote fences, Cursor and `title=` fences, `<details>` source blocks, prose line
+/// references, Qoder `file://` links, mdBook includes, and per section a DeepWiki `Sources:`
+/// paragraph, a deepwiki-open list of empty links or numbered `[n]` sources; a mermaid diagram
+/// now and then. `n` citations in the running text, plus those of the closing paragraphs.
+fn write_wiki_doc(
+    d: usize,
+    n: usize,
+    args: &Args,
+    rng: &mut fastrand::Rng,
+    head: Oid,
+    history: &[(Oid, Snapshot)],
+) -> GenDoc {
+    let current = &history.last().expect("history").1;
+    let live: Vec<usize> = (0..current.len())
+        .filter(|i| current[*i].is_some())
+        .collect();
+    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let mut rows = Vec::new();
+    let mut cited = 0;
+    let mut draw = |k: usize, rng: &mut fastrand::Rng, rows: &mut Vec<(Option<Oid>, String)>| {
+        let p = pick(k, args, rng, Some(head), history, &live, older);
+        let quoted = serde_json::to_string(&p.quote).unwrap_or_default();
+        rows.push((p.rev, format!("{}\t{}\t{}\t{quoted}", p.path, p.s, p.e)));
+        cited += 1;
+        p
+    };
+    let base = |path: &str| path.rsplit('/').next().unwrap_or(path).to_string();
+    let url = |rev: Option<Oid>, short: usize, path: &str, s: usize, e: usize| {
+        let rev = rev.unwrap_or(head).to_string();
+        format!(
+            "https://github.com/citegate/corpus/blob/{}/{path}#L{s}-L{e}",
+            &rev[..short]
+        )
+    };
+    // File-level provenance: two files of the head, cited whole.
+    let (a, b) = (draw(0, rng, &mut rows), draw(1, rng, &mut rows));
+    let mut md = format!(
+        "---\ntitle: Page {d}\nsources: [{}, {}]\n---\n\n# Page {d}: the {} module\n\n{}\n\n",
+        a.path,
+        b.path,
+        d % 64,
+        FILLER[d % FILLER.len()]
+    );
+    for k in 0..n {
+        if k % 6 == 0 {
+            let _ = writeln!(md, "## Part {}\n", k / 6 + 1);
+        }
+        let p = draw(k + 2, rng, &mut rows);
+        let filler = format!(
+            "{} {}",
+            FILLER[(d + k) % FILLER.len()],
+            FILLER[(d + k + 2) % FILLER.len()]
+        );
+        let (path, s, e, q, lit) = (&p.path, p.s, p.e, &p.quote, &p.literal);
+        // Stale citations are pinned, in one of the pinned syntaxes.
+        let syntax = match p.kind {
+            Kind::Stale => [3, 10, 11][k % 3],
+            _ => (d * 7 + k) % 14,
+        };
+        let text = match syntax {
+            0 => format!("{filler} This is done in {path}:{s}-{e}."),
+            1 if !lit.is_empty() => {
+                format!("{filler} The value `{lit}` is set in `{path}:{s}-{e}`.")
+            }
+            1 => format!("{filler} See `{path}:{s}-{e}`."),
+            2 => format!("{filler} See [the code](../../{path}#L{s}-L{e})."),
+            3 => format!(
+                "{filler} [{}]({}).",
+                base(path),
+                url(p.rev, 40, path, s, e)
+            ),
+            4 => format!("{filler} Quoted from {path}:{s}-{e}:\n\n```\n{q}\n```"),
+            5 => format!("{filler}\n\n```{s}:{e}:{path}\n{q}\n```"),
+            6 => format!("{filler}\n\n```text title=\"{path}\"\n{q}\n```"),
+            7 => format!("{filler} The handler is in `{path}` lines {s}-{e}."),
+            8 => format!("{filler} Lines {s}-{e} of `{path}` hold it."),
+            9 => format!("{filler}\n\n**Section sources**\n- [{}](file://{path}#L{s}-L{e})", base(path)),
+            10 => format!("{filler} See {}.", url(p.rev, 8, path, s, e)),
+            11 => format!(
+                "{filler}\n\n<details><summary>View Source (lines {s}-{e}) | <a href=\"{}\">GitHub</a></summary>\n\n```\n{q}\n```\n\n</details>",
+                url(p.rev, 40, path, s, e)
+            ),
+            12 => format!("{filler}\n\n```text\n{{{{#include ../../{path}:{s}:{e}}}}}\n```"),
+            _ => format!("{filler} Claim: `{lit}` ({path}:{s}-{e})."),
+        };
+        let _ = writeln!(md, "{text}\n");
+        if k % 6 == 5 || k + 1 == n {
+            // The section's closing sources, in the style of one generator or another.
+            let (x, y) = (draw(k + 100, rng, &mut rows), draw(k + 101, rng, &mut rows));
+            match (d + k / 6) % 3 {
+                0 => {
+                    let _ = writeln!(
+                        md,
+                        "Sources: [{} L{}-L{}]({}), [{} L{}-L{}]({})\n",
+                        base(&x.path),
+                        x.s,
+                        x.e,
+                        url(x.rev, 8, &x.path, x.s, x.e),
+                        base(&y.path),
+                        y.s,
+                        y.e,
+                        url(y.rev, 8, &y.path, y.s, y.e)
+                    );
+                }
+                1 => {
+                    let _ = writeln!(
+                        md,
+                        "**Sources:** [{}:{}-{}](), [{}:{}]()\n",
+                        x.path, x.s, x.e, y.path, y.s
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        md,
+                        "Both sides are covered [1][2].\n\nSources:\n[1] {} (52%)\n[2] {} (41%)\n",
+                        x.path, y.path
+                    );
+                }
+            }
+        }
+        if k % 17 == 16 {
+            md.push_str(
+                "```mermaid\ngraph TD\n  A[request] --> B[cache]\n  B --> C[store]\n```\n\n",
+            );
+        }
+    }
+    GenDoc {
+        path: format!("docs/wiki{:03}/page{d:05}.md", d / 100),
+        text: md,
+        citations: cited,
+        rows,
+    }
+}
+
+/// An answer file of the cache: `n` answers (JSON array or JSON lines), two citations each with
+/// their quotes, or claims with literals, half of them with the `retrieved` chunks they came
+/// from (one in ten not covering what is cited).
+fn write_wiki_answers(
+    f: usize,
+    n: usize,
+    args: &Args,
+    rng: &mut fastrand::Rng,
+    head: Oid,
+    history: &[(Oid, Snapshot)],
+) -> GenDoc {
+    let current = &history.last().expect("history").1;
+    let live: Vec<usize> = (0..current.len())
+        .filter(|i| current[*i].is_some())
+        .collect();
+    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let mut rows = Vec::new();
+    let mut answers = Vec::new();
+    for a in 0..n {
+        let mut cites = Vec::new();
+        let mut retrieved = Vec::new();
+        let mut pin = String::new();
+        for c in 0..2 {
+            let p = pick(a * 2 + c, args, rng, Some(head), history, &live, older);
+            let quoted = serde_json::to_string(&p.quote).unwrap_or_default();
+            rows.push((p.rev, format!("{}\t{}\t{}\t{quoted}", p.path, p.s, p.e)));
+            if let (Kind::Stale, Some(rev)) = (p.kind, p.rev) {
+                pin = format!("\"revision\": \"{rev}\", ");
+            }
+            let (from, to) = match rng.u8(..10) {
+                0 => (p.e + 20, p.e + 30),
+                _ => (p.s.saturating_sub(5).max(1), p.e + 5),
+            };
+            retrieved.push(format!(
+                "{{\"path\": \"{}\", \"start_line\": {from}, \"end_line\": {to}}}",
+                p.path
+            ));
+            cites.push(if (f + a) % 4 == 3 {
+                let lit =
+                    serde_json::to_string(&format!("Sets `{}`.", p.literal)).unwrap_or_default();
+                format!(
+                    "{{\"text\": {lit}, \"path\": \"{}\", \"start_line\": {}, \"end_line\": {}}}",
+                    p.path, p.s, p.e
+                )
+            } else {
+                format!(
+                    "{{\"path\": \"{}\", \"startLine\": {}, \"endLine\": {}, \"quote\": {quoted}}}",
+                    p.path, p.s, p.e
+                )
+            });
+        }
+        // A stale citation pins its answer: the answer's other citation is read at that pin too.
+        let summary = serde_json::to_string(&format!(
+            "Answer {a} of file {f}. {}",
+            (0..6)
+                .map(|i| FILLER[(f + a + i) % FILLER.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        ))
+        .unwrap_or_default();
+        let body = if (f + a) % 4 == 3 {
+            format!("\"claims\": [{}], \"open_questions\": []", cites.join(", "))
+        } else {
+            format!("\"citations\": [{}]", cites.join(", "))
+        };
+        let retrieved = match a % 2 {
+            0 => format!(", \"retrieved\": [{}]", retrieved.join(", ")),
+            _ => String::new(),
+        };
+        answers.push(format!(
+            "{{\"summary\": {summary}, {pin}{body}{retrieved}}}"
+        ));
+    }
+    let (path, text) = match f % 2 {
+        0 => (
+            format!("answers/cache{:03}/answer{f:05}.jsonl", f / 100),
+            answers.join("\n") + "\n",
+        ),
+        _ => (
+            format!("answers/cache{:03}/answer{f:05}.json", f / 100),
+            format!("[\n{}\n]\n", answers.join(",\n")),
+        ),
+    };
+    GenDoc {
+        path,
+        text,
+        citations: n * 2,
         rows,
     }
 }
@@ -423,7 +734,22 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let docs = args.citations.div_ceil(PER_DOC);
     let mut rows = String::new();
     let mut written = 0;
-    if !args.history_docs {
+    if args.wiki {
+        // About 11 citations in a page's running text (plus its closing sources and front
+        // matter), 3 answers of 2 citations per answer file.
+        for d in 0..args.docs {
+            let doc = write_wiki_doc(d, 8 + d % 7, &args, &mut rng, head, &history);
+            w.put(&doc.path, &doc.text)?;
+            rows.push_str(&doc.rows(head));
+            written += doc.citations;
+        }
+        for f in 0..args.answer_files {
+            let doc = write_wiki_answers(f, 3, &args, &mut rng, head, &history);
+            w.put(&doc.path, &doc.text)?;
+            rows.push_str(&doc.rows(head));
+            written += doc.citations;
+        }
+    } else if !args.history_docs {
         for d in 0..docs {
             let n = PER_DOC.min(args.citations - written);
             let doc = write_doc(d, n, &args, &mut rng, Some(head), &history);
@@ -454,6 +780,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !packed.is_ok_and(|s| s.success()) {
         eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
     }
+    let docs = match args.wiki {
+        true => args.docs + args.answer_files,
+        false => docs,
+    };
     println!(
         "{}: {} files, {} commits, {} citations in {} docs",
         dir.display(),

@@ -226,6 +226,12 @@ impl Blob<'_> {
         let span_norm = normalize(span_text);
         let mut encloses = |name: &str| {
             let text = blob.text;
+            // A definition's name is written in the file: a name found nowhere in it encloses
+            // nothing, and the file is not parsed for it (parsing is most of an audit's time
+            // where claims name what their span does not hold).
+            if !text.contains(name) {
+                return false;
+            }
             let symbols = blob
                 .parsed
                 .get_or_insert_with(|| Symbols::parse(self.path, text));

@@ -1,7 +1,7 @@
 //! Quote search: every quote of a blob in one pass over its normalised text, and the search of
 //! other files for quotes found nowhere in their own.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::Oid;
@@ -84,39 +84,140 @@ pub fn fill_elsewhere(
         .filter(|d| d.doc.repo_dir.is_some())
         .map(|d| d.doc.name.as_str())
         .collect();
-    for ((commit, ext), quotes) in lost {
-        let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
-        let hits = find_quotes_elsewhere(repo, commit, &texts, ext.as_deref(), &doc_paths);
-        for ((i, _), hit) in quotes.iter().zip(hits) {
-            if let Some(q) = facts[*i].quote.as_mut() {
-                q.elsewhere = hit;
+    // Searches of at most `QUOTES_PER_PASS` quotes each; a run of them, holding at most that
+    // many quotes in all, shares its reads: each blob is read once for every search of the run.
+    let mut searches: Vec<Search> = Vec::new();
+    for ((commit, ext), quotes) in &lost {
+        for pass in quotes.chunks(QUOTES_PER_PASS) {
+            searches.push(Search {
+                commit: *commit,
+                extension: ext.clone(),
+                quotes: pass.to_vec(),
+            });
+        }
+    }
+    let mut from = 0;
+    while from < searches.len() {
+        let mut to = from + 1;
+        let mut held = searches[from].quotes.len();
+        while to < searches.len() && held + searches[to].quotes.len() <= QUOTES_PER_PASS {
+            held += searches[to].quotes.len();
+            to += 1;
+        }
+        let run = &searches[from..to];
+        let hits = search_elsewhere(repo, run, &doc_paths);
+        for (search, found) in run.iter().zip(hits) {
+            for ((i, _), hit) in search.quotes.iter().zip(found) {
+                if let Some(q) = facts[*i].quote.as_mut() {
+                    q.elsewhere = hit;
+                }
             }
         }
+        from = to;
     }
 }
 
-/// For quotes found nowhere in their own file: the first other file at `commit`, with the same
-/// extension as the cited one, that holds each (text blobs up to 1 MiB, one automaton for all the
-/// quotes). The audited docs are skipped: a quote is always found in the doc that quotes it.
-pub fn find_quotes_elsewhere(
-    repo: &CodeRepo,
+/// Lost quotes (index into the facts, normalised quote) searched for at `commit` among the files
+/// with this extension.
+struct Search {
     commit: Oid,
-    quotes: &[String],
-    extension: Option<&str>,
+    extension: Option<String>,
+    quotes: Vec<(usize, String)>,
+}
+
+/// For each search, for each of its quotes: the first other file at its revision, with its
+/// extension, that holds the quote (text blobs up to 1 MiB; the audited docs, in `skip`, are not
+/// searched: a quote is always found in the doc that quotes it). A blob is read and normalised
+/// once for all the searches whose files it is, at whatever revisions and paths; a file that
+/// holds none of a search's quotes' longest words is not searched for them.
+fn search_elsewhere(
+    repo: &CodeRepo,
+    searches: &[Search],
     skip: &HashSet<&str>,
-) -> Vec<Option<String>> {
-    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
-    let wanted = |p: &str| !skip.contains(p) && ext(p).as_deref() == extension;
-    let hits = scan(repo, commit, quotes, wanted, |ac, text| {
-        let norm = normalize(text);
-        ac.find_overlapping_iter(&norm)
-            .map(|m| (m.pattern().as_usize(), LineRange::new(0, 0)))
-            .collect()
-    });
+) -> Vec<Vec<Option<String>>> {
+    struct Ready {
+        prefilter: AhoCorasick,
+        ac: AhoCorasick,
+    }
+    let ready: Vec<Option<Ready>> = searches
+        .iter()
+        .map(|s| {
+            let words: Vec<&str> = s
+                .quotes
+                .iter()
+                .map(|(_, q)| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
+                .collect();
+            let prefilter = AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(&words)
+                .ok()?;
+            let ac = AhoCorasick::new(s.quotes.iter().map(|(_, q)| q)).ok()?;
+            Some(Ready { prefilter, ac })
+        })
+        .collect();
+    // Blob → the (search, path) pairs it is a candidate file of.
+    let git = repo.worker();
+    let mut by_blob: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
+    let mut listed: HashMap<Oid, Vec<(String, Oid)>> = HashMap::new();
+    for (k, s) in searches.iter().enumerate() {
+        if ready[k].is_none() || s.quotes.is_empty() {
+            continue;
+        }
+        let files = listed
+            .entry(s.commit)
+            .or_insert_with(|| repo.blob_ids(&git, s.commit));
+        fn ext(p: &str) -> Option<&str> {
+            p.rsplit_once('.').map(|(_, e)| e)
+        }
+        for (path, id) in files.iter() {
+            if !skip.contains(path.as_str()) && ext(path) == s.extension.as_deref() {
+                by_blob.entry(*id).or_default().push((k, path.clone()));
+            }
+        }
+    }
+    drop(listed);
+    let blobs: Vec<(Oid, Vec<(usize, String)>)> = by_blob.into_iter().collect();
+    let commit_of = |k: usize| searches[k].commit;
+    // Blobs are read on one thread while those read before are searched (see `resolve::ahead`).
+    let hits: Vec<(usize, usize, String)> = read_ahead(
+        repo,
+        &blobs,
+        |git, (id, places)| repo.blob_at(git, *id, commit_of(places[0].0)),
+        |(_, places), read| {
+            let Ok(FileAt::Text(text)) = read else {
+                return Vec::new();
+            };
+            if text.len() > 1 << 20 {
+                return Vec::new();
+            }
+            let mut norm: Option<String> = None;
+            let mut out = Vec::new();
+            for (k, path) in places {
+                let Some(r) = &ready[*k] else { continue };
+                if !r.prefilter.is_match(text.as_bytes()) {
+                    continue;
+                }
+                let norm = norm.get_or_insert_with(|| normalize(&text));
+                out.extend(
+                    r.ac.find_overlapping_iter(norm.as_str())
+                        .map(|m| (*k, m.pattern().as_usize(), path.clone())),
+                );
+            }
+            out
+        },
+    );
+    let mut out: Vec<Vec<Option<String>>> = searches
+        .iter()
+        .map(|s| vec![None; s.quotes.len()])
+        .collect();
     // The first file in path order wins, whatever the thread count.
-    hits.into_iter()
-        .map(|found| found.into_iter().map(|(path, _)| path).min())
-        .collect()
+    for (k, quote, path) in hits {
+        let slot = &mut out[k][quote];
+        if slot.as_ref().is_none_or(|p| path < *p) {
+            *slot = Some(path);
+        }
+    }
+    out
 }
 
 /// Every place at `commit` where each text (normalised) occurs, in path then line order, searched

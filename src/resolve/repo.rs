@@ -372,43 +372,60 @@ impl CodeRepo {
             0o040000 => FileAt::Directory,
             0o160000 => FileAt::Submodule,
             0o120000 => FileAt::Symlink,
-            _ => {
-                let id = entry.id();
-                if let Some(text) = self.target_blobs.lock().expect("blobs lock").get(&id) {
-                    return Ok(FileAt::Text(text.clone()));
-                }
-                // The size is read from the object's header: a huge blob that compresses well
-                // (512 MiB in 676 KB) is refused without being inflated.
-                let unreadable = |e: git2::Error| {
-                    self.broken_object(ObjectError::new(id, "blob", &e));
-                    e
-                };
-                let (size, _) = repo.odb()?.read_header(id).map_err(unreadable)?;
-                if size > MAX_BLOB_BYTES {
-                    return Ok(FileAt::TooLarge(size));
-                }
-                let blob = repo.find_blob(id).map_err(unreadable)?;
-                let content = blob.content();
-                if content[..content.len().min(8000)].contains(&0) {
-                    // Git's own test for binary content: a NUL in the first 8000 bytes.
-                    FileAt::Binary
-                } else {
-                    match std::str::from_utf8(blob.content()) {
-                        Ok(text) => {
-                            let text: Arc<str> = Arc::from(text);
-                            if self.target == Some(commit) {
-                                self.target_blobs
-                                    .lock()
-                                    .expect("blobs lock")
-                                    .insert(id, text.clone());
-                            }
-                            FileAt::Text(text)
-                        }
-                        Err(_) => FileAt::Binary,
-                    }
-                }
-            }
+            _ => self.blob_at(repo, entry.id(), commit)?,
         })
+    }
+
+    /// A regular file's blob `id`, read at `commit`: its text, or why it has none (too large,
+    /// binary). The target's texts are kept for every later reader.
+    pub fn blob_at(&self, repo: &Repository, id: Oid, commit: Oid) -> Result<FileAt, git2::Error> {
+        if let Some(text) = self.target_blobs.lock().expect("blobs lock").get(&id) {
+            return Ok(FileAt::Text(text.clone()));
+        }
+        // The size is read from the object's header: a huge blob that compresses well
+        // (512 MiB in 676 KB) is refused without being inflated.
+        let unreadable = |e: git2::Error| {
+            self.broken_object(ObjectError::new(id, "blob", &e));
+            e
+        };
+        let (size, _) = repo.odb()?.read_header(id).map_err(unreadable)?;
+        if size > MAX_BLOB_BYTES {
+            return Ok(FileAt::TooLarge(size));
+        }
+        let blob = repo.find_blob(id).map_err(unreadable)?;
+        let content = blob.content();
+        if content[..content.len().min(8000)].contains(&0) {
+            // Git's own test for binary content: a NUL in the first 8000 bytes.
+            return Ok(FileAt::Binary);
+        }
+        Ok(match std::str::from_utf8(blob.content()) {
+            Ok(text) => {
+                let text: Arc<str> = Arc::from(text);
+                if self.target == Some(commit) {
+                    self.target_blobs
+                        .lock()
+                        .expect("blobs lock")
+                        .insert(id, text.clone());
+                }
+                FileAt::Text(text)
+            }
+            Err(_) => FileAt::Binary,
+        })
+    }
+
+    /// Every regular file at `commit` (not a symbolic link or submodule) with its blob ID, in
+    /// tree order.
+    pub fn blob_ids(&self, repo: &Repository, commit: Oid) -> Vec<(String, Oid)> {
+        let mut out = Vec::new();
+        if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
+            let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+                if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
+                    out.push((format!("{dir}{}", entry.name().unwrap_or("")), entry.id()));
+                }
+                git2::TreeWalkResult::Ok
+            });
+        }
+        out
     }
 
     /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet.
