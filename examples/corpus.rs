@@ -324,11 +324,7 @@ fn write_doc(
     history: &[(Oid, Snapshot)],
 ) -> GenDoc {
     let json = d % 5 == 4;
-    let current = &history.last().expect("history").1;
-    let live: Vec<usize> = (0..current.len())
-        .filter(|i| current[*i].is_some())
-        .collect();
-    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let (live, older) = live_and_older(history);
     let mut md = format!("# Page {d}\n\n");
     let mut answers: Vec<String> = Vec::new();
     let mut rows = Vec::new();
@@ -417,6 +413,15 @@ const FILLER: [&str; 6] = [
     "Handlers are small: parse, validate, call the service, render. Anything longer moves into the service, where it can be tested without a request.",
 ];
 
+/// The files alive at the last commit of `history`, and how many of its commits are older pins.
+fn live_and_older(history: &[(Oid, Snapshot)]) -> (Vec<usize>, usize) {
+    let current = &history.last().expect("history").1;
+    let live = (0..current.len())
+        .filter(|i| current[*i].is_some())
+        .collect();
+    (live, history.len().saturating_sub(1).max(1).div_ceil(2))
+}
+
 /// A wiki page in every Markdown syntax of `CITATIONS.md`: front matter `sources:`, bare
 /// `path:a-b` in prose and inline code, claims with inline-code literals, relative links,
 /// permalinks (full and short, pinned at the head or, when stale, at an older commit), bare
@@ -432,11 +437,7 @@ fn write_wiki_doc(
     head: Oid,
     history: &[(Oid, Snapshot)],
 ) -> GenDoc {
-    let current = &history.last().expect("history").1;
-    let live: Vec<usize> = (0..current.len())
-        .filter(|i| current[*i].is_some())
-        .collect();
-    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let (live, older) = live_and_older(history);
     let mut rows = Vec::new();
     let mut cited = 0;
     let mut draw = |k: usize, rng: &mut fastrand::Rng, rows: &mut Vec<(Option<Oid>, String)>| {
@@ -565,11 +566,7 @@ fn write_wiki_answers(
     head: Oid,
     history: &[(Oid, Snapshot)],
 ) -> GenDoc {
-    let current = &history.last().expect("history").1;
-    let live: Vec<usize> = (0..current.len())
-        .filter(|i| current[*i].is_some())
-        .collect();
-    let older = history.len().saturating_sub(1).max(1).div_ceil(2);
+    let (live, older) = live_and_older(history);
     let mut rows = Vec::new();
     let mut answers = Vec::new();
     for a in 0..n {
