@@ -8,7 +8,9 @@
 //! also writes `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and
 //! the floor. `--shape wiki [--docs 2400] [--answer-files 1500]`: a wiki plus an answer cache
 //! (issue 38): Markdown pages in every syntax of `CITATIONS.md`, about 5 KB and 17 citations each,
-//! and JSON/JSONL answer files with `retrieved` chunks. With `--history-docs` each doc is committed with one of the history's commits and
+//! and JSON/JSONL answer files with `retrieved` chunks. `--shape moved [--answers 2400]`: one-citation
+//! answers pinned at a first commit whose functions all moved down two lines at HEAD (`regenerate`
+//! re-grounds every one). With `--history-docs` each doc is committed with one of the history's commits and
 //! cites the code of that commit without a pin (stale ones keep an older permalink), so every
 //! unpinned citation has an implied pin and code moved by later commits drifts under it.
 
@@ -35,6 +37,10 @@ struct Args {
     wiki: bool,
     docs: usize,
     answer_files: usize,
+    /// `moved`: `--answers` one-citation answers pinned at the first commit, whose cited functions
+    /// all moved down two lines at HEAD (every answer is re-grounded by `regenerate`).
+    moved: bool,
+    answers: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -50,6 +56,8 @@ fn parse_args() -> Result<Args, String> {
         wiki: false,
         docs: 2_400,
         answer_files: 1_500,
+        moved: false,
+        answers: 2_400,
     };
     while let Some(a) = it.next() {
         let mut num = |name: &str| -> Result<usize, String> {
@@ -65,10 +73,12 @@ fn parse_args() -> Result<Args, String> {
             "--history-docs" => args.history_docs = true,
             "--docs" => args.docs = num("--docs")?,
             "--answer-files" => args.answer_files = num("--answer-files")?,
+            "--answers" => args.answers = num("--answers")?,
             "--shape" => match it.next().as_deref() {
                 Some("wiki") => args.wiki = true,
                 Some("plain") => args.wiki = false,
-                _ => return Err("--shape needs `wiki` or `plain`".into()),
+                Some("moved") => args.moved = true,
+                _ => return Err("--shape needs `wiki`, `moved` or `plain`".into()),
             },
             "--mix" => {
                 let parts: Vec<u8> = it
@@ -792,7 +802,110 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// A source file of the `moved` shape: `functions` functions of six lines (signature, four body
+/// lines, closing brace), each named after its file and index, so every one is found once.
+fn moved_source(rng: &mut fastrand::Rng, file: usize, functions: usize) -> Vec<String> {
+    let mut lines = vec![format!("// file {file}: request handlers"), String::new()];
+    for k in 0..functions {
+        lines.push(format!(
+            "pub fn handler_{file}_{k}(request: &Request) -> Response {{"
+        ));
+        lines.push(format!("    let limit_{k} = {};", rng.u32(1..100_000)));
+        lines.push(format!(
+            "    state.update(\"key-{file}-{k}\", request.id());"
+        ));
+        lines.push(format!(
+            "    if limit_{k} > request.len() {{ fail(\"{file}\"); }}"
+        ));
+        lines.push(format!("    compute_{file}(limit_{k}, {})", rng.u16(..)));
+        lines.push("}".to_string());
+        lines.push(String::new());
+    }
+    lines
+}
+
+/// The `moved` shape (issue 38): `--files` source files at a first commit, then a second commit
+/// that adds two lines at the top of every file (every function moves down two lines) and writes
+/// `--answers` one-citation answers, ten per JSONL file, pinned at the first commit with the
+/// quote of its last statement. Every answer fails `stale-moved` and `regenerate` moves it.
+fn run_moved(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = Path::new(&args.dir);
+    if dir.exists() {
+        return Err(format!("{}: exists; remove it first", dir.display()).into());
+    }
+    let repo = Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))?;
+    let mut rng = fastrand::Rng::with_seed(args.seed);
+    let mut w = Writer {
+        repo: &repo,
+        index: repo.index()?,
+        parent: None,
+        count: 0,
+    };
+    let mut files = Vec::with_capacity(args.files);
+    for i in 0..args.files {
+        let ext = EXTENSIONS[i % EXTENSIONS.len()];
+        let path = format!("src/mod{:02}/file{i:05}.{ext}", i % 64);
+        let functions = 8 + rng.usize(..16);
+        let lines = moved_source(&mut rng, i, functions);
+        w.put(&path, &text_of(&lines))?;
+        files.push((path, lines));
+    }
+    let v1 = w.commit("v1")?;
+    for (path, lines) in &mut files {
+        lines.insert(0, String::new());
+        lines.insert(0, "// moved down two lines".to_string());
+        w.put(path, &text_of(lines))?;
+    }
+    let mut answers = String::new();
+    for a in 0..args.answers {
+        let f = rng.usize(..files.len());
+        let (path, lines) = &files[f];
+        let functions = (lines.len() - 4) / 7;
+        let k = rng.usize(..functions);
+        // At v1, function k starts at line 3 + 7k (1-based) and spans six lines.
+        let (s, e) = (3 + 7 * k, 8 + 7 * k);
+        // The quote is the function's last statement: at HEAD it is below the cited span.
+        let quote = format!(", \"quote\": {}", serde_json::to_string(&lines[s + 5])?);
+        let question =
+            serde_json::to_string(&format!("Answer {a}: what does handler {f}.{k} do?"))?;
+        answers.push_str(&format!(
+            "{{\"question\": {question}, \"revision\": \"{v1}\", \"summary\": \"It updates the \
+             state and computes the response.\", \"citations\": [{{\"path\": \"{path}\", \
+             \"start_line\": {s}, \"end_line\": {e}{quote}}}]}}\n"
+        ));
+        if a % 10 == 9 || a + 1 == args.answers {
+            w.put(&format!("answers/batch{:05}.jsonl", a / 10), &answers)?;
+            answers.clear();
+        }
+    }
+    w.commit("functions moved down two lines; answers")?;
+    let mut index = w.index;
+    index.write()?;
+    repo.checkout_index(
+        Some(&mut index),
+        Some(git2::build::CheckoutBuilder::new().force()),
+    )?;
+    let packed = std::process::Command::new("git")
+        .args(["gc", "--quiet", "--prune=now"])
+        .current_dir(dir)
+        .status();
+    if !packed.is_ok_and(|s| s.success()) {
+        eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
+    }
+    println!(
+        "{}: {} files, 2 commits, {} answers pinned at {v1}",
+        dir.display(),
+        files.len(),
+        args.answers
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
+    let run = |args: Args| match args.moved {
+        true => run_moved(args),
+        false => run(args),
+    };
     match parse_args().map_err(Into::into).and_then(run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -137,11 +137,25 @@ impl<'r> Gate<'r> {
         answers: Vec<(&str, &str)>,
         retrieval: Retrieval,
     ) -> Vec<Vec<Violation>> {
-        let mut verdicts: Vec<Vec<Violation>> = vec![Vec::new(); answers.len()];
+        let each = answers.into_iter().map(|(n, t)| (n, t, retrieval));
+        self.check_each(each.collect())
+    }
+
+    /// [`Gate::check_texts`] with each answer's own retrieval (`regenerate` gates every
+    /// candidate of a run at once, each against its own answer's payload): the answers are read
+    /// in parallel and checked in one audit, so each cited blob is read and line-indexed once
+    /// for all of them. One list of violations per answer, in order.
+    pub fn check_each(&self, answers: Vec<(&str, &str, Retrieval)>) -> Vec<Vec<Violation>> {
+        use rayon::prelude::*;
+        let read: Vec<Result<AuditedDoc, Vec<Violation>>> = answers
+            .into_par_iter()
+            .map(|(name, text, retrieval)| self.answer_doc(name, text, retrieval))
+            .collect();
+        let mut verdicts: Vec<Vec<Violation>> = vec![Vec::new(); read.len()];
         let mut docs = Vec::new();
         let mut owner = Vec::new();
-        for (i, (name, text)) in answers.into_iter().enumerate() {
-            match self.answer_doc(name, text, retrieval) {
+        for (i, doc) in read.into_iter().enumerate() {
+            match doc {
                 Ok(doc) => {
                     docs.push(doc);
                     owner.push(i);

@@ -65,6 +65,13 @@ fn span_text(repo: &CodeRepo, git: &Repository, findings: &[&Finding]) -> Option
         .filter(|t| !t.is_empty())
 }
 
+/// Whether where a failing citation moves is decided without its content (a rule that never
+/// moves it, or its safe fix): its content need not be read nor searched for.
+pub(super) fn decided(findings: &[&Finding], fix: Option<&Fix>) -> bool {
+    findings.iter().any(|f| NEVER_MOVED.contains(&f.rule))
+        || fix.is_some_and(|f| f.applicability == Applicability::Safe)
+}
+
 /// Where a failing citation object moves: its safe fix (content found again exactly and uniquely
 /// by the audit), else the first of its contents found exactly once at the target; `Err` says
 /// why not.

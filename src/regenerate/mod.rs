@@ -161,9 +161,7 @@ fn offline_stage<'r>(
     ctx: &offline::Ctx,
     pending: Vec<offline::Pending<'r>>,
 ) -> Vec<offline::Work<'r>> {
-    (pending.into_iter())
-        .map(|p| offline::Work::new(ctx, p))
-        .collect()
+    offline::Work::all(ctx, pending)
 }
 
 /// Stage 3, query: the retrieval index, read or built only when something is refused (its
@@ -196,9 +194,7 @@ fn query_stage(
     };
     // Only the refused need it: what was searched for their refusal, or the question to a model.
     retrieve(repo, &repo.worker(), &index, &wanted, work, &refused);
-    for &i in &refused {
-        work[i].redo(ctx);
-    }
+    offline::Work::redo(ctx, work, &refused);
     Ok(Some(index))
 }
 

@@ -70,7 +70,7 @@ impl Pending<'_> {
         let objects = self.units.iter().flat_map(|u| &u.objects);
         for (cite, object) in objects.filter_map(|o| Some((o.cite?, o))) {
             let fs = self.findings_of(cite);
-            if fs.is_empty() {
+            if fs.is_empty() || ground::decided(&fs, self.fix_of(cite)) {
                 continue;
             }
             let value = self
@@ -132,19 +132,24 @@ pub struct Work<'r> {
 }
 
 impl<'r> Work<'r> {
-    /// The answer, decided offline.
-    pub fn new(ctx: &Ctx, pending: Pending<'r>) -> Work<'r> {
-        let (value, outcomes) = regenerate(ctx, &pending);
-        Work {
-            pending,
-            value,
-            outcomes,
-        }
+    /// Every answer of `pending`, decided offline, their candidates gated in one batch.
+    pub fn all(ctx: &Ctx, pending: Vec<Pending<'r>>) -> Vec<Work<'r>> {
+        let decided = decide(ctx, pending.iter());
+        (pending.into_iter().zip(decided))
+            .map(|(pending, (value, outcomes))| Work {
+                pending,
+                value,
+                outcomes,
+            })
+            .collect()
     }
 
-    /// Decide again (after retrieval: a refusal says what was searched).
-    pub fn redo(&mut self, ctx: &Ctx) {
-        (self.value, self.outcomes) = regenerate(ctx, &self.pending);
+    /// Decide the answers `which` again (after retrieval: a refusal says what was searched).
+    pub fn redo(ctx: &Ctx, work: &mut [Work], which: &[usize]) {
+        let decided = decide(ctx, which.iter().map(|&i| &work[i].pending));
+        for (&i, (value, outcomes)) in which.iter().zip(decided) {
+            (work[i].value, work[i].outcomes) = (value, outcomes);
+        }
     }
 
     /// Whether any of its outcomes is a refusal.
@@ -153,11 +158,67 @@ impl<'r> Work<'r> {
     }
 }
 
+/// How the offline pass puts its candidates to the gate. Deciding an answer is run twice: the
+/// first time each candidate it would put to the gate is recorded (and taken as passing; that
+/// run's result is dropped), then every recorded candidate of the run is checked in one batch
+/// (one audit: each cited blob read and line-indexed once for all answers), and the second time
+/// each candidate is answered with its verdict, in the order recorded. Deciding is deterministic
+/// and no candidate depends on an earlier verdict, so both runs make the same candidates.
+enum Gating<'p> {
+    Record(Vec<(&'p str, String, Retrieval<'p>)>),
+    Replay(std::vec::IntoIter<Vec<Violation>>),
+}
+
+impl<'p> Gating<'p> {
+    /// The gate's verdict on `answer` (the doc `name`), or none yet while recording.
+    fn check(&mut self, name: &'p str, answer: &Value, retrieval: Retrieval<'p>) -> Vec<Violation> {
+        match self {
+            Gating::Record(asked) => {
+                let text = serde_json::to_string(answer).unwrap_or_default();
+                asked.push((name, text, retrieval));
+                Vec::new()
+            }
+            Gating::Replay(verdicts) => verdicts.next().expect("a verdict per candidate"),
+        }
+    }
+}
+
+/// The re-grounded answers of `pending` and what happened to each, in parallel, every candidate
+/// of every answer gated in one batch (see [`Gating`]).
+fn decide<'p, 'r: 'p>(
+    ctx: &Ctx,
+    pending: impl Iterator<Item = &'p Pending<'r>>,
+) -> Vec<(Value, Vec<Outcome>)> {
+    use rayon::prelude::*;
+    let pending: Vec<&Pending> = pending.collect();
+    let asked: Vec<Vec<(&str, String, Retrieval)>> = (pending.par_iter())
+        .map(|p| {
+            let mut gating = Gating::Record(Vec::new());
+            regenerate(ctx, p, &mut gating);
+            match gating {
+                Gating::Record(asked) => asked,
+                Gating::Replay(_) => unreachable!("recording"),
+            }
+        })
+        .collect();
+    let counts: Vec<usize> = asked.iter().map(Vec::len).collect();
+    let batch = (asked.iter().flatten())
+        .map(|(name, text, retrieval)| (*name, text.as_str(), *retrieval))
+        .collect();
+    let mut verdicts = ctx.gate.check_each(batch).into_iter();
+    let per_answer: Vec<Vec<Vec<Violation>>> = (counts.iter())
+        .map(|&n| verdicts.by_ref().take(n).collect())
+        .collect();
+    (pending.par_iter().zip(per_answer))
+        .map(|(p, verdicts)| regenerate(ctx, p, &mut Gating::Replay(verdicts.into_iter())))
+        .collect()
+}
+
 /// The re-grounded answer and what happened to it (one outcome per answer, or per claim).
-pub(super) fn regenerate(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
+fn regenerate<'p>(ctx: &Ctx, p: &'p Pending, gating: &mut Gating<'p>) -> (Value, Vec<Outcome>) {
     match p.units.first() {
-        Some(unit) if unit.claim_at.is_none() => whole(ctx, p, unit),
-        _ => claims(ctx, p),
+        Some(unit) if unit.claim_at.is_none() => whole(ctx, p, unit, gating),
+        _ => claims(ctx, p, gating),
     }
 }
 
@@ -204,7 +265,12 @@ fn move_cites(
 }
 
 /// `{summary, citations}`: every citation moves and the answer passes the gate, or it is refused.
-fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
+fn whole<'p>(
+    ctx: &Ctx,
+    p: &'p Pending,
+    unit: &AnswerUnit,
+    gating: &mut Gating<'p>,
+) -> (Value, Vec<Outcome>) {
     let mut candidate = p.at_target(ctx);
     let refused = |why: String, violations: Vec<Violation>| {
         let outside = violations.iter().any(|v| v.rule == RuleId::NotRetrieved);
@@ -225,9 +291,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
         Ok(moved) => moved,
         Err(why) => return refused(why, Vec::new()),
     };
-    let violations = ctx
-        .gate
-        .check(&p.name, &candidate, Retrieval::of(p.payload()));
+    let violations = gating.check(&p.name, &candidate, Retrieval::of(p.payload()));
     if !violations.is_empty() {
         let why = match violations.iter().any(|v| v.rule == RuleId::NotRetrieved) {
             true => "it cites outside its own retrieval (what its model saw), which re-grounding \
@@ -244,7 +308,7 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
 
 /// `{summary, claims, open_questions}`: each claim is re-grounded and gated on its own; a claim
 /// that cannot be grounded moves to `open_questions`.
-fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
+fn claims<'p>(ctx: &Ctx, p: &'p Pending, gating: &mut Gating<'p>) -> (Value, Vec<Outcome>) {
     let mut answer = p.at_target(ctx);
     let old: Vec<Value> = answer
         .get("claims")
@@ -265,7 +329,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
         let base = unit.pointer().unwrap_or_default();
         let moved = move_cites(ctx, p, unit, &base, &mut claim);
         let violations = match &moved {
-            Ok(_) => ctx.gate.check(
+            Ok(_) => gating.check(
                 &p.name,
                 &one_claim(&answer, &claim),
                 Retrieval::of(p.payload()),
