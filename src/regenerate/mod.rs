@@ -16,7 +16,7 @@ pub mod prompt;
 pub mod trace;
 pub mod write;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use git2::Oid;
@@ -27,7 +27,7 @@ use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::gate;
 use crate::llm;
-use crate::model::{AnswerId, DocKind, Finding, Report};
+use crate::model::{AnswerId, DocKind, Finding, PinMove, Report};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -432,15 +432,25 @@ fn kept(report: &Report) -> Vec<Outcome> {
 fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
     let mut out = Vec::new();
     let mut unwritable = Vec::new();
+    // Grouped once: a scan of every finding and pin move per doc and per answer grows with the
+    // square of the answers.
+    let mut failing_of: Vec<Vec<&Finding>> = vec![Vec::new(); report.docs.len()];
+    for f in report.findings.iter() {
+        if gate::fails(f.rule, f.severity) {
+            failing_of[f.doc].push(f);
+        }
+    }
+    let mut moves_of: HashMap<(usize, AnswerId), Vec<&PinMove>> = HashMap::new();
+    for m in &report.pin_moves {
+        if let Some(a) = m.answer {
+            moves_of.entry((m.doc, a)).or_default().push(m);
+        }
+    }
     for (d, doc) in report.docs.iter().enumerate() {
         if doc.doc.kind == DocKind::Markdown {
             continue;
         }
-        let failing: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
-            .collect();
+        let failing = std::mem::take(&mut failing_of[d]);
         // What cannot be read as an answer (a key written twice, broken JSON) has no single
         // meaning to re-ground: listed as refused, left as written. A malformed part of an
         // answer that was read (`"refuse": {}`) is that answer's: it is refused with it, once.
@@ -454,15 +464,16 @@ fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
             o.why = Some(format!("cannot be read as an answer: {}", f.message));
             unwritable.push(o);
         }
-        for (i, a) in doc.extracted.answers.enumerated() {
-            let findings: Vec<&Finding> = failing
-                .iter()
-                .copied()
-                .filter(|f| f.answer == Some(i))
-                .collect();
-            if findings.is_empty() {
-                continue;
+        let mut by_answer: HashMap<AnswerId, Vec<&Finding>> = HashMap::new();
+        for f in &failing {
+            if let Some(a) = f.answer {
+                by_answer.entry(a).or_default().push(f);
             }
+        }
+        for (i, a) in doc.extracted.answers.enumerated() {
+            let Some(findings) = by_answer.remove(&i) else {
+                continue;
+            };
             let text = &doc.doc.text[a.span.start..a.span.end];
             let value = match serde_json::from_str::<Value>(text) {
                 Ok(v) => v,
@@ -480,10 +491,7 @@ fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
                 }
             };
             // A pinned answer's citations move with its pin: their fixes are the pin move's.
-            let moves = report
-                .pin_moves
-                .iter()
-                .filter(|m| m.doc == d && m.answer == Some(i));
+            let moves = moves_of.get(&(d, i)).into_iter().flatten();
             let fixes = findings
                 .iter()
                 .filter_map(|f| f.fix.as_ref())
