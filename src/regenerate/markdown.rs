@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use git2::Oid;
 
 use super::ground::{self, Located};
-use super::outcome::{Kind, Moved, Outcome, Reason, Rewritten};
+use super::outcome::{Decision, Moved, Outcome, Place, Reason, Refusal, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::gate::{self, Gate};
@@ -215,18 +215,19 @@ pub(super) fn docs(
             fix: fix.filter(|_| !held),
         };
         let mut o = outcome(report, f, by);
-        if held && o.outcome == Kind::Refused {
-            o.reason = Some(Reason::Blocked);
-            o.why = Some(
-                "a citation on the same line stays failing: editing the line would hide it".into(),
-            );
-        } else if under_doc_pin && o.reason == Some(Reason::NotRegrounded) {
-            o.reason = Some(Reason::DocPin);
-            o.why = Some(format!(
-                "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
-                 citation: it moves only with the pin and all its citations (`citegate fix`)",
-                f.rule, f.message
-            ));
+        if let Decision::Refused(r) = &mut o.decision {
+            if held {
+                r.reason = Reason::Blocked;
+                r.why = "a citation on the same line stays failing: editing the line would hide it"
+                    .into();
+            } else if under_doc_pin && r.reason == Reason::NotRegrounded {
+                r.reason = Reason::DocPin;
+                r.why = format!(
+                    "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
+                     citation: it moves only with the pin and all its citations (`citegate fix`)",
+                    f.rule, f.message
+                );
+            }
         }
         outcomes.push(o);
     }
@@ -246,43 +247,42 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
         (Some(p), None) => p.clone(),
         _ => f.at.snippet.clone(),
     };
-    let mut o = Outcome::new(name, Kind::Refused);
-    o.line = Some(f.at.line);
-    o.findings.push(f.at.fingerprint.clone());
-    match (by.rewrite, by.fix) {
-        (Some(r), _) if r.text.is_some() => {
-            o.outcome = Kind::Regrounded;
-            o.model = true;
-            o.citations = r.citations.clone();
-        }
-        (_, Some(x)) => {
-            o.outcome = Kind::Regrounded;
-            o.moved.push(Moved {
+    // Offline, prose is never rewritten; a paragraph the model failed to rewrite stays too.
+    let decision = match (by.rewrite, by.fix) {
+        (Some(r), _) if r.text.is_some() => Decision::Regrounded {
+            moved: Vec::new(),
+            model: Some(r.citations.clone()),
+        },
+        (_, Some(x)) => Decision::Regrounded {
+            moved: vec![Moved {
                 from: cited,
                 to: match x.start_line {
                     // A whole-file citation moves to a whole file: never `path:0`.
                     0 => x.path.clone(),
                     _ => format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
                 },
-            });
-        }
+            }],
+            model: None,
+        },
         (Some(r), None) => {
-            o.reason = Some(Reason::NoSpanInRetrieval);
-            o.why = Some(match &r.error {
+            let why = match &r.error {
                 Some(e) => format!("the model gave no answer: {e}"),
                 None => format!(
                     "{}: {}; the model's rewrite failed the gate",
                     f.rule, f.message
                 ),
-            });
-            o.violations = r.violations.clone();
+            };
+            Decision::Refused(Refusal {
+                violations: r.violations.clone(),
+                ..Refusal::new(Reason::NoSpanInRetrieval, why).left()
+            })
         }
         (None, None) => {
-            o.reason = Some(Reason::NotRegrounded);
-            o.why = Some(format!("{}: {}", f.rule, f.message));
+            let why = format!("{}: {}", f.rule, f.message);
+            Decision::Refused(Refusal::new(Reason::NotRegrounded, why).left())
         }
-    }
-    // Offline, prose is never rewritten; a paragraph the model failed to rewrite stays too.
-    o.left_as_written = o.outcome == Kind::Refused;
+    };
+    let mut o = Outcome::new(Place::line(name, f.at.line), decision);
+    o.findings.push(f.at.fingerprint.clone());
     o
 }
