@@ -13,15 +13,15 @@ use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::gate::{self, Gate};
 use crate::model::{
-    Applicability, Citation, CiteId, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report,
-    Span,
+    Applicability, Citation, CiteId, DocId, DocKind, Edit, Finding, Fix, LineRange, PinSource,
+    Report, Span,
 };
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// A failing Markdown citation that no safe fix moves, with what it cited.
 pub(super) struct Failing<'r> {
-    pub doc: usize,
+    pub doc: DocId,
     pub index: CiteId,
     pub citation: &'r Citation,
     pub findings: Vec<&'r Finding>,
@@ -71,8 +71,8 @@ pub(super) fn relocations(
     failing: &[Failing],
     located: &Located,
     target: Oid,
-) -> BTreeMap<usize, Vec<Fix>> {
-    let mut out: BTreeMap<usize, Vec<(Span, Fix)>> = BTreeMap::new();
+) -> BTreeMap<DocId, Vec<Fix>> {
+    let mut out: BTreeMap<DocId, Vec<(Span, Fix)>> = BTreeMap::new();
     for x in failing {
         let Ok((path, lines)) = ground::relocate(&x.findings, None, &x.contents, located) else {
             continue;
@@ -101,7 +101,7 @@ pub(super) fn relocations(
 /// The moves of one doc whose citation, moved, passes the gate: the doc with every move applied
 /// is checked in memory at the target, and a move is kept when no failing finding lies in its
 /// citation's new span.
-fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
+fn gated(gate: &Gate, report: &Report, doc: DocId, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
     moves.sort_by_key(|(_, f)| f.edit.byte_start);
     let d = &report.docs[doc].doc;
     let edits: Vec<&Edit> = moves.iter().map(|(_, f)| &f.edit).collect();
@@ -138,11 +138,11 @@ fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) 
 /// over the edits inside them) and an outcome per failing citation.
 pub(super) fn docs(
     report: &Report,
-    relocated: &BTreeMap<usize, Vec<Fix>>,
+    relocated: &BTreeMap<DocId, Vec<Fix>>,
     rewrites: &[Rewrite],
 ) -> (Vec<Rewritten>, Vec<Outcome>) {
-    let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut rewritten: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let is_md = |d: DocId| report.docs[d].doc.kind == DocKind::Markdown;
+    let mut rewritten: BTreeMap<DocId, Vec<Edit>> = BTreeMap::new();
     for r in rewrites {
         if let Some(text) = &r.text {
             let edit = Edit::new(r.span, text.clone());
@@ -151,7 +151,7 @@ pub(super) fn docs(
     }
     // Relocations are fixes of their own citations: on a line they share with a citation that
     // stays failing, they are held back like the audit's own.
-    let mut first: BTreeMap<usize, Vec<fix::First>> = BTreeMap::new();
+    let mut first: BTreeMap<DocId, Vec<fix::First>> = BTreeMap::new();
     for (doc, edits) in &rewritten {
         let edits = edits.iter().cloned().map(fix::First::Edit);
         first.entry(*doc).or_default().extend(edits);

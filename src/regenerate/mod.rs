@@ -27,7 +27,7 @@ use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::gate;
 use crate::llm;
-use crate::model::{AnswerId, DocKind, Finding, Report};
+use crate::model::{AnswerId, DocId, DocKind, DocList, Finding, Report};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -413,11 +413,11 @@ fn retrieve(
 /// The JSON answers with no finding that fails the gate: kept as they are.
 fn kept(report: &Report) -> Vec<Outcome> {
     let mut out = Vec::new();
-    let failing: HashSet<(usize, AnswerId)> = (report.findings.iter())
+    let failing: HashSet<(DocId, AnswerId)> = (report.findings.iter())
         .filter(|f| gate::fails(f.rule, f.severity))
         .filter_map(|f| Some((f.doc, f.answer?)))
         .collect();
-    for (d, doc) in report.docs.iter().enumerate() {
+    for (d, doc) in report.docs.enumerated() {
         for (i, _) in doc.extracted.answers.enumerated() {
             if !failing.contains(&(d, i)) {
                 out.push(Outcome::kept(Place::answer(&doc.doc.name, i.index())));
@@ -431,7 +431,7 @@ fn kept(report: &Report) -> Vec<Outcome> {
 fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
     let mut out = Vec::new();
     let mut unwritable = Vec::new();
-    for (d, doc) in report.docs.iter().enumerate() {
+    for (d, doc) in report.docs.enumerated() {
         if doc.doc.kind == DocKind::Markdown {
             continue;
         }
@@ -570,7 +570,7 @@ impl Enclosing {
 
     /// A finding's revision, path and first line.
     fn key(f: &Finding) -> Option<(Oid, String, usize)> {
-        let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
+        let rev = f.revision?;
         let line = usize::try_from(f.lines?.start).ok()?;
         Some((rev, f.path.clone()?, line))
     }

@@ -11,7 +11,7 @@ use super::ground::{self, Located};
 use super::outcome::{Decision, Kind, Moved, Outcome, Place, Reason, Refusal};
 use crate::contract::{self, KeptAs, RefusalReason};
 use crate::gate::{self, Retrieval, Violation};
-use crate::model::{AnswerId, AnswerUnit, CiteId, Finding, Fix, Retrieved, Span};
+use crate::model::{AnswerId, AnswerUnit, CiteId, DocId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
@@ -27,7 +27,7 @@ pub struct Ctx<'a> {
 /// One answer to re-ground: where it is, its JSON, its units (as the audit extracted them) and
 /// its failing findings.
 pub struct Pending<'r> {
-    pub doc: usize,
+    pub doc: DocId,
     pub name: String,
     pub answer: AnswerId,
     /// Where the answer is written in its doc (the rewritten answer replaces it).
