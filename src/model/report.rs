@@ -167,6 +167,11 @@ pub fn short(revision: &str) -> &str {
     revision.get(..8).unwrap_or(revision)
 }
 
+/// The first 8 hex digits of a commit ID, as every message and report writes it.
+pub fn short_id(oid: git2::Oid) -> String {
+    short(&oid.to_string()).to_string()
+}
+
 impl Report {
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
