@@ -21,6 +21,7 @@ use super::code;
 use super::state::{failure, State};
 use super::text::{path_uri, uri_path, Positions};
 use crate::audit::{self, AuditOptions};
+use crate::model::DocList;
 
 pub(super) fn respond(state: &State, request: Request) -> Response {
     let id = request.id.clone();
@@ -140,7 +141,7 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
                 continue;
             }
         };
-        for (i, d) in report.docs.iter().enumerate() {
+        for (i, d) in report.docs.enumerated() {
             let Some(uri) = path_uri(&absolute(&d.doc.fs_path)) else {
                 continue;
             };
@@ -148,7 +149,7 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
                 continue;
             }
             let mut at = Positions::new(&d.doc.text, &d.doc.lines, state.encoding);
-            let diagnostics = (report.findings.iter().filter(|f| f.doc == i))
+            let diagnostics = (report.findings_of(i).iter())
                 .map(|f| diagnostic(f, at.range(f.span.start, f.span.end)))
                 .collect();
             add(uri, None, diagnostics);
