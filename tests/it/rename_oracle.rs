@@ -450,3 +450,44 @@ fn the_oracle_reads_renames_back_and_stops_at_an_addition() {
     let after: HashSet<Oid> = [a, b].into();
     assert_eq!(name_at_pin(&log, "lib/y.txt".into(), &after), None);
 }
+
+#[test]
+fn a_path_written_again_on_a_merged_branch_is_not_the_deleted_file() {
+    // Main deleted `a`; a branch from there added an unrelated `a`, merged, and then renamed to
+    // `z`. `git log --follow z` goes on past the branch's addition into the deleted file's
+    // history (one path, whatever file it names): read back as the oracle reads it, the
+    // addition ends it, and citegate says deleted.
+    let mut h = History::new(7);
+    let (f, g, x) = (h.new_file(), h.new_file(), h.new_file());
+    let files = |list: &[(&str, &File)]| -> Files {
+        list.iter()
+            .map(|(p, f)| (p.to_string(), (*f).clone()))
+            .collect()
+    };
+    let mut x2 = x.clone();
+    h.edit(&mut x2);
+    let pin = h.commit(&files(&[("src/a.txt", &f), ("x.txt", &x)]), &[]);
+    let gone = h.commit(&files(&[("x.txt", &x)]), &[pin]);
+    let added = h.commit(&files(&[("src/a.txt", &g), ("x.txt", &x)]), &[gone]);
+    let main = h.commit(&files(&[("x.txt", &x2)]), &[gone]);
+    let merged = h.commit(&files(&[("src/a.txt", &g), ("x.txt", &x2)]), &[main, added]);
+    let target = h.commit(&files(&[("lib/z.txt", &g), ("x.txt", &x2)]), &[merged]);
+    let id = |i: usize| h.commits[i].0;
+    let log = follow_log(h.dir.path(), id(target), "lib/z.txt");
+    let seen: Vec<Oid> = log.iter().map(|(c, _)| *c).collect();
+    assert!(
+        seen.contains(&id(pin)),
+        "git reads on into the old file: {log:?}"
+    );
+    let after: HashSet<Oid> = (pin + 1..=target).map(id).collect();
+    assert_eq!(name_at_pin(&log, "lib/z.txt".into(), &after), None);
+    let repo = CodeRepo::discover(h.dir.path()).unwrap();
+    let git = repo.open().unwrap();
+    assert_eq!(repo.renamed(&git, id(pin), id(target), "src/a.txt"), None);
+    // The file the branch added is followed: from the branch, it is lib/z.txt.
+    assert_eq!(
+        repo.renamed(&git, id(added), id(target), "src/a.txt")
+            .as_deref(),
+        Some("lib/z.txt")
+    );
+}
