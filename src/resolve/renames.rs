@@ -11,8 +11,9 @@
 //! file added months later are not a rename). What it costs: a commit whose folders on the
 //! followed path have the same tree IDs as its parent's is passed by comparing IDs; rename
 //! detection runs only where the followed file is gone, once per pair of commits and only when
-//! that diff deletes a file; each answer is kept per (pin, target, path), each step per (parent,
-//! commit, path), so the cost per pin does not grow with the size of the tree.
+//! that diff deletes a file; each answer is kept per (pin, target, path). The cost per pin grows
+//! with the commits between pin and target and the depth of the path, not with the size of the
+//! tree.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -31,8 +32,6 @@ type Range = Vec<(Oid, Vec<Oid>)>;
 pub struct Follower {
     /// Each answer, by (pin, target, path).
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
-    /// Each step, by (parent, commit, path): the path's name in the commit, if it is there.
-    steps: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
     /// many pins are removed by the same few commits, whose rename detection runs once.
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
@@ -118,20 +117,11 @@ impl Follower {
     /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
     /// new name from `commit`'s renames against `parent`, else `None` (deleted).
     fn step(&self, repo: &Repository, parent: Oid, commit: Oid, name: &str) -> Option<String> {
-        let key = (parent, commit, name.to_string());
-        if let Some(s) = self.steps.lock().expect("steps lock").get(&key) {
-            return s.clone();
-        }
-        let found = match kept(repo, parent, commit, name) {
+        match kept(repo, parent, commit, name) {
             Ok(true) => Some(name.to_string()),
             Ok(false) => self.rename_in_commit(repo, parent, commit, name),
             Err(_) => None,
-        };
-        self.steps
-            .lock()
-            .expect("steps lock")
-            .insert(key, found.clone());
-        found
+        }
     }
 
     /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
