@@ -13,7 +13,7 @@ use super::revision;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
 use crate::model::{
-    AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, LineRange, PinSource, Report,
+    AuditedDoc, Citation, CiteId, CiteRef, DocId, Finding, Fix, LineRange, PinSource, Report,
 };
 use crate::registry::Severity;
 use crate::report::markdown::{cell, code};
@@ -166,11 +166,11 @@ impl Analysis {
     fn revision_of(&self, index: CiteId) -> (Option<git2::Oid>, &'static str) {
         let report = self.report();
         let s = &self.checked.snapshot;
-        if let Some(sha) = report.implied.get(&CiteRef { doc: 0, index }) {
-            return (
-                sha.parse().ok(),
-                "implied pin: the commit that wrote this line",
-            );
+        if let Some(sha) = report.implied.get(&CiteRef {
+            doc: DocId::new(0),
+            index,
+        }) {
+            return (Some(*sha), "implied pin: the commit that wrote this line");
         }
         let resolve = |p: &str| s.repo.open().ok().and_then(|g| s.repo.resolve(&g, p).ok());
         match self.doc().pin_of(index) {
@@ -257,7 +257,10 @@ impl Analysis {
             return None;
         }
         let s = &self.checked.snapshot;
-        let cite = Cite { doc: 0, index };
+        let cite = Cite {
+            doc: DocId::new(0),
+            index,
+        };
         let report = self.report();
         let written = || {
             let rev = place::disputed_at(report, cite).or(self.revision_of(index).0)?;

@@ -257,7 +257,8 @@ fn help_text(f: &Finding) -> Option<String> {
         });
     }
     if let (Some(evidence), Some(lines), Some(rev)) = (&f.evidence, f.lines, &f.revision) {
-        let mut block = format!("at {} lines {lines}:", &rev[..8.min(rev.len())]);
+        let rev = rev.to_string();
+        let mut block = format!("at {} lines {lines}:", &rev[..8]);
         let start = lines.start.max(1);
         for (i, line) in evidence.lines().enumerate() {
             if line == "…" {
