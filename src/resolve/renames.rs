@@ -73,7 +73,9 @@ impl Follower {
         }
         // The file's names in the commits reached whose children are still to come.
         let mut names: HashMap<Oid, Vec<String>> = HashMap::new();
-        names.insert(from, vec![path.to_string()]);
+        if children.contains_key(&from) {
+            names.insert(from, vec![path.to_string()]);
+        }
         let mut seeds: HashMap<Oid, bool> = HashMap::new();
         for (i, (commit, parents)) in range.iter().enumerate() {
             let mut here: Vec<String> = Vec::new();
