@@ -28,6 +28,7 @@ mod mcp_fuzz;
 mod properties;
 mod readme;
 mod regenerate;
+mod rename_oracle;
 mod report_budget;
 mod retrieve;
 mod review;
