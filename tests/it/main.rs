@@ -2,6 +2,7 @@
 //! `common`. Linking the crate once instead of once per area is most of what CI spends on tests.
 
 mod action;
+mod api;
 mod blame_oracle;
 mod cases;
 mod check_docs;
