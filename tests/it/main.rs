@@ -27,6 +27,7 @@ mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_fuzz;
 mod properties;
+mod python_binding;
 mod readme;
 mod regenerate;
 mod report_budget;
