@@ -88,3 +88,7 @@ if [ ! -f "$ci_cache/py-wheels/.downloaded" ]; then
   "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' \
     && touch "$ci_cache/py-wheels/.downloaded"
 fi
+# The Node binding (`tests/it/node_binding.rs`): `@napi-rs/cli`, which builds the addon and its
+# `index.js`/`index.d.ts`, in its own cache folder; the addon's build is cached beside it
+# (`node-target`).
+[ -f "$ci_cache/node-tools/.installed" ] || npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4

@@ -26,6 +26,7 @@ mod lsp;
 mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_fuzz;
+mod node_binding;
 mod properties;
 mod python_binding;
 mod readme;
