@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::history::{self, Implied};
 use super::plan;
 use super::settings::Settings;
-use crate::model::{AuditedDoc, CiteRef, PinSource};
+use crate::model::{AuditedDoc, CiteRef, DocList, PinSource};
 use crate::resolve::CodeRepo;
 
 /// The dump's format version.
@@ -89,7 +89,7 @@ impl Planned<'_> {
         let git = repo.worker();
         let mut revs: HashMap<String, Option<Oid>> = HashMap::new();
         sink.start(&target.to_string())?;
-        for (doc, d) in docs.iter().enumerate() {
+        for (doc, d) in docs.enumerated() {
             for (index, c) in d.extracted.citations.enumerated() {
                 let (pin, source) = d.pin_of(index);
                 let mut resolve = |p: &str| {

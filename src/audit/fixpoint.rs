@@ -46,7 +46,8 @@ pub fn plan(session: &Session, report: &Report, opt_in: bool) -> Plan {
             pins,
         } in next.docs
         {
-            let d = &mut first.docs[doc];
+            // The re-audit holds `first`'s docs in its order: its doc IDs index them.
+            let d = &mut first.docs[doc.index()];
             d.after = after;
             d.applied += applied;
             d.pins += pins;

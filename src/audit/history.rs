@@ -9,7 +9,7 @@ use git2::{Oid, Repository};
 use rayon::prelude::*;
 
 use crate::check::{self, CiteFacts, Group, Needs};
-use crate::model::{AuditedDoc, CiteRef, PinSource};
+use crate::model::{AuditedDoc, CiteRef, DocId, DocList, PinSource};
 use crate::resolve::blame::{self, Job, ObjectError, TreeCache};
 use crate::resolve::CodeRepo;
 
@@ -31,8 +31,8 @@ pub fn implied_pins(
     docs: &[AuditedDoc],
     wanted: &dyn Fn(CiteRef) -> bool,
 ) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
-    let mut by_doc: BTreeMap<usize, Vec<CiteRef>> = BTreeMap::new();
-    for (doc, d) in docs.iter().enumerate() {
+    let mut by_doc: BTreeMap<DocId, Vec<CiteRef>> = BTreeMap::new();
+    for (doc, d) in docs.enumerated() {
         for (index, _) in d.extracted.citations.enumerated() {
             let unpinned = d.pin_of(index).1 == PinSource::Target;
             if unpinned && d.citation(index).repo_path().is_some() && wanted(CiteRef { doc, index })
@@ -114,8 +114,8 @@ pub fn implied_when(
 pub fn cut_short(
     repo: &CodeRepo,
     implied: &HashMap<CiteRef, Implied>,
-) -> BTreeMap<usize, (Vec<crate::model::CiteId>, Oid)> {
-    let mut out: BTreeMap<usize, (Vec<crate::model::CiteId>, Oid)> = BTreeMap::new();
+) -> BTreeMap<DocId, (Vec<crate::model::CiteId>, Oid)> {
+    let mut out: BTreeMap<DocId, (Vec<crate::model::CiteId>, Oid)> = BTreeMap::new();
     if repo.cut.is_empty() {
         return out;
     }

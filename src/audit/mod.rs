@@ -25,8 +25,8 @@ use crate::check::{self, quotes, CiteFacts, Needs};
 use crate::discover;
 use crate::fix::Relocation;
 use crate::model::{
-    AnswerId, Applicability, AuditedDoc, CiteRef, Finding, Fix, PinMove, PinSource, Reason, Report,
-    Summary,
+    AnswerId, Applicability, AuditedDoc, CiteRef, DocId, DocList, Finding, Fix, PinMove, PinSource,
+    Reason, Report, Summary,
 };
 use crate::registry::{RuleId, Severity};
 use crate::resolve::ahead::read_ahead;
@@ -263,19 +263,16 @@ fn check_unverified(
     let mut implied = history::implied_when(settings.history, repo, target, &docs, &wanted);
     implied.extend(focus.kept.iter().map(|(c, i)| (*c, *i)));
     let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
-    let implied_pins: BTreeMap<CiteRef, String> = implied
-        .iter()
-        .map(|(c, i)| (*c, i.pin.to_string()))
-        .collect();
+    let implied_pins: BTreeMap<CiteRef, Oid> = implied.iter().map(|(c, i)| (*c, i.pin)).collect();
     let levels = settings.levels(&docs);
-    let enabled = |rule: RuleId, doc: usize| levels.on(rule, doc);
+    let enabled = |rule: RuleId, doc: DocId| levels.on(rule, doc);
     let rules = Rules {
         enabled: &enabled,
         max_span_lines: settings.max_span_lines,
     };
     let mut findings = Vec::new();
     // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
-    for (i, d) in docs.iter().enumerate().filter(|_| focus.only.is_none()) {
+    for (i, d) in docs.enumerated().filter(|_| focus.only.is_none()) {
         rules.on_doc(i, d, &mut findings);
     }
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
@@ -326,7 +323,7 @@ fn check_unverified(
 struct LiteralsOn<'a>(&'a Levels);
 
 impl Needs for LiteralsOn<'_> {
-    fn literals(&self, doc: usize) -> bool {
+    fn literals(&self, doc: DocId) -> bool {
         self.0.on(RuleId::UnsupportedLiteral, doc)
     }
 }
@@ -341,7 +338,7 @@ fn stale_stage(
     facts: &[CiteFacts],
     rules: &Rules<'_>,
     findings: &mut Vec<Finding>,
-) -> (Vec<(usize, Fix)>, Vec<PinMove>) {
+) -> (Vec<(DocId, Fix)>, Vec<PinMove>) {
     let mut by_path: BTreeMap<&str, Vec<StaleItem>> = BTreeMap::new();
     for f in facts.iter().filter(|f| f.commit != target) {
         let Some(held) = &f.held else { continue };
@@ -420,7 +417,7 @@ fn claims_stage(
         .iter()
         .filter_map(|f| Some((f.cite, f.support.as_ref()?)))
         .collect();
-    for (di, d) in docs.iter().enumerate() {
+    for (di, d) in docs.enumerated() {
         for (id, claim) in d.extracted.claims.enumerated() {
             if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
                 continue;
@@ -503,7 +500,7 @@ fn finish(
     target: Oid,
     docs: Vec<AuditedDoc>,
     mut findings: Vec<Finding>,
-    repins: Vec<(usize, Fix)>,
+    repins: Vec<(DocId, Fix)>,
     levels: &Graded,
 ) -> Report {
     findings.retain_mut(|f| levels.grade(f));

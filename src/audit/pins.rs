@@ -12,10 +12,12 @@ use git2::Oid;
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
 use crate::fix::{self, Relocation};
-use crate::model::{AnswerId, Applicability, AuditedDoc, CiteRef, Edit, PinMove, PinSource, Span};
+use crate::model::{
+    AnswerId, Applicability, AuditedDoc, CiteRef, DocId, DocList, Edit, PinMove, PinSource, Span,
+};
 
 /// Where a doc pin is: its doc and, for an answer's `revision`, the answer.
-type PinKey = (usize, Option<AnswerId>);
+type PinKey = (DocId, Option<AnswerId>);
 
 /// The pin moves of every doc pin under which some citation moved.
 pub fn moves(
@@ -26,7 +28,7 @@ pub fn moves(
 ) -> Vec<PinMove> {
     let facts_of: HashMap<CiteRef, &CiteFacts> = facts.iter().map(|f| (f.cite, f)).collect();
     let mut under: BTreeMap<PinKey, Vec<CiteRef>> = BTreeMap::new();
-    for (doc, d) in docs.iter().enumerate() {
+    for (doc, d) in docs.enumerated() {
         for (index, c) in d.extracted.citations.enumerated() {
             let answer_pin = c.answer.filter(|a| d.extracted.answers[*a].pin.is_some());
             let doc_pin = answer_pin.is_some() || d.extracted.doc_pin.is_some();

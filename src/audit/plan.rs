@@ -9,6 +9,7 @@ use git2::{Oid, Repository};
 use super::history::Implied;
 use crate::check::Group;
 use crate::model::{AuditedDoc, CiteId, CiteRef, Finding, PinSource};
+use crate::model::{DocId, DocList};
 use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
@@ -34,6 +35,7 @@ pub(super) fn drop_tentative(
     let mut moved: HashMap<CiteRef, CiteRef> = HashMap::new();
     let mut touched = std::collections::HashSet::new();
     for (doc, d) in docs.iter_mut().enumerate() {
+        let doc = DocId::new(doc);
         if !d.extracted.citations.iter().any(|c| c.tentative) {
             continue;
         }
@@ -109,7 +111,7 @@ pub(super) fn plan(
     let mut same: HashMap<(Oid, &str), bool> = HashMap::new();
     // Paths borrowed from the docs while grouping; owned, and sorted, once per group at the end.
     let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
-    for (di, d) in docs.iter().enumerate() {
+    for (di, d) in docs.enumerated() {
         for (ci, c) in d.extracted.citations.enumerated() {
             if !wanted(CiteRef { doc: di, index: ci }) {
                 continue;

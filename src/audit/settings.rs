@@ -7,7 +7,7 @@ use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
 use crate::extract::ExtractContext;
-use crate::model::{AuditedDoc, Surface};
+use crate::model::{AuditedDoc, DocId, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
 
@@ -116,12 +116,12 @@ impl Settings {
 pub struct Levels(Vec<Vec<Option<Severity>>>);
 
 impl Levels {
-    pub fn severity(&self, rule: RuleId, doc: usize) -> Option<Severity> {
+    pub fn severity(&self, rule: RuleId, doc: DocId) -> Option<Severity> {
         let at = RuleId::ALL.iter().position(|r| *r == rule)?;
-        self.0.get(doc).and_then(|rules| rules[at])
+        self.0.get(doc.index()).and_then(|rules| rules[at])
     }
 
-    pub fn on(&self, rule: RuleId, doc: usize) -> bool {
+    pub fn on(&self, rule: RuleId, doc: DocId) -> bool {
         self.severity(rule, doc).is_some()
     }
 }

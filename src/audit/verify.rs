@@ -31,7 +31,8 @@ use super::history::Implied;
 use super::load;
 use super::settings::Settings;
 use crate::model::{
-    AuditedDoc, CiteId, CiteRef, DocKind, Edit, Finding, Fix, PinSource, Report, Span, Summary,
+    AuditedDoc, CiteId, CiteRef, DocId, DocKind, Edit, Finding, Fix, PinSource, Report, Span,
+    Summary,
 };
 use crate::resolve::CodeRepo;
 
@@ -53,7 +54,7 @@ enum Holder {
 /// A fix (or a pin move) being re-checked.
 struct Slot {
     holder: Holder,
-    doc: usize,
+    doc: DocId,
     /// The fixes as they stand (one, or a pin move's citations).
     fixes: Vec<Fix>,
     /// A pin move's own edit.
@@ -93,7 +94,7 @@ pub struct Focus {
     /// `None`: every citation.
     pub only: Option<HashSet<CiteRef>>,
     /// Docs checked whole.
-    pub whole: HashSet<usize>,
+    pub whole: HashSet<DocId>,
     pub kept: HashMap<CiteRef, Implied>,
 }
 
@@ -109,7 +110,7 @@ impl Focus {
     /// Look at what `slots` wrote in the rewritten doc `again` (at index `doc` of the batch):
     /// the citations each fix wrote, keeping their implied pins (see [`found_at`]); a doc
     /// pin's move, the whole doc.
-    fn add(&mut self, doc: usize, again: &AuditedDoc, slots: &[Slot], outputs: &[Span]) {
+    fn add(&mut self, doc: DocId, again: &AuditedDoc, slots: &[Slot], outputs: &[Span]) {
         let mut at = 0;
         for slot in slots {
             let n = slot.edits().count();
@@ -156,12 +157,12 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         let (batch, later) = batch(pending);
         pending = later;
         // One rewritten text per doc of the batch, audited together.
-        let mut by_doc: BTreeMap<usize, Vec<Slot>> = BTreeMap::new();
+        let mut by_doc: BTreeMap<DocId, Vec<Slot>> = BTreeMap::new();
         for s in batch {
             by_doc.entry(s.doc).or_default().push(s);
         }
         // Rewritten and extracted again in parallel (extraction is most of a doc's cost).
-        let by_doc: Vec<(usize, Vec<Slot>)> = by_doc.into_iter().collect();
+        let by_doc: Vec<(DocId, Vec<Slot>)> = by_doc.into_iter().collect();
         let again: Vec<(AuditedDoc, Vec<Span>)> = by_doc
             .par_iter()
             .map(|(doc, slots)| {
@@ -183,12 +184,12 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
             ..Focus::default()
         };
         for ((doc, slots), (again, outputs)) in by_doc.into_iter().zip(again) {
-            focus.add(docs.len(), &again, &slots, &outputs);
+            focus.add(DocId::new(docs.len()), &again, &slots, &outputs);
             docs.push(again);
             rewritten.push((doc, slots, outputs));
         }
         let checked = recheck(docs, &quiet, &focus);
-        let mut failing: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
+        let mut failing: BTreeMap<DocId, Vec<&Finding>> = BTreeMap::new();
         for f in (checked.findings.iter()).filter(|f| f.rule.says_wrong(f.severity)) {
             failing.entry(f.doc).or_default().push(f);
         }
@@ -196,7 +197,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
             let check = Rechecked {
                 before: &report.docs[doc].doc.text,
                 after: &checked.docs[k],
-                failing: failing.get(&k).map_or(&[][..], Vec::as_slice),
+                failing: failing.get(&DocId::new(k)).map_or(&[][..], Vec::as_slice),
             };
             let mut at = 0;
             for mut slot in slots {
@@ -232,7 +233,7 @@ fn hold(report: &mut Report) {
     if plan.blocked.is_empty() {
         return;
     }
-    let mut by_edit: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    let mut by_edit: HashMap<(DocId, usize), Vec<usize>> = HashMap::new();
     for (i, f) in report.findings.iter().enumerate() {
         if let Some(fix) = &f.fix {
             by_edit
@@ -307,13 +308,13 @@ fn found_at(report: &Report, f: &Finding) -> Option<Oid> {
         doc: f.doc,
         index: f.cite?,
     };
-    Oid::from_str(report.implied.get(&cite)?).ok()
+    report.implied.get(&cite).copied()
 }
 
 /// The slots whose edits overlap no other's in their doc (an edit equal to one taken is
 /// shared), and the rest, for a later batch.
 fn batch(pending: Vec<Slot>) -> (Vec<Slot>, Vec<Slot>) {
-    let mut taken: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let mut taken: BTreeMap<DocId, Vec<Edit>> = BTreeMap::new();
     let (mut now, mut later) = (Vec::new(), Vec::new());
     for s in pending {
         let edits = taken.entry(s.doc).or_default();

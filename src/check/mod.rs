@@ -16,8 +16,8 @@ use git2::Oid;
 
 use crate::extract::literal;
 use crate::model::{
-    AuditedDoc, Citation, CiteRef, CitedPath, IncludePart, LineIndex, LineRange, LiteralKind,
-    PathStyle, PinSource,
+    AuditedDoc, Citation, CiteRef, CitedPath, DocId, IncludePart, LineIndex, LineRange,
+    LiteralKind, PathStyle, PinSource,
 };
 use crate::normalize::{self, normalize, NormalizedSource};
 use crate::paths::resolve_path;
@@ -36,7 +36,7 @@ pub type Group = ((Oid, String), Vec<(CiteRef, PinSource)>);
 /// What the enabled rules want gathered beyond the basics, per doc.
 pub trait Needs: Sync {
     /// Whether literal support (tree-sitter included) is wanted for citations of this doc.
-    fn literals(&self, doc: usize) -> bool;
+    fn literals(&self, doc: DocId) -> bool;
 }
 
 /// Gather the facts of every group: blobs are read on one thread while the groups read before

@@ -4,13 +4,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::model::{Applicability, CiteId, CiteRef, Edit, Finding, Fix, PinMove, Report, Span};
+use crate::model::{
+    Applicability, CiteId, CiteRef, DocId, Edit, Finding, Fix, PinMove, Report, Span,
+};
 
 /// The edits `citegate fix` makes to one doc.
 #[derive(Debug)]
 pub struct DocFix {
     /// Index into [`Report::docs`].
-    pub doc: usize,
+    pub doc: DocId,
     pub after: String,
     /// How many citations change.
     pub applied: usize,
@@ -23,7 +25,7 @@ pub struct DocFix {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub docs: Vec<DocFix>,
-    pub blocked: Vec<(usize, Blocked)>,
+    pub blocked: Vec<(DocId, Blocked)>,
 }
 
 /// An edit held back, and the fix it belongs to (`None`: a doc pin's own edit, or a rewritten
@@ -77,19 +79,19 @@ pub fn plan(report: &Report, opt_in: bool) -> Plan {
 }
 
 /// [`plan`] with `first`: edits by doc that win over the report's fixes they overlap.
-pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<First>>) -> Plan {
+pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<DocId, Vec<First>>) -> Plan {
     let wanted = |fix: &Fix| match fix.applicability {
         Applicability::Safe => true,
         Applicability::OptIn => opt_in,
     };
-    let mut by_doc: BTreeMap<usize, Vec<Item<'_>>> = BTreeMap::new();
+    let mut by_doc: BTreeMap<DocId, Vec<Item<'_>>> = BTreeMap::new();
     for (doc, edits) in first {
         by_doc
             .entry(*doc)
             .or_default()
             .extend(edits.iter().map(First::item));
     }
-    let mut pins: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut pins: BTreeMap<DocId, usize> = BTreeMap::new();
     let attached = report
         .findings
         .iter()
@@ -168,7 +170,7 @@ pub fn plan_with(report: &Report, opt_in: bool, first: &BTreeMap<usize, Vec<Firs
 /// from the next audit. Another citation's fix is no cover, even over the same span
 /// (`[a.rs:1, 2]()` is two citations). Dropping an edit can leave its own citation failing, so
 /// this runs to a fixpoint. Returns the dropped edits.
-fn hold_failing_lines<'r>(report: &Report, doc: usize, items: &mut Vec<Item<'r>>) -> Vec<Item<'r>> {
+fn hold_failing_lines<'r>(report: &Report, doc: DocId, items: &mut Vec<Item<'r>>) -> Vec<Item<'r>> {
     let d = &report.docs[doc];
     let lines = |start: usize, end: usize| {
         d.doc.lines.line(start)..=d.doc.lines.line(end.saturating_sub(1).max(start))

@@ -154,7 +154,7 @@ impl<'r> Gate<'r> {
         }
         let report = check_docs(self.repo, self.target, docs, &self.settings);
         for f in report.findings.iter().filter(|f| fails(f.rule, f.severity)) {
-            verdicts[owner[f.doc]].push(violation(f));
+            verdicts[owner[f.doc.index()]].push(violation(f));
         }
         verdicts
     }

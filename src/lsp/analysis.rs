@@ -12,8 +12,9 @@ use super::project::Checked;
 use super::revision;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
+use crate::model::report::short_id;
 use crate::model::{
-    AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, LineRange, PinSource, Report,
+    AuditedDoc, Citation, CiteId, CiteRef, DocId, Finding, Fix, LineRange, PinSource, Report,
 };
 use crate::registry::Severity;
 use crate::report::markdown::{cell, code};
@@ -166,11 +167,11 @@ impl Analysis {
     fn revision_of(&self, index: CiteId) -> (Option<git2::Oid>, &'static str) {
         let report = self.report();
         let s = &self.checked.snapshot;
-        if let Some(sha) = report.implied.get(&CiteRef { doc: 0, index }) {
-            return (
-                sha.parse().ok(),
-                "implied pin: the commit that wrote this line",
-            );
+        if let Some(sha) = report.implied.get(&CiteRef {
+            doc: DocId::new(0),
+            index,
+        }) {
+            return (Some(*sha), "implied pin: the commit that wrote this line");
         }
         let resolve = |p: &str| s.repo.open().ok().and_then(|g| s.repo.resolve(&g, p).ok());
         match self.doc().pin_of(index) {
@@ -189,7 +190,7 @@ impl Analysis {
         // The label is a doc's text (a link's path may be Markdown): a code span, inert.
         let label = code(&c.label());
         let mut out = match rev {
-            Some(rev) => format!("**{label}** at `{}` ({why})\n\n", short(rev)),
+            Some(rev) => format!("**{label}** at `{}` ({why})\n\n", short_id(rev)),
             None => format!("**{label}**: its pin names no commit here\n\n"),
         };
         if let Some(rev) = rev {
@@ -257,7 +258,10 @@ impl Analysis {
             return None;
         }
         let s = &self.checked.snapshot;
-        let cite = Cite { doc: 0, index };
+        let cite = Cite {
+            doc: DocId::new(0),
+            index,
+        };
         let report = self.report();
         let written = || {
             let rev = place::disputed_at(report, cite).or(self.revision_of(index).0)?;
@@ -328,10 +332,6 @@ fn open(repo: &crate::resolve::CodeRepo, place: &Place) -> Option<Location> {
         path_uri(&file)?,
         Range::new(Position::new(start, 0), Position::new(end, u32::MAX >> 1)),
     ))
-}
-
-fn short(rev: git2::Oid) -> String {
-    rev.to_string()[..8].to_string()
 }
 
 /// `src/a.rs:3-5`: what a fix makes the citation cite.

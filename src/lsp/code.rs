@@ -9,7 +9,7 @@ use super::place::{self, Cite};
 use super::project::Index;
 use super::text::{path_uri, Encoding, Positions};
 use crate::fix::{self, Relocation};
-use crate::model::{Applicability, LineRange, PinSource};
+use crate::model::{Applicability, DocList, LineRange, PinSource};
 
 /// One lens above each span of `path` (repository-relative) whose content docs cite: "cited by
 /// N docs", the whole file's at its first line. A lens stands where the audit found the cited
@@ -19,7 +19,7 @@ pub(super) fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
     let report = index.audit();
     let target = index.snapshot.target;
     let mut by_span: BTreeMap<Option<LineRange>, BTreeSet<&str>> = BTreeMap::new();
-    for (doc, d) in report.docs.iter().enumerate() {
+    for (doc, d) in report.docs.enumerated() {
         for (i, _) in d.extracted.citations.enumerated() {
             let cite = Cite { doc, index: i };
             let Some(now) = place::at_target(report, cite, target) else {

@@ -21,6 +21,7 @@ use super::code;
 use super::state::{failure, State};
 use super::text::{path_uri, uri_path, Positions};
 use crate::audit::{self, AuditOptions};
+use crate::model::DocList;
 
 pub(super) fn respond(state: &State, request: Request) -> Response {
     let id = request.id.clone();
@@ -140,7 +141,7 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
                 continue;
             }
         };
-        for (i, d) in report.docs.iter().enumerate() {
+        for (i, d) in report.docs.enumerated() {
             let Some(uri) = path_uri(&absolute(&d.doc.fs_path)) else {
                 continue;
             };

@@ -6,7 +6,7 @@
 
 use git2::Oid;
 
-use crate::model::{CiteId, Finding, Fix, LineRange, Report};
+use crate::model::{CiteId, DocId, Finding, Fix, LineRange, Report};
 use crate::registry::{Family, RuleId};
 
 /// A file's lines at a revision (`lines: None`: the whole file).
@@ -20,7 +20,7 @@ pub(super) struct Place {
 /// A citation of a report: its doc's index and its own.
 #[derive(Clone, Copy)]
 pub(super) struct Cite {
-    pub doc: usize,
+    pub doc: DocId,
     pub index: CiteId,
 }
 
@@ -44,9 +44,7 @@ fn displaces(f: &Finding) -> bool {
 fn fixed(f: &Finding, fix: &Fix, target: Oid) -> Place {
     let rev = match f.rule.info().family {
         Family::Stale => target,
-        _ => (f.revision.as_deref())
-            .and_then(|r| r.parse().ok())
-            .unwrap_or(target),
+        _ => f.revision.unwrap_or(target),
     };
     place_of(fix, rev)
 }
@@ -110,5 +108,5 @@ pub(super) fn at_target(report: &Report, cite: Cite, target: Oid) -> Option<Plac
 pub(super) fn disputed_at(report: &Report, cite: Cite) -> Option<Oid> {
     cite.findings(report)
         .filter(|f| displaces(f))
-        .find_map(|f| f.revision.as_deref()?.parse().ok())
+        .find_map(|f| f.revision)
 }

@@ -1,9 +1,11 @@
 //! What extraction found in one doc: citations, claims, answers, source lists and the problems that
 //! kept parts of the doc from being read. Facts only: no rule decides anything here.
 
+use std::ops::{Index, IndexMut};
+
 use super::citation::{Citation, LineRange, PinSource};
 use super::doc::Doc;
-use super::ids::{AnswerId, CiteId, ClaimId, IndexVec};
+use super::ids::{AnswerId, CiteId, ClaimId, DocId, IndexVec};
 use super::span::Span;
 use crate::registry::RuleId;
 
@@ -278,6 +280,38 @@ pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
 /// A citation, by the doc it is in and its index there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CiteRef {
-    pub doc: usize,
+    pub doc: DocId,
     pub index: CiteId,
+}
+
+/// A run's docs are indexed by [`DocId`] (orphan rules allow these: the index type is ours).
+impl Index<DocId> for [AuditedDoc] {
+    type Output = AuditedDoc;
+    fn index(&self, id: DocId) -> &AuditedDoc {
+        &self[id.index()]
+    }
+}
+
+impl Index<DocId> for Vec<AuditedDoc> {
+    type Output = AuditedDoc;
+    fn index(&self, id: DocId) -> &AuditedDoc {
+        &self[id.index()]
+    }
+}
+
+impl IndexMut<DocId> for Vec<AuditedDoc> {
+    fn index_mut(&mut self, id: DocId) -> &mut AuditedDoc {
+        &mut self[id.index()]
+    }
+}
+
+/// A run's docs with their IDs: `docs.enumerated()` for `docs.iter().enumerate()`.
+pub trait DocList {
+    fn enumerated(&self) -> impl Iterator<Item = (DocId, &AuditedDoc)>;
+}
+
+impl DocList for [AuditedDoc] {
+    fn enumerated(&self) -> impl Iterator<Item = (DocId, &AuditedDoc)> {
+        self.iter().enumerate().map(|(i, d)| (DocId::new(i), d))
+    }
 }

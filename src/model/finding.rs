@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::citation::LineRange;
 use super::doc::Doc;
-use super::ids::{AnswerId, CiteId, ClaimId};
+use super::ids::{AnswerId, CiteId, ClaimId, DocId};
 use super::span::Span;
 use crate::registry::{RuleId, Severity};
 
@@ -108,14 +108,13 @@ impl From<FixWire> for Fix {
 pub struct Finding {
     pub rule: RuleId,
     pub severity: Severity,
-    /// Index of the doc in [`super::Report::docs`].
-    pub doc: usize,
+    pub doc: DocId,
     pub span: Span,
     /// The cited path (repo-relative) and lines, when the finding is about a citation.
     pub path: Option<String>,
     pub lines: Option<LineRange>,
-    /// Full SHA the citation was resolved at.
-    pub revision: Option<String>,
+    /// The commit the citation was resolved at (written as its full SHA).
+    pub revision: Option<git2::Oid>,
     pub message: String,
     pub help: Option<String>,
     /// The lines actually at the revision, shown under the diagnostic.
@@ -196,7 +195,7 @@ pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> St
 }
 
 impl Finding {
-    pub fn new(rule: RuleId, doc: usize, span: Span, message: impl Into<String>) -> Self {
+    pub fn new(rule: RuleId, doc: DocId, span: Span, message: impl Into<String>) -> Self {
         Finding {
             rule,
             severity: rule.info().severity,

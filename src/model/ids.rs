@@ -47,6 +47,11 @@ macro_rules! newtype_index {
 }
 
 newtype_index!(
+    /// A doc of a run: its index in [`super::Report::docs`] (and in the audit's list of docs
+    /// before the report is made). A doc list indexes by it: `docs[f.doc]`.
+    DocId
+);
+newtype_index!(
     /// A citation of a doc: its index in [`super::Extracted::citations`].
     CiteId
 );

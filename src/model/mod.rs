@@ -18,11 +18,12 @@ pub use citation::{
 };
 pub use doc::{Doc, DocKind};
 pub use extracted::{
-    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocProblem, Extracted, Marker, ObjectAt,
-    Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
+    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList, DocProblem, Extracted, Marker,
+    ObjectAt, Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation,
+    MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
-pub use ids::{AnswerId, CiteId, ClaimId, IndexVec};
+pub use ids::{AnswerId, CiteId, ClaimId, DocId, IndexVec};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};
 pub use surface::Surface;

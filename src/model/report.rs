@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::extracted::{AuditedDoc, CiteRef};
 use super::finding::{Edit, Finding, Fix};
+use super::ids::DocId;
 use crate::registry::{RuleId, Severity};
 
 /// Why `--since` selected a doc.
@@ -108,8 +109,7 @@ fn check_shards(reports: &[(String, Report)]) -> Result<(), MergeError> {
 /// together with every citation under it: all of it in one write, or nothing.
 #[derive(Debug, Clone)]
 pub struct PinMove {
-    /// Index of the doc in [`Report::docs`].
-    pub doc: usize,
+    pub doc: DocId,
     /// The answer whose `revision` moves; `None`: the doc's front matter.
     pub answer: Option<super::ids::AnswerId>,
     /// The target, as the pin will be written.
@@ -141,12 +141,12 @@ pub struct Report {
     pub docs: Vec<AuditedDoc>,
     pub findings: Vec<Finding>,
     /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
-    pub repins: Vec<(usize, Fix)>,
+    pub repins: Vec<(DocId, Fix)>,
     /// Doc pins to move with their citations, by doc (and answer).
     pub pin_moves: Vec<PinMove>,
     /// The implied pin (full SHA) each citation was checked at, when it had one (the language
     /// server's hover says where a citation was read). Not kept in a report read back from JSON.
-    pub implied: BTreeMap<CiteRef, String>,
+    pub implied: BTreeMap<CiteRef, git2::Oid>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
     /// The repository's web address (`https://github.com/o/r`), for links in reports.
@@ -165,6 +165,11 @@ pub struct Report {
 /// read from a report or a manifest.
 pub fn short(revision: &str) -> &str {
     revision.get(..8).unwrap_or(revision)
+}
+
+/// The first 8 hex digits of a commit ID, as every message and report writes it.
+pub fn short_id(oid: git2::Oid) -> String {
+    short(&oid.to_string()).to_string()
 }
 
 impl Report {
@@ -210,11 +215,12 @@ impl Report {
             .iter()
             .map(|&old| docs[old].take().expect("each doc once"))
             .collect();
+        let renumber = |d: DocId| DocId::new(new_index[d.index()]);
         for f in &mut self.findings {
-            f.doc = new_index[f.doc];
+            f.doc = renumber(f.doc);
         }
         for (doc, _) in &mut self.repins {
-            *doc = new_index[*doc];
+            *doc = renumber(*doc);
         }
         if let Some(selection) = self.selection.take() {
             let mut sorted = vec![Vec::new(); selection.len()];
@@ -242,13 +248,14 @@ impl Report {
             out.summary.skipped += r.summary.skipped;
             out.summary.citations += r.summary.citations;
             let offset = out.docs.len();
+            let shift = |d: DocId| DocId::new(d.index() + offset);
             out.docs.extend(r.docs);
             out.findings.extend(r.findings.into_iter().map(|mut f| {
-                f.doc += offset;
+                f.doc = shift(f.doc);
                 f
             }));
             out.repins
-                .extend(r.repins.into_iter().map(|(doc, fix)| (doc + offset, fix)));
+                .extend(r.repins.into_iter().map(|(doc, fix)| (shift(doc), fix)));
             out.selection = match (out.selection, r.selection) {
                 (Some(mut a), Some(b)) => {
                     a.extend(b);

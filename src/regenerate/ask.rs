@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use super::offline::{Ctx, Pending, Work};
-use super::outcome::{Kind, Outcome, Reason};
+use super::outcome::{Decision, Outcome, Place, Reason};
 use super::prompt::{self, ContextChunk, Contract};
 use super::trace::{self, Attempt, Record};
 use crate::contract::{self, RefusalReason};
@@ -216,11 +216,14 @@ pub fn stage(
         if let Some(reply) = &a.answer {
             merge(ctx, &w.pending, reply, (&mut w.value, &mut w.outcomes));
         } else {
-            for o in w.outcomes.iter_mut().filter(|o| o.outcome == Kind::Refused) {
-                o.reason = Some(Reason::NoSpanInRetrieval);
-                o.violations = last_violations(&a.record);
+            for o in w.outcomes.iter_mut() {
+                let Decision::Refused(r) = &mut o.decision else {
+                    continue;
+                };
+                r.reason = Reason::NoSpanInRetrieval;
+                r.violations = last_violations(&a.record);
                 if let Some(e) = &a.record.error {
-                    o.why = Some(format!("the model gave no answer: {e}"));
+                    r.why = format!("the model gave no answer: {e}");
                 }
             }
             retitle(&mut w.value);
@@ -305,10 +308,15 @@ fn merge(ctx: &Ctx, p: &Pending, reply: &Value, result: (&mut Value, &mut Vec<Ou
     {
         return;
     }
-    let mut o = Outcome::new(&p.name, Kind::Regrounded);
-    o.answer = Some(p.answer.index());
-    o.model = true;
-    o.citations = cited.iter().map(crate::contract::cited).collect();
+    let model = Some(cited.iter().map(crate::contract::cited).collect());
+    let at = Place::answer(&p.name, p.answer.index());
+    let mut o = Outcome::new(
+        at,
+        Decision::Regrounded {
+            moved: Vec::new(),
+            model,
+        },
+    );
     match contract {
         // The model's answer replaces the refused one: it accounts for the same findings.
         prompt::Contract::Citations => {

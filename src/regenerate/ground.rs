@@ -52,7 +52,7 @@ fn span_text(repo: &CodeRepo, git: &Repository, findings: &[&Finding]) -> Option
     let f = findings
         .iter()
         .find(|f| f.revision.is_some() && f.lines.is_some())?;
-    let rev = git2::Oid::from_str(f.revision.as_deref()?).ok()?;
+    let rev = f.revision?;
     let lines = f.lines?;
     let FileAt::Text(text) = repo.file_at(git, rev, f.path.as_deref()?).ok()? else {
         return None;

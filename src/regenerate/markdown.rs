@@ -8,20 +8,20 @@ use std::collections::{BTreeMap, HashMap};
 use git2::Oid;
 
 use super::ground::{self, Located};
-use super::outcome::{Kind, Moved, Outcome, Reason, Rewritten};
+use super::outcome::{Decision, Moved, Outcome, Place, Reason, Refusal, Rewritten};
 use super::paragraph::{self, Rewrite};
 use crate::fix::{self, Relocation};
 use crate::gate::{self, Gate};
 use crate::model::{
-    Applicability, Citation, CiteId, DocKind, Edit, Finding, Fix, LineRange, PinSource, Report,
-    Span,
+    Applicability, Citation, CiteId, DocId, DocKind, Edit, Finding, Fix, LineRange, PinSource,
+    Report, Span,
 };
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// A failing Markdown citation that no safe fix moves, with what it cited.
 pub(super) struct Failing<'r> {
-    pub doc: usize,
+    pub doc: DocId,
     pub index: CiteId,
     pub citation: &'r Citation,
     pub findings: Vec<&'r Finding>,
@@ -71,8 +71,8 @@ pub(super) fn relocations(
     failing: &[Failing],
     located: &Located,
     target: Oid,
-) -> BTreeMap<usize, Vec<Fix>> {
-    let mut out: BTreeMap<usize, Vec<(Span, Fix)>> = BTreeMap::new();
+) -> BTreeMap<DocId, Vec<Fix>> {
+    let mut out: BTreeMap<DocId, Vec<(Span, Fix)>> = BTreeMap::new();
     for x in failing {
         let Ok((path, lines)) = ground::relocate(&x.findings, None, &x.contents, located) else {
             continue;
@@ -101,7 +101,7 @@ pub(super) fn relocations(
 /// The moves of one doc whose citation, moved, passes the gate: the doc with every move applied
 /// is checked in memory at the target, and a move is kept when no failing finding lies in its
 /// citation's new span.
-fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
+fn gated(gate: &Gate, report: &Report, doc: DocId, mut moves: Vec<(Span, Fix)>) -> Vec<Fix> {
     moves.sort_by_key(|(_, f)| f.edit.byte_start);
     let d = &report.docs[doc].doc;
     let edits: Vec<&Edit> = moves.iter().map(|(_, f)| &f.edit).collect();
@@ -138,11 +138,11 @@ fn gated(gate: &Gate, report: &Report, doc: usize, mut moves: Vec<(Span, Fix)>) 
 /// over the edits inside them) and an outcome per failing citation.
 pub(super) fn docs(
     report: &Report,
-    relocated: &BTreeMap<usize, Vec<Fix>>,
+    relocated: &BTreeMap<DocId, Vec<Fix>>,
     rewrites: &[Rewrite],
 ) -> (Vec<Rewritten>, Vec<Outcome>) {
-    let is_md = |d: usize| report.docs[d].doc.kind == DocKind::Markdown;
-    let mut rewritten: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let is_md = |d: DocId| report.docs[d].doc.kind == DocKind::Markdown;
+    let mut rewritten: BTreeMap<DocId, Vec<Edit>> = BTreeMap::new();
     for r in rewrites {
         if let Some(text) = &r.text {
             let edit = Edit::new(r.span, text.clone());
@@ -151,7 +151,7 @@ pub(super) fn docs(
     }
     // Relocations are fixes of their own citations: on a line they share with a citation that
     // stays failing, they are held back like the audit's own.
-    let mut first: BTreeMap<usize, Vec<fix::First>> = BTreeMap::new();
+    let mut first: BTreeMap<DocId, Vec<fix::First>> = BTreeMap::new();
     for (doc, edits) in &rewritten {
         let edits = edits.iter().cloned().map(fix::First::Edit);
         first.entry(*doc).or_default().extend(edits);
@@ -215,18 +215,19 @@ pub(super) fn docs(
             fix: fix.filter(|_| !held),
         };
         let mut o = outcome(report, f, by);
-        if held && o.outcome == Kind::Refused {
-            o.reason = Some(Reason::Blocked);
-            o.why = Some(
-                "a citation on the same line stays failing: editing the line would hide it".into(),
-            );
-        } else if under_doc_pin && o.reason == Some(Reason::NotRegrounded) {
-            o.reason = Some(Reason::DocPin);
-            o.why = Some(format!(
-                "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
-                 citation: it moves only with the pin and all its citations (`citegate fix`)",
-                f.rule, f.message
-            ));
+        if let Decision::Refused(r) = &mut o.decision {
+            if held {
+                r.reason = Reason::Blocked;
+                r.why = "a citation on the same line stays failing: editing the line would hide it"
+                    .into();
+            } else if under_doc_pin && r.reason == Reason::NotRegrounded {
+                r.reason = Reason::DocPin;
+                r.why = format!(
+                    "{}: {}; the doc's pin (`citegate: {{rev}}` in its front matter) holds this \
+                     citation: it moves only with the pin and all its citations (`citegate fix`)",
+                    f.rule, f.message
+                );
+            }
         }
         outcomes.push(o);
     }
@@ -246,43 +247,42 @@ fn outcome(report: &Report, f: &Finding, by: Moves) -> Outcome {
         (Some(p), None) => p.clone(),
         _ => f.at.snippet.clone(),
     };
-    let mut o = Outcome::new(name, Kind::Refused);
-    o.line = Some(f.at.line);
-    o.findings.push(f.at.fingerprint.clone());
-    match (by.rewrite, by.fix) {
-        (Some(r), _) if r.text.is_some() => {
-            o.outcome = Kind::Regrounded;
-            o.model = true;
-            o.citations = r.citations.clone();
-        }
-        (_, Some(x)) => {
-            o.outcome = Kind::Regrounded;
-            o.moved.push(Moved {
+    // Offline, prose is never rewritten; a paragraph the model failed to rewrite stays too.
+    let decision = match (by.rewrite, by.fix) {
+        (Some(r), _) if r.text.is_some() => Decision::Regrounded {
+            moved: Vec::new(),
+            model: Some(r.citations.clone()),
+        },
+        (_, Some(x)) => Decision::Regrounded {
+            moved: vec![Moved {
                 from: cited,
                 to: match x.start_line {
                     // A whole-file citation moves to a whole file: never `path:0`.
                     0 => x.path.clone(),
                     _ => format!("{}:{}", x.path, LineRange::new(x.start_line, x.end_line)),
                 },
-            });
-        }
+            }],
+            model: None,
+        },
         (Some(r), None) => {
-            o.reason = Some(Reason::NoSpanInRetrieval);
-            o.why = Some(match &r.error {
+            let why = match &r.error {
                 Some(e) => format!("the model gave no answer: {e}"),
                 None => format!(
                     "{}: {}; the model's rewrite failed the gate",
                     f.rule, f.message
                 ),
-            });
-            o.violations = r.violations.clone();
+            };
+            Decision::Refused(Refusal {
+                violations: r.violations.clone(),
+                ..Refusal::new(Reason::NoSpanInRetrieval, why).left()
+            })
         }
         (None, None) => {
-            o.reason = Some(Reason::NotRegrounded);
-            o.why = Some(format!("{}: {}", f.rule, f.message));
+            let why = format!("{}: {}", f.rule, f.message);
+            Decision::Refused(Refusal::new(Reason::NotRegrounded, why).left())
         }
-    }
-    // Offline, prose is never rewritten; a paragraph the model failed to rewrite stays too.
-    o.left_as_written = o.outcome == Kind::Refused;
+    };
+    let mut o = Outcome::new(Place::line(name, f.at.line), decision);
+    o.findings.push(f.at.fingerprint.clone());
     o
 }

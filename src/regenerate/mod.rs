@@ -27,12 +27,14 @@ use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::gate;
 use crate::llm;
-use crate::model::{AnswerId, DocKind, Finding, Report};
+use crate::model::{AnswerId, DocId, DocKind, DocList, Finding, Report};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
 
-pub use outcome::{Counts, Kind, Outcome, Reason, Regenerated, Rewritten};
+pub use outcome::{
+    Counts, Decision, Kind, Outcome, Place, Reason, Refusal, Regenerated, Rewritten,
+};
 
 /// How many chunks are retrieved per answer (and listed as searched in a refusal).
 pub const DEFAULT_TOP_K: usize = 8;
@@ -279,10 +281,8 @@ fn assemble(
     changed.append(&mut md_docs);
     changed.sort_by(|a, b| a.name.cmp(&b.name));
     account(report, &mut outcomes);
-    outcomes.sort_by(|a, b| {
-        (&a.doc, a.answer, a.claim, a.line, a.model)
-            .cmp(&(&b.doc, b.answer, b.claim, b.line, b.model))
-    });
+    // By place; at one place, the model's answer after what it replaced.
+    outcomes.sort_by(|a, b| (&a.at, a.by_model()).cmp(&(&b.at, b.by_model())));
     let mut counts = Counts::of(&outcomes);
     counts.model_calls = spent.calls;
     counts.prompt_tokens = spent.prompt_tokens;
@@ -314,7 +314,7 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
         }
         let doc = &report.docs[f.doc].doc;
         let answer = f.answer.map(AnswerId::index);
-        let place = |o: &Outcome| o.doc == doc.name && answer.is_some() && o.answer == answer;
+        let place = |o: &Outcome| o.at.doc == doc.name && answer.is_some() && o.at.answer == answer;
         // A link into another repository fails an answer (the gate cannot check it), never a
         // wiki.
         let markdown = doc.kind == DocKind::Markdown;
@@ -325,29 +325,26 @@ fn account(report: &Report, outcomes: &mut Vec<Outcome>) {
         if !fails {
             if let Some(o) = outcomes.iter_mut().find(|o| place(o)) {
                 o.findings.push(f.at.fingerprint.clone());
-                if o.outcome == Kind::Kept && o.reason.is_none() {
-                    o.reason = Some(Reason::Hygiene);
-                    o.why = Some(hygiene);
+                if let Decision::Kept { hygiene: h @ None } = &mut o.decision {
+                    *h = Some(hygiene);
                 }
                 continue;
             }
         }
-        let mut o = Outcome::new(&doc.name, Kind::Kept);
-        o.answer = answer;
-        o.line = answer.is_none().then_some(f.at.line);
+        let at = Place {
+            doc: doc.name.clone(),
+            answer,
+            line: answer.is_none().then_some(f.at.line),
+            ..Place::default()
+        };
+        let decision = match fails {
+            true => Decision::Refused(Refusal::new(Reason::NotRegrounded, why).left()),
+            false => Decision::Kept {
+                hygiene: Some(hygiene),
+            },
+        };
+        let mut o = Outcome::new(at, decision);
         o.findings.push(f.at.fingerprint.clone());
-        match fails {
-            true => {
-                o.outcome = Kind::Refused;
-                o.reason = Some(Reason::NotRegrounded);
-                o.why = Some(why);
-                o.left_as_written = true;
-            }
-            false => {
-                o.reason = Some(Reason::Hygiene);
-                o.why = Some(hygiene);
-            }
-        }
         outcomes.push(o);
     }
     for o in outcomes.iter_mut() {
@@ -416,16 +413,14 @@ fn retrieve(
 /// The JSON answers with no finding that fails the gate: kept as they are.
 fn kept(report: &Report) -> Vec<Outcome> {
     let mut out = Vec::new();
-    let failing: HashSet<(usize, AnswerId)> = (report.findings.iter())
+    let failing: HashSet<(DocId, AnswerId)> = (report.findings.iter())
         .filter(|f| gate::fails(f.rule, f.severity))
         .filter_map(|f| Some((f.doc, f.answer?)))
         .collect();
-    for (d, doc) in report.docs.iter().enumerate() {
+    for (d, doc) in report.docs.enumerated() {
         for (i, _) in doc.extracted.answers.enumerated() {
             if !failing.contains(&(d, i)) {
-                let mut o = Outcome::new(&doc.doc.name, Kind::Kept);
-                o.answer = Some(i.index());
-                out.push(o);
+                out.push(Outcome::kept(Place::answer(&doc.doc.name, i.index())));
             }
         }
     }
@@ -436,7 +431,7 @@ fn kept(report: &Report) -> Vec<Outcome> {
 fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
     let mut out = Vec::new();
     let mut unwritable = Vec::new();
-    for (d, doc) in report.docs.iter().enumerate() {
+    for (d, doc) in report.docs.enumerated() {
         if doc.doc.kind == DocKind::Markdown {
             continue;
         }
@@ -450,12 +445,11 @@ fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
         // answer that was read (`"refuse": {}`) is that answer's: it is refused with it, once.
         let unreadable = |f: &&&Finding| f.rule == RuleId::MalformedDoc && f.answer.is_none();
         for f in failing.iter().filter(unreadable) {
-            let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
-            o.line = Some(f.at.line);
-            o.left_as_written = true;
+            let at = Place::line(&doc.doc.name, f.at.line);
+            let why = format!("cannot be read as an answer: {}", f.message);
+            let refusal = Refusal::new(Reason::NotRegrounded, why).left();
+            let mut o = Outcome::new(at, Decision::Refused(refusal));
             o.findings.push(f.at.fingerprint.clone());
-            o.reason = Some(Reason::NotRegrounded);
-            o.why = Some(format!("cannot be read as an answer: {}", f.message));
             unwritable.push(o);
         }
         for (i, a) in doc.extracted.answers.enumerated() {
@@ -473,12 +467,11 @@ fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
                 Err(e) => {
                     // Read by the audit, but not as a JSON value (a number past f64): listed,
                     // left as written.
-                    let mut o = Outcome::new(&doc.doc.name, Kind::Refused);
-                    o.answer = Some(i.index());
-                    o.left_as_written = true;
+                    let why = format!("the answer cannot be rewritten: {e}");
+                    let refusal = Refusal::new(Reason::NotRegrounded, why).left();
+                    let at = Place::answer(&doc.doc.name, i.index());
+                    let mut o = Outcome::new(at, Decision::Refused(refusal));
                     o.findings = findings.iter().map(|f| f.at.fingerprint.clone()).collect();
-                    o.reason = Some(Reason::NotRegrounded);
-                    o.why = Some(format!("the answer cannot be rewritten: {e}"));
                     unwritable.push(o);
                     continue;
                 }
@@ -577,7 +570,7 @@ impl Enclosing {
 
     /// A finding's revision, path and first line.
     fn key(f: &Finding) -> Option<(Oid, String, usize)> {
-        let rev = Oid::from_str(f.revision.as_deref()?).ok()?;
+        let rev = f.revision?;
         let line = usize::try_from(f.lines?.start).ok()?;
         Some((rev, f.path.clone()?, line))
     }

@@ -8,10 +8,11 @@ use git2::Oid;
 use serde_json::Value;
 
 use super::ground::{self, Located};
-use super::outcome::{Kind, Moved, Outcome, Reason};
+use super::outcome::{Decision, Kind, Moved, Outcome, Place, Reason, Refusal};
 use crate::contract::{self, KeptAs, RefusalReason};
 use crate::gate::{self, Retrieval, Violation};
-use crate::model::{AnswerId, AnswerUnit, CiteId, Finding, Fix, Retrieved, Span};
+use crate::model::report::short_id;
+use crate::model::{AnswerId, AnswerUnit, CiteId, DocId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
@@ -27,7 +28,7 @@ pub struct Ctx<'a> {
 /// One answer to re-ground: where it is, its JSON, its units (as the audit extracted them) and
 /// its failing findings.
 pub struct Pending<'r> {
-    pub doc: usize,
+    pub doc: DocId,
     pub name: String,
     pub answer: AnswerId,
     /// Where the answer is written in its doc (the rewritten answer replaces it).
@@ -114,9 +115,12 @@ impl Pending<'_> {
     }
 
     /// An outcome of the answer, accounting for `findings`.
-    fn outcome<'f>(&self, kind: Kind, findings: impl Iterator<Item = &'f Finding>) -> Outcome {
-        let mut o = Outcome::new(&self.name, kind);
-        o.answer = Some(self.answer.index());
+    fn outcome<'f>(
+        &self,
+        decision: Decision,
+        findings: impl Iterator<Item = &'f Finding>,
+    ) -> Outcome {
+        let mut o = Outcome::new(Place::answer(&self.name, self.answer.index()), decision);
         o.findings = findings.map(|f| f.at.fingerprint.clone()).collect();
         o
     }
@@ -149,7 +153,7 @@ impl<'r> Work<'r> {
 
     /// Whether any of its outcomes is a refusal.
     pub fn refused(&self) -> bool {
-        self.outcomes.iter().any(|o| o.outcome == Kind::Refused)
+        self.outcomes.iter().any(|o| o.kind() == Kind::Refused)
     }
 }
 
@@ -212,11 +216,12 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
             true => RefusalReason::NoSpanInRetrieval,
             false => RefusalReason::StaleIndex,
         };
-        let mut o = p.outcome(Kind::Refused, p.findings.iter().copied());
-        o.reason = Some(Reason::refused(reason));
-        o.why = Some(why);
-        o.searched = p.searched.clone();
-        o.violations = violations;
+        let refusal = Refusal {
+            searched: p.searched.clone(),
+            violations,
+            ..Refusal::new(Reason::refused(reason), why)
+        };
+        let o = p.outcome(Decision::Refused(refusal), p.findings.iter().copied());
         let at_target = p.at_target(ctx);
         let value = contract::refusal(&p.value, &at_target, reason, &p.searched, KeptAs::Stale);
         (value, vec![o])
@@ -237,8 +242,8 @@ fn whole(ctx: &Ctx, p: &Pending, unit: &AnswerUnit) -> (Value, Vec<Outcome>) {
         };
         return refused(why, violations);
     }
-    let mut o = p.outcome(Kind::Regrounded, p.findings.iter().copied());
-    o.moved = moved;
+    let regrounded = Decision::Regrounded { moved, model: None };
+    let o = p.outcome(regrounded, p.findings.iter().copied());
     (candidate, vec![o])
 }
 
@@ -258,7 +263,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
         .cloned()
         .unwrap_or_default();
     let mut outcomes = Vec::new();
-    let short = &ctx.target.to_string()[..7];
+    let short = short_id(ctx.target);
     for (j, unit) in p.units.iter().enumerate() {
         let Some(claim) = old.get(j) else { continue };
         let mut claim = claim.clone();
@@ -272,26 +277,18 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
             ),
             Err(_) => Vec::new(),
         };
-        let mut o = p.outcome(Kind::Kept, p.findings_of_unit(unit));
-        o.claim = Some(j);
-        match moved {
+        let decision = match moved {
             Ok(moved) if violations.is_empty() => {
-                if !moved.is_empty() {
-                    o.outcome = Kind::Regrounded;
-                }
-                o.moved = moved;
                 kept.push(claim);
+                match moved.is_empty() {
+                    true => Decision::Kept { hygiene: None },
+                    false => Decision::Regrounded { moved, model: None },
+                }
             }
             failed => {
-                o.outcome = Kind::Refused;
-                o.reason = Some(Reason::StaleIndex);
-                o.why = Some(
-                    failed
-                        .err()
-                        .unwrap_or_else(|| "the claim fails the gate".into()),
-                );
-                o.violations = violations;
-                o.searched = p.searched.clone();
+                let why = failed
+                    .err()
+                    .unwrap_or_else(|| "the claim fails the gate".into());
                 let text = old[j]
                     .get("text")
                     .and_then(Value::as_str)
@@ -300,8 +297,15 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
                     "Not grounded at {short}: {text} (cited {})",
                     crate::contract::cited(&old[j])
                 )));
+                Decision::Refused(Refusal {
+                    violations,
+                    searched: p.searched.clone(),
+                    ..Refusal::new(Reason::StaleIndex, why)
+                })
             }
-        }
+        };
+        let mut o = p.outcome(decision, p.findings_of_unit(unit));
+        o.at.claim = Some(j);
         outcomes.push(o);
     }
     if let Some(o) = answer.as_object_mut() {

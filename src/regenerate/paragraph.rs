@@ -12,13 +12,13 @@ use super::prompt::Contract;
 use crate::gate::reply::Subject;
 use crate::gate::{self, Violation};
 use crate::llm::ChatModel;
-use crate::model::{DocKind, Finding, Fix, Report, Span};
+use crate::model::{DocId, DocKind, Finding, Fix, Report, Span};
 use crate::retrieve::{Index, Query};
 
 /// A paragraph of a Markdown doc that holds failing citations.
 #[derive(Debug, Clone)]
 pub(super) struct Paragraph {
-    pub doc: usize,
+    pub doc: DocId,
     pub name: String,
     /// The paragraph's bytes, without its final line ending.
     pub span: Span,
@@ -31,7 +31,7 @@ pub(super) struct Paragraph {
 /// What the model made of a paragraph: its new text when it passed the gate.
 #[derive(Debug, Clone)]
 pub(super) struct Rewrite {
-    pub doc: usize,
+    pub doc: DocId,
     pub span: Span,
     pub text: Option<String>,
     /// The citations of the new text (`path:start-end`).
@@ -42,7 +42,7 @@ pub(super) struct Rewrite {
 
 /// The paragraphs of Markdown docs holding a failing citation that no safe fix or offline
 /// relocation moves, once each.
-pub(super) fn failing(report: &Report, relocated: &BTreeMap<usize, Vec<Fix>>) -> Vec<Paragraph> {
+pub(super) fn failing(report: &Report, relocated: &BTreeMap<DocId, Vec<Fix>>) -> Vec<Paragraph> {
     let mut out: Vec<Paragraph> = Vec::new();
     for f in &report.findings {
         let doc = &report.docs[f.doc].doc;

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 use super::outcome::Rewritten;
 use crate::json_spans::{self, Node, Value as NodeValue};
-use crate::model::{Report, Span};
+use crate::model::{DocId, Report, Span};
 
 /// The JSON docs with their changed answers rewritten, by doc.
-pub fn json_docs(report: &Report, mut edits: Vec<(usize, Span, Value)>) -> Vec<Rewritten> {
+pub fn json_docs(report: &Report, mut edits: Vec<(DocId, Span, Value)>) -> Vec<Rewritten> {
     edits.sort_by_key(|(d, s, _)| (*d, s.start));
     let mut out: Vec<Rewritten> = Vec::new();
     let mut i = 0;

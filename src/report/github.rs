@@ -30,7 +30,7 @@ fn urgency(report: &Report, f: &Finding) -> u8 {
     let changed = report
         .selection
         .as_ref()
-        .and_then(|s| s.get(f.doc))
+        .and_then(|s| s.get(f.doc.index()))
         .is_some_and(|reasons| reasons.contains(&Reason::DocChanged));
     match f.severity {
         Severity::Error if changed => 0,

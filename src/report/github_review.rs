@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
-use crate::model::{Finding, Report};
+use crate::model::{DocId, Finding, Report};
 
 /// The first line of every comment and review citegate writes: how the Action finds its own
 /// earlier ones (and only those its own identity wrote) to replace them.
@@ -29,7 +29,7 @@ pub const MAX_COMMENTS: usize = 100;
 /// text at the target is the text audited, so that line numbers are the pull request's).
 #[derive(Debug, Default)]
 pub struct Input {
-    pub fixed: BTreeMap<usize, String>,
+    pub fixed: BTreeMap<DocId, String>,
     pub changed: BTreeMap<String, BTreeSet<usize>>,
 }
 
@@ -91,7 +91,7 @@ pub fn suggestion(lines: &str) -> String {
     format!("{fence}suggestion\n{body}\n{fence}")
 }
 
-fn comment(report: &Report, doc: usize, block: &Block) -> Value {
+fn comment(report: &Report, doc: DocId, block: &Block) -> Value {
     let name = &report.docs[doc].doc.name;
     let within = |f: &&Finding| {
         f.doc == doc

@@ -6,12 +6,14 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use git2::Oid;
+
 use crate::model::Fix;
 use crate::model::Reason;
 use std::path::Path;
 
 use crate::model::{
-    AuditedDoc, Doc, DocKind, Extracted, Finding, LineRange, Position, Report, Span, Summary,
+    AuditedDoc, Doc, DocId, DocKind, Extracted, Finding, LineRange, Position, Report, Span, Summary,
 };
 use crate::registry::{Family, RuleId, Severity};
 
@@ -86,7 +88,7 @@ struct JsonFinding<'a> {
     path: Option<&'a str>,
     start_line: Option<i64>,
     end_line: Option<i64>,
-    revision: Option<&'a str>,
+    revision: Option<String>,
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     help: Option<&'a str>,
@@ -118,14 +120,14 @@ pub fn render(report: &Report) -> String {
                 path: f.path.as_deref(),
                 start_line: f.lines.map(|l| l.start),
                 end_line: f.lines.map(|l| l.end),
-                revision: f.revision.as_deref(),
+                revision: f.revision.map(|r| r.to_string()),
                 message: &f.message,
                 help: f.help.as_deref(),
                 fix: f.offered_fix(),
             }
         })
         .collect();
-    let mut with_findings: Vec<usize> = report.findings.iter().map(|f| f.doc).collect();
+    let mut with_findings: Vec<DocId> = report.findings.iter().map(|f| f.doc).collect();
     with_findings.sort_unstable();
     with_findings.dedup();
     let docs = with_findings
@@ -242,15 +244,23 @@ pub enum ReadError {
 }
 
 /// A JSON report read back (`citegate merge`): what every format renders, without the docs' text.
+/// Whether `s` is a full commit ID (SHA-1 or SHA-256).
+fn full_sha(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A revision that is not a full commit ID, as written (made printable).
+fn revision_error(written: &str) -> ReadError {
+    ReadError::Revision(crate::escape::printable(written, false).into_owned())
+}
+
 pub fn read(text: &str) -> Result<Report, ReadError> {
     let r: InReport = serde_json::from_str(text)?;
     if r.version != VERSION {
         return Err(ReadError::Version(r.version));
     }
-    let full_sha = |s: &str| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit());
     if !full_sha(&r.revision) {
-        let written = crate::escape::printable(&r.revision, false);
-        return Err(ReadError::Revision(written.into_owned()));
+        return Err(revision_error(&r.revision));
     }
     let shard = match r.shard.as_deref() {
         None => None,
@@ -260,8 +270,8 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
         }
     };
     let mut docs: Vec<AuditedDoc> = Vec::new();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut doc_of = |name: &str, in_repo: bool, docs: &mut Vec<AuditedDoc>| -> usize {
+    let mut index: BTreeMap<String, DocId> = BTreeMap::new();
+    let mut doc_of = |name: &str, in_repo: bool, docs: &mut Vec<AuditedDoc>| -> DocId {
         *index.entry(name.to_string()).or_insert_with(|| {
             let dir = name.rsplit_once('/').map_or("", |(d, _)| d).to_string();
             let kind = DocKind::from_path(Path::new(name)).unwrap_or(DocKind::Markdown);
@@ -273,7 +283,7 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
                 String::new(),
             );
             docs.push(AuditedDoc::new(doc, Extracted::default()));
-            docs.len() - 1
+            DocId::new(docs.len() - 1)
         })
     };
     // With `--since`, the selected docs come first, in their order: the selection is by doc.
@@ -296,7 +306,11 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
             .start_line
             .zip(f.end_line)
             .map(|(s, e)| LineRange::new(s, e));
-        finding.revision = f.revision;
+        finding.revision = match f.revision.as_deref() {
+            Some(r) if full_sha(r) => Some(Oid::from_str(r).map_err(|_| revision_error(r))?),
+            Some(r) => return Err(revision_error(r)),
+            None => None,
+        };
         finding.help = f.help;
         finding.fix = f.fix;
         finding.at = Position {

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::{DocId, DocList};
 use crate::model::{Finding, Report};
 use crate::registry::Severity;
 
@@ -50,15 +51,14 @@ fn described(report: &Report, f: &Finding) -> String {
 
 /// The report as one `<testsuites>` holding one `<testsuite>`.
 pub fn render(report: &Report) -> String {
-    let mut by_doc: BTreeMap<usize, Vec<&Finding>> = BTreeMap::new();
+    let mut by_doc: BTreeMap<DocId, Vec<&Finding>> = BTreeMap::new();
     for f in &report.findings {
         by_doc.entry(f.doc).or_default().push(f);
     }
     let tests = report.docs.len();
     let failures = report
         .docs
-        .iter()
-        .enumerate()
+        .enumerated()
         .filter(|(i, _)| {
             by_doc
                 .get(i)
@@ -71,7 +71,7 @@ pub fn render(report: &Report) -> String {
     out.push_str(&format!(
         "  <testsuite name=\"citegate audit\" {counts} skipped=\"0\">\n"
     ));
-    for (i, audited) in report.docs.iter().enumerate() {
+    for (i, audited) in report.docs.enumerated() {
         let name = escape(&audited.doc.name, true);
         let findings = by_doc.get(&i).map_or(&[][..], |v| v.as_slice());
         if findings.is_empty() {

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use crate::escape::printable;
 use crate::forge;
-use crate::model::{Finding, LineRange, Report};
+use crate::model::{DocId, Finding, LineRange, Report};
 use crate::registry::Severity;
 use crate::report::human;
 
@@ -118,7 +118,7 @@ fn cited_link(report: &Report, f: &Finding) -> String {
     };
     match (&report.web_url, &f.revision) {
         (Some(web), Some(rev)) => {
-            let url = forge::blob_url(web, rev, path, f.lines);
+            let url = forge::blob_url(web, &rev.to_string(), path, f.lines);
             format!("[{}]({url})", text(&label))
         }
         _ => code(&label),
@@ -190,12 +190,12 @@ fn counts(report: &Report, out: &mut String) {
 
 /// Findings by doc, the most severe docs first (errors, then warnings, then notes, then name);
 /// within a doc, the most severe findings first, then by line.
-pub fn by_doc(report: &Report) -> Vec<(usize, Vec<&Finding>)> {
-    let mut groups: std::collections::BTreeMap<usize, Vec<&Finding>> = Default::default();
+pub fn by_doc(report: &Report) -> Vec<(DocId, Vec<&Finding>)> {
+    let mut groups: std::collections::BTreeMap<DocId, Vec<&Finding>> = Default::default();
     for f in &report.findings {
         groups.entry(f.doc).or_default().push(f);
     }
-    let mut out: Vec<(usize, Vec<&Finding>)> = groups.into_iter().collect();
+    let mut out: Vec<(DocId, Vec<&Finding>)> = groups.into_iter().collect();
     for (_, findings) in &mut out {
         findings.sort_by_key(|f| (f.severity, f.at.line, f.at.column));
     }
@@ -215,7 +215,7 @@ pub fn by_doc(report: &Report) -> Vec<(usize, Vec<&Finding>)> {
 /// fit in `max_bytes` with room left for the closing line.
 fn worst_docs(
     report: &Report,
-    by_doc: &[(usize, Vec<&Finding>)],
+    by_doc: &[(DocId, Vec<&Finding>)],
     out: &mut String,
     max_bytes: usize,
 ) {
@@ -252,7 +252,7 @@ fn worst_docs(
 const RESERVED: usize = 600;
 
 /// One doc's findings, in a collapsible section.
-fn doc_block(report: &Report, doc: usize, findings: &[&Finding]) -> String {
+fn doc_block(report: &Report, doc: DocId, findings: &[&Finding]) -> String {
     let n = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let name = &report.docs[doc].doc.name;
     let mut block = String::new();

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::escape::{json_escapes, printable};
-use crate::regenerate::{Kind, Reason, Regenerated};
+use crate::regenerate::Regenerated;
 use crate::resolve::CodeRepo;
 use crate::retrieve::{Hit, Index};
 
@@ -12,23 +12,19 @@ use crate::retrieve::{Hit, Index};
 /// the terminal: a diff shows what changes, this what did not and why. Not escaped here.
 pub fn refusals(run: &Regenerated) -> String {
     let mut out = String::new();
-    for o in run.outcomes.iter().filter(|o| o.outcome == Kind::Refused) {
-        let mut at = o.doc.clone();
-        if let Some(a) = o.answer {
+    for (o, r) in (run.outcomes.iter()).filter_map(|o| Some((o, o.refusal()?))) {
+        let mut at = o.at.doc.clone();
+        if let Some(a) = o.at.answer {
             at.push_str(&format!(" answer {a}"));
         }
-        if let Some(c) = o.claim {
+        if let Some(c) = o.at.claim {
             at.push_str(&format!(" claim {c}"));
         }
-        if let Some(l) = o.line {
+        if let Some(l) = o.at.line {
             at.push_str(&format!(":{l}"));
         }
-        let reason = o.reason.map_or("refused", Reason::as_str);
-        let mut line = format!("refused: {at}: {reason}");
-        if let Some(why) = &o.why {
-            line.push_str(&format!(": {why}"));
-        }
-        let violations: Vec<String> = o
+        let mut line = format!("refused: {at}: {}: {}", r.reason.as_str(), r.why);
+        let violations: Vec<String> = r
             .violations
             .iter()
             .map(|v| match &v.citation {

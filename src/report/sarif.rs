@@ -90,7 +90,7 @@ fn result(report: &Report, f: &Finding) -> Value {
             "citedPath": path,
             "citedStartLine": f.lines.map(|l| l.start),
             "citedEndLine": f.lines.map(|l| l.end),
-            "revision": rev,
+            "revision": rev.to_string(),
         });
     }
     if let Some(fix) = f.offered_fix() {
@@ -203,7 +203,7 @@ mod uri_tests {
 #[cfg(test)]
 mod limit_tests {
     use super::*;
-    use crate::model::{AuditedDoc, Doc, DocKind, Extracted, Span, Summary};
+    use crate::model::{AuditedDoc, Doc, DocId, DocKind, Extracted, Span, Summary};
 
     fn report(findings: Vec<Finding>) -> Report {
         let doc = Doc::new(
@@ -234,13 +234,16 @@ mod limit_tests {
         // 24,990 notes, then 20 errors at the end: the errors are kept, 10 notes left out.
         let mut findings: Vec<Finding> = (0..MAX_RESULTS - 10)
             .map(|i| {
-                let mut f = Finding::new(RuleId::OverbroadSpan, 0, Span::new(i, i), "n");
+                let mut f =
+                    Finding::new(RuleId::OverbroadSpan, DocId::new(0), Span::new(i, i), "n");
                 f.severity = Severity::Note;
                 f
             })
             .collect();
-        findings
-            .extend((0..20).map(|i| Finding::new(RuleId::InventedPath, 0, Span::new(i, i), "e")));
+        findings.extend(
+            (0..20)
+                .map(|i| Finding::new(RuleId::InventedPath, DocId::new(0), Span::new(i, i), "e")),
+        );
         let log: Value = serde_json::from_str(&render(&report(findings))).unwrap();
         let run = &log["runs"][0];
         let results = run["results"].as_array().unwrap();
@@ -255,7 +258,14 @@ mod limit_tests {
     fn results_stay_under_the_byte_limit() {
         let long = "x".repeat(4_000);
         let findings: Vec<Finding> = (0..3_000)
-            .map(|i| Finding::new(RuleId::InventedPath, 0, Span::new(i, i), long.clone()))
+            .map(|i| {
+                Finding::new(
+                    RuleId::InventedPath,
+                    DocId::new(0),
+                    Span::new(i, i),
+                    long.clone(),
+                )
+            })
             .collect();
         let text = render(&report(findings));
         assert!(text.len() < 10 << 20, "{} bytes", text.len());

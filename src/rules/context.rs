@@ -5,13 +5,13 @@ use git2::Oid;
 
 use crate::fix::{self, Relocation};
 use crate::model::{
-    Applicability, AuditedDoc, Citation, CiteId, CiteRef, Finding, Fix, PinMove, PinSource,
+    Applicability, AuditedDoc, Citation, CiteId, CiteRef, DocId, Finding, Fix, PinMove, PinSource,
 };
 use crate::registry::RuleId;
 
 /// A citation being judged, with what a finding about it needs.
 pub struct Subject<'a> {
-    pub doc: usize,
+    pub doc: DocId,
     /// The citation's index in its doc.
     pub index: CiteId,
     pub doc_text: &'a str,
@@ -44,7 +44,7 @@ impl<'a> Subject<'a> {
                 .to_string(),
         );
         f.lines = self.citation.lines;
-        f.revision = self.revision.map(|r| r.to_string());
+        f.revision = self.revision;
         f.cite = Some(self.index);
         f.answer = self.citation.answer;
         f.claim = self.citation.claim;
@@ -103,10 +103,7 @@ pub(super) fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> 
     }
 }
 
-/// The first 8 hex digits of a commit ID.
-pub(super) fn short(oid: Oid) -> String {
-    oid.to_string()[..8].to_string()
-}
+pub(super) use crate::model::report::short_id as short;
 
 /// `f` with the closest existing paths as help ("did you mean …?"), when there are any.
 pub(super) fn did_you_mean(f: Finding, suggestions: &[String]) -> Finding {

@@ -6,13 +6,13 @@
 use git2::Oid;
 
 use super::context::short;
-use crate::model::{AuditedDoc, CiteId, Finding};
+use crate::model::{AuditedDoc, CiteId, DocId, Finding};
 use crate::registry::RuleId;
 
 /// One finding for the doc at index `doc`, at the first of `cut` (its citations whose line
 /// blame attributes to `boundary`, a commit whose parents this clone does not have).
 pub(super) fn check(
-    doc: usize,
+    doc: DocId,
     d: &AuditedDoc,
     cut: &[CiteId],
     boundary: Oid,

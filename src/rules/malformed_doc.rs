@@ -4,9 +4,9 @@
 //! What it checks, why, and its fix safety: `rules/malformed-doc.yaml` (`citegate explain malformed-doc`).
 //! The parsers locate the problem ([`crate::model::DocProblem`]); this turns each into its finding.
 
-use crate::model::{Extracted, Finding};
+use crate::model::{DocId, Extracted, Finding};
 
-pub(super) fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
+pub(super) fn check(doc: DocId, ext: &Extracted) -> Vec<Finding> {
     ext.problems
         .iter()
         .map(|p| {

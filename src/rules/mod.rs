@@ -33,7 +33,7 @@ use git2::Oid;
 
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
-use crate::model::{AuditedDoc, CitedPath, Claim, ClaimId, Finding, PinMove, Retrieved};
+use crate::model::{AuditedDoc, CitedPath, Claim, ClaimId, DocId, Finding, PinMove, Retrieved};
 use crate::registry::RuleId;
 use crate::resolve::RevError;
 
@@ -44,13 +44,13 @@ pub use context::Subject;
 /// the evidence only they need is not gathered.
 pub struct Rules<'a> {
     /// Whether `rule` is on for the doc at this index.
-    pub enabled: &'a (dyn Fn(RuleId, usize) -> bool + Sync),
+    pub enabled: &'a (dyn Fn(RuleId, DocId) -> bool + Sync),
     /// `overbroad-span`'s threshold.
     pub max_span_lines: usize,
 }
 
 impl Rules<'_> {
-    pub fn on(&self, rule: RuleId, doc: usize) -> bool {
+    pub fn on(&self, rule: RuleId, doc: DocId) -> bool {
         (self.enabled)(rule, doc)
     }
 
@@ -60,7 +60,7 @@ impl Rules<'_> {
 
     /// Rules on the doc itself, from what extraction found: parse problems, numbered sources,
     /// answers and claims without a usable citation.
-    pub fn on_doc(&self, doc: usize, d: &AuditedDoc, out: &mut Vec<Finding>) {
+    pub fn on_doc(&self, doc: DocId, d: &AuditedDoc, out: &mut Vec<Finding>) {
         let ext = &d.extracted;
         self.keep(out, malformed_doc::check(doc, ext));
         self.keep(out, unsupported_source::check(doc, &ext.sources));
@@ -72,7 +72,7 @@ impl Rules<'_> {
     /// have (blame stops at `boundary`).
     pub fn on_history(
         &self,
-        doc: usize,
+        doc: DocId,
         d: &AuditedDoc,
         cut: &[crate::model::CiteId],
         boundary: Oid,
@@ -193,7 +193,7 @@ impl Rules<'_> {
     /// `unsupported-literal` on a claim, from each of its citations' literal support.
     pub fn on_claim(
         &self,
-        doc: usize,
+        doc: DocId,
         claim: (ClaimId, &Claim),
         supports: &[&Vec<bool>],
         labels: &[String],

@@ -4,10 +4,10 @@
 //!
 //! What it checks, why, and its fix safety: `rules/uncited-claim.yaml` (`citegate explain uncited-claim`).
 
-use crate::model::{Extracted, Finding, Refuse, Unusable};
+use crate::model::{DocId, Extracted, Finding, Refuse, Unusable};
 use crate::registry::RuleId;
 
-pub(super) fn check(doc: usize, ext: &Extracted) -> Vec<Finding> {
+pub(super) fn check(doc: DocId, ext: &Extracted) -> Vec<Finding> {
     let mut out: Vec<Finding> = ext
         .unusable
         .iter()
@@ -81,7 +81,7 @@ mod tests {
             for refuse in refuses {
                 let text = format!(r#"{{"summary": "Why I refuse.", {list}, "refuse": {refuse}}}"#);
                 let doc = Doc::new("a.json".into(), "a.json".into(), None, DocKind::Json, text);
-                let findings = check(0, &crate::extract::answer::extract_json(&doc));
+                let findings = check(DocId::new(0), &crate::extract::answer::extract_json(&doc));
                 let said: Vec<&str> = findings.iter().map(|f| f.message.as_str()).collect();
                 assert!(
                     !said.iter().any(|m| m.contains("nor a refusal")),

@@ -3,13 +3,13 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsupported-literal.yaml` (`citegate explain unsupported-literal`).
 
-use crate::model::{Claim, ClaimId, Finding, LiteralKind};
+use crate::model::{Claim, ClaimId, DocId, Finding, LiteralKind};
 use crate::registry::RuleId;
 
 /// `supports[i][l]`: whether the claim's `i`th citation's span supports its `l`th literal;
 /// `labels`: the claim's citations as written in messages (`src/a.rs:3-5`).
 pub(super) fn check(
-    doc: usize,
+    doc: DocId,
     (id, claim): (ClaimId, &Claim),
     supports: &[&Vec<bool>],
     labels: &[String],

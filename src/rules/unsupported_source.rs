@@ -2,11 +2,11 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unsupported-source.yaml` (`citegate explain unsupported-source`).
 
-use crate::model::{Finding, Sources};
+use crate::model::{DocId, Finding, Sources};
 use crate::registry::RuleId;
 
 /// Each marker is checked against its own list (the next one after it in its section).
-pub(super) fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
+pub(super) fn check(doc: DocId, sources: &Sources) -> Vec<Finding> {
     let in_list = |list: usize| sources.entries.iter().filter(move |s| s.list == list);
     sources
         .markers

@@ -2,10 +2,10 @@
 //!
 //! What it checks, why, and its fix safety: `rules/unused-source.yaml` (`citegate explain unused-source`).
 
-use crate::model::{Finding, Sources};
+use crate::model::{DocId, Finding, Sources};
 use crate::registry::RuleId;
 
-pub(super) fn check(doc: usize, sources: &Sources) -> Vec<Finding> {
+pub(super) fn check(doc: DocId, sources: &Sources) -> Vec<Finding> {
     sources
         .entries
         .iter()

@@ -214,10 +214,11 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
         return out;
     };
     // Each (revision, path) is read once, however many findings cite it.
-    let mut files: HashMap<(String, String), Option<Read>> = HashMap::new();
-    let mut lines_at = |rev: &str, path: &str, lines: LineRange| {
+    let mut files: HashMap<(git2::Oid, String), Option<Read>> = HashMap::new();
+    let target = git2::Oid::from_str(&report.revision).ok();
+    let mut lines_at = |rev: git2::Oid, path: &str, lines: LineRange| {
         let file = files
-            .entry((rev.to_string(), path.to_string()))
+            .entry((rev, path.to_string()))
             .or_insert_with(|| read_file(&code, &git, rev, path));
         Some(match file.as_ref()? {
             Read::Text(text, index) => {
@@ -228,7 +229,7 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
         })
     };
     for f in &report.findings {
-        let (Some(path), Some(lines), Some(rev)) = (&f.path, f.lines, &f.revision) else {
+        let (Some(path), Some(lines), Some(rev)) = (&f.path, f.lines, f.revision) else {
             continue;
         };
         if lines.start < 1 {
@@ -239,8 +240,8 @@ pub fn extras(report: &Report, trend: Option<&history::Trend>, date: String) -> 
                 out.at_revision.insert(f.at.fingerprint.clone(), text);
             }
         }
-        if *rev != report.revision {
-            if let Some(text) = lines_at(&report.revision, path, lines) {
+        if let Some(target) = target.filter(|t| *t != rev) {
+            if let Some(text) = lines_at(target, path, lines) {
                 out.at_target.insert(f.at.fingerprint.clone(), text);
             }
         }
@@ -257,8 +258,7 @@ enum Read {
 
 /// The text of `path` at `rev` and its line index, or why it is not shown; `None` when the
 /// file is not there (or not a file).
-fn read_file(code: &CodeRepo, git: &Repository, rev: &str, path: &str) -> Option<Read> {
-    let commit = git2::Oid::from_str(rev).ok()?;
+fn read_file(code: &CodeRepo, git: &Repository, commit: git2::Oid, path: &str) -> Option<Read> {
     match code.file_at(git, commit, path).ok()? {
         FileAt::Text(text) => {
             let index = LineIndex::new(&text);

@@ -5,7 +5,7 @@ use citegate::audit::{check_docs, Settings};
 use citegate::check::{self, Needs};
 use citegate::config::Config;
 use citegate::extract::{self, ExtractContext};
-use citegate::model::{AuditedDoc, CiteRef, Doc, DocKind, PinSource};
+use citegate::model::{AuditedDoc, CiteRef, Doc, DocId, DocKind, PinSource};
 use citegate::resolve::CodeRepo;
 use citegate::testing::Fixture;
 
@@ -82,7 +82,7 @@ fn a_rule_turned_off_is_not_reported_for_the_docs_it_is_off_for() {
 struct Literals(bool);
 
 impl Needs for Literals {
-    fn literals(&self, _doc: usize) -> bool {
+    fn literals(&self, _doc: DocId) -> bool {
         self.0
     }
 }
@@ -94,7 +94,7 @@ fn literal_support_is_gathered_only_when_asked_for() {
     let head = repo.resolve(&repo.open().unwrap(), "HEAD").unwrap();
     let docs = vec![doc("docs/a.md", "`load()` is in src/cache.rs:2.\n")];
     let cite = CiteRef {
-        doc: 0,
+        doc: DocId::new(0),
         index: citegate::model::CiteId::new(0),
     };
     let groups = vec![(

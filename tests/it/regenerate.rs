@@ -116,11 +116,11 @@ fn rows(run: &regenerate::Regenerated) -> Vec<Row> {
         .iter()
         .map(|o| {
             let moved = o
-                .moved
+                .moved()
                 .iter()
                 .map(|m| (m.from.clone(), m.to.clone()))
                 .collect();
-            (o.doc.clone(), o.answer, o.claim, o.outcome, moved)
+            (o.at.doc.clone(), o.at.answer, o.at.claim, o.kind(), moved)
         })
         .collect()
 }
@@ -175,7 +175,7 @@ fn stale_answers_are_regrounded_or_refused_and_nothing_is_lost() {
     );
     let head = run.revision.clone();
     let doc = |name: &str| run.docs.iter().find(|d| d.name == name).unwrap();
-    let why = run.outcomes[3].why.as_deref().unwrap_or_default();
+    let why = run.outcomes[3].why().unwrap_or_default();
     assert!(why.contains("too little to move a citation"), "{why}");
 
     // The changed answer is refused, its old text kept under `stale`; the old rate's line in
@@ -331,9 +331,12 @@ pub fn answer_value() -> u32 {
     let refused = run
         .outcomes
         .iter()
-        .find(|o| o.outcome == Kind::Refused)
+        .find(|o| o.kind() == Kind::Refused)
         .unwrap();
-    assert!(!refused.searched.is_empty(), "{refused:?}");
+    assert!(
+        !refused.refusal().unwrap().searched.is_empty(),
+        "{refused:?}"
+    );
     assert!(fixture.path().join(".git/citegate").exists());
 }
 
@@ -369,11 +372,11 @@ fn a() {}
     let twice: Vec<_> = run
         .outcomes
         .iter()
-        .filter(|o| o.doc == "answers/twice.json")
+        .filter(|o| o.at.doc == "answers/twice.json")
         .collect();
     assert_eq!(twice.len(), 1);
-    assert_eq!(twice[0].outcome, Kind::Refused);
-    let why = twice[0].why.as_deref().unwrap();
+    assert_eq!(twice[0].kind(), Kind::Refused);
+    let why = twice[0].why().unwrap();
     assert!(why.contains("`citations` is written twice"), "{why}");
 }
 
@@ -434,11 +437,11 @@ fn markdown_citations_move_in_their_own_syntax_to_content_found_once() {
         .iter()
         .map(|o| {
             let m = o
-                .moved
+                .moved()
                 .iter()
                 .map(|m| (m.from.clone(), m.to.clone()))
                 .collect();
-            (o.outcome, m)
+            (o.kind(), m)
         })
         .collect();
     let pair = |a: &str, b: &str| vec![(a.to_string(), b.to_string())];
@@ -540,7 +543,7 @@ export const OLD = "a whole file that is renamed";
     let mut moved: Vec<(String, String)> = run
         .outcomes
         .iter()
-        .flat_map(|o| o.moved.iter().map(|m| (m.from.clone(), m.to.clone())))
+        .flat_map(|o| o.moved().iter().map(|m| (m.from.clone(), m.to.clone())))
         .collect();
     moved.sort();
     assert_eq!(
@@ -584,10 +587,10 @@ const B: u32 = 2;
         .iter()
         .map(|o| {
             (
-                o.reason
+                o.reason()
                     .map(citegate::regenerate::Reason::as_str)
                     .unwrap_or_default(),
-                o.why.as_deref().unwrap_or_default(),
+                o.why().unwrap_or_default(),
             )
         })
         .collect();
@@ -936,9 +939,9 @@ pub fn load() -> u32 {{
     );
     for line in [2 * forms.len() + 3, 2 * forms.len() + 5] {
         let o = (run.outcomes.iter())
-            .find(|o| o.line == Some(line))
+            .find(|o| o.at.line == Some(line))
             .expect("an outcome for the link naming its lines where they cannot move");
-        assert_eq!(o.outcome, Kind::Refused, "{o:?}");
+        assert_eq!(o.kind(), Kind::Refused, "{o:?}");
     }
 }
 

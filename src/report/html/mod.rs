@@ -15,7 +15,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use crate::forge;
 use crate::model::report::short;
-use crate::model::{Finding, LineRange, Report};
+use crate::model::{DocId, Finding, LineRange, Report};
 use crate::registry::Severity;
 
 /// What a dashboard shows besides the report.
@@ -47,7 +47,7 @@ const CSS: &str = include_str!("style.css");
 /// Every page: (file name, HTML). `index.html` first, then `doc-N.html` per doc with findings.
 pub fn render(report: &Report, extras: &Extras) -> Vec<(String, String)> {
     let groups = super::markdown::by_doc(report);
-    let page_of: BTreeMap<usize, String> = (groups.iter().enumerate())
+    let page_of: BTreeMap<DocId, String> = (groups.iter().enumerate())
         .map(|(i, (doc, _))| (*doc, format!("doc-{}.html", i + 1)))
         .collect();
     let mut pages = vec![(
@@ -99,8 +99,8 @@ fn count(findings: &[&Finding], s: Severity) -> usize {
 fn index(
     report: &Report,
     extras: &Extras,
-    groups: &[(usize, Vec<&Finding>)],
-    page_of: &BTreeMap<usize, String>,
+    groups: &[(DocId, Vec<&Finding>)],
+    page_of: &BTreeMap<DocId, String>,
 ) -> Markup {
     let s = &report.summary;
     let n = |k: &str| s.by_severity.get(k).copied().unwrap_or(0);
@@ -170,8 +170,8 @@ fn trend(extras: &Extras) -> Markup {
 
 fn worst(
     report: &Report,
-    groups: &[(usize, Vec<&Finding>)],
-    page_of: &BTreeMap<usize, String>,
+    groups: &[(DocId, Vec<&Finding>)],
+    page_of: &BTreeMap<DocId, String>,
 ) -> Markup {
     html! {
         section {
@@ -199,8 +199,8 @@ fn worst(
 /// The doc folders as nested, collapsible lists with their finding counts.
 fn tree(
     report: &Report,
-    groups: &[(usize, Vec<&Finding>)],
-    page_of: &BTreeMap<usize, String>,
+    groups: &[(DocId, Vec<&Finding>)],
+    page_of: &BTreeMap<DocId, String>,
 ) -> Markup {
     let mut folders: BTreeMap<&str, Vec<(&str, usize, &str)>> = BTreeMap::new();
     for (doc, fs) in groups {
@@ -229,7 +229,7 @@ fn tree(
     }
 }
 
-fn doc_page(report: &Report, extras: &Extras, doc: usize, findings: &[&Finding]) -> Markup {
+fn doc_page(report: &Report, extras: &Extras, doc: DocId, findings: &[&Finding]) -> Markup {
     let d = &report.docs[doc].doc;
     let web = report.web_url.as_deref();
     let doc_url = web
@@ -261,7 +261,8 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
         Some(l) => format!("{p}:{l}"),
         None => p.clone(),
     });
-    let cited_url = match (web, &f.path, &f.revision) {
+    let revision = f.revision.map(|r| r.to_string());
+    let cited_url = match (web, &f.path, &revision) {
         (Some(w), Some(p), Some(rev)) => Some(forge::blob_url(w, rev, p, f.lines)),
         _ => None,
     };
@@ -275,10 +276,10 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
             pre.snippet { code { (f.at.snippet) } }
             @if let Some(cited) = &cited {
                 p { "Cites " (forge_link(cited_url, cited))
-                    @if let Some(rev) = &f.revision { " at " code { (short(rev)) } } }
+                    @if let Some(rev) = &revision { " at " code { (short(rev)) } } }
             }
             @if let Some(shown) = f.evidence.clone().map(Shown::Lines).or(extras.at_revision.get(&f.at.fingerprint).cloned()) {
-                h3 { "At " @if let Some(rev) = &f.revision { code { (short(rev)) } } @else { "its revision" } }
+                h3 { "At " @if let Some(rev) = &revision { code { (short(rev)) } } @else { "its revision" } }
                 (lines(&shown))
             }
             @if let Some(shown) = at_target {
