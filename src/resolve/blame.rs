@@ -23,8 +23,8 @@ use std::rc::Rc;
 use git2::{ObjectType, Oid, Repository};
 use gix_imara_diff::{Algorithm, Diff, InternedInput};
 
+use super::renames::{renames_between, Renames};
 pub use super::repo::ObjectError;
-use super::repo::{renames_between, Renames};
 
 /// One doc to blame.
 #[derive(Debug, Clone)]

@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use git2::{ObjectType, Oid, Repository};
 
+use super::paths::PathIndex;
+use super::renames::Follower;
+
 /// Blobs larger than this are not read as source text.
 pub const MAX_BLOB_BYTES: usize = 32 << 20;
 
@@ -31,11 +34,8 @@ pub struct CodeRepo {
     /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
     pub slash_refs: Vec<String>,
     paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
-    renames: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
-    /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
-    /// many pins are removed by the same few commits, whose rename detection runs once.
-    commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
-    chains: Mutex<HashMap<Oid, Arc<Vec<Oid>>>>,
+    /// Files followed through renames, with its caches.
+    renames: Follower,
     /// The target's text blobs, by object ID, once read: the checks at the target and the stale
     /// comparisons (and any older revision with the same blob) share one read. Older revisions'
     /// blobs are not kept, which bounds the cache by the files cited at the target.
@@ -83,9 +83,6 @@ fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
     }
     None
 }
-
-/// The renames of one diff: old path → new path.
-pub type Renames = HashMap<String, String>;
 
 /// Why a revision did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,9 +223,7 @@ impl CodeRepo {
             home,
             slash_refs,
             paths: Mutex::new(HashMap::new()),
-            renames: Mutex::new(HashMap::new()),
-            commit_renames: Mutex::new(HashMap::new()),
-            chains: Mutex::new(HashMap::new()),
+            renames: Follower::default(),
             target_blobs: Mutex::new(HashMap::new()),
             target: None,
             folders: Mutex::new(HashMap::new()),
@@ -459,108 +454,10 @@ impl CodeRepo {
         out
     }
 
-    /// Where `path` (present at `from`, gone at `to`) was renamed to, by git's rename detection,
-    /// following the file's history as `git log --follow` does: find the commit that removed it
-    /// (a binary search along first parents), detect renames in that commit's own diff (small),
-    /// and follow the new name until it exists at `to`. Cached per `(from, to, path)`.
+    /// Where `path` (a file at `from`, gone at `to`) is at `to` when it was renamed, as
+    /// `git log --follow` finds it; `None` when it was deleted (see [`Follower::renamed`]).
     pub fn renamed(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
-        let key = (from, to, path.to_string());
-        if let Some(r) = self.renames.lock().expect("renames lock").get(&key) {
-            return r.clone();
-        }
-        let found = self.follow(repo, from, to, path);
-        self.renames
-            .lock()
-            .expect("renames lock")
-            .insert(key, found.clone());
-        found
-    }
-
-    fn follow(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
-        let chain = self.first_parents(repo, to);
-        let Some(mut older) = chain.iter().position(|c| *c == from) else {
-            // A pin off the first-parent line (a merged branch): one diff of the whole range.
-            return self.rename_in_commit(repo, from, to, path);
-        };
-        let exists = |i: usize, p: &str| {
-            repo.find_commit(chain[i])
-                .and_then(|c| c.tree())
-                .and_then(|t| t.get_path(Path::new(p)))
-                .is_ok()
-        };
-        let mut path = path.to_string();
-        // A file renamed again and again is followed a few steps, not forever.
-        for _ in 0..8 {
-            // chain[older] has the path, chain[0] (the target) does not: find where it went.
-            let (mut gone, mut has) = (0, older);
-            while has - gone > 1 {
-                let mid = (gone + has) / 2;
-                if exists(mid, &path) {
-                    has = mid;
-                } else {
-                    gone = mid;
-                }
-            }
-            let next = self.rename_in_commit(repo, chain[has], chain[gone], &path)?;
-            if exists(0, &next) {
-                return Some(next);
-            }
-            if !exists(gone, &next) {
-                return None;
-            }
-            path = next;
-            older = gone;
-        }
-        None
-    }
-
-    /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
-    /// once per pair of commits.
-    fn rename_in_commit(
-        &self,
-        repo: &Repository,
-        parent: Oid,
-        commit: Oid,
-        path: &str,
-    ) -> Option<String> {
-        let key = (parent, commit);
-        let cached = self
-            .commit_renames
-            .lock()
-            .expect("renames lock")
-            .get(&key)
-            .cloned();
-        let renames = match cached {
-            Some(r) => r,
-            None => {
-                let found = Arc::new(renames_in(repo, parent, commit).unwrap_or_default());
-                self.commit_renames
-                    .lock()
-                    .expect("renames lock")
-                    .insert(key, found.clone());
-                found
-            }
-        };
-        renames.get(path).cloned()
-    }
-
-    /// First-parent history from `to`, newest first (cached).
-    fn first_parents(&self, repo: &Repository, to: Oid) -> Arc<Vec<Oid>> {
-        if let Some(c) = self.chains.lock().expect("chains lock").get(&to) {
-            return c.clone();
-        }
-        let mut chain = Vec::new();
-        if let Ok(mut walk) = repo.revwalk() {
-            if walk.push(to).is_ok() && walk.simplify_first_parent().is_ok() {
-                chain.extend(walk.flatten());
-            }
-        }
-        let chain = Arc::new(chain);
-        self.chains
-            .lock()
-            .expect("chains lock")
-            .insert(to, chain.clone());
-        chain
+        self.renames.renamed(repo, from, to, path)
     }
 
     /// The repo-relative POSIX path of `path` when it is inside the work tree. Its folder is
@@ -594,235 +491,5 @@ impl CodeRepo {
         let abs = folder.join(name);
         let rel = abs.strip_prefix(workdir).ok()?;
         Some(rel.to_string_lossy().replace('\\', "/"))
-    }
-}
-
-/// Every file path at one commit, indexed by file name and folder for suggestions.
-#[derive(Debug, Default)]
-pub struct PathIndex {
-    /// Sorted.
-    pub paths: Vec<String>,
-    by_name: HashMap<String, Vec<usize>>,
-    by_dir: HashMap<String, Vec<usize>>,
-}
-
-/// Every rename git's rename detection finds between `parent` and `commit`: old path → new path.
-fn renames_in(repo: &Repository, parent: Oid, commit: Oid) -> Result<Renames, git2::Error> {
-    let a = repo.find_commit(parent)?.tree_id();
-    let b = repo.find_commit(commit)?.tree_id();
-    renames_between(repo, a, b)
-}
-
-/// Every rename git's rename detection finds between two trees: old path → new path.
-pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
-    // A rename needs a deleted file: without one, the full diff and the added files' blobs are
-    // not read at all (a commit that adds docs and removes nothing is the usual case).
-    if !has_deletion(repo, a, b)? {
-        return Ok(Renames::new());
-    }
-    let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
-    let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
-    // A rename needs a deleted file: without one, the added files' blobs are not read.
-    if !diff.deltas().any(|d| d.status() == git2::Delta::Deleted) {
-        return Ok(Renames::new());
-    }
-    let mut find = git2::DiffFindOptions::new();
-    find.renames(true);
-    diff.find_similar(Some(&mut find))?;
-    let name = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().replace('\\', "/"));
-    Ok(diff
-        .deltas()
-        .filter(|d| d.status() == git2::Delta::Renamed)
-        .filter_map(|d| Some((name(d.old_file())?, name(d.new_file())?)))
-        .collect())
-}
-
-/// Whether a path of tree `a` is gone (or of another kind) in tree `b`: only folders whose tree
-/// changed are read, each in one pass over both sorted entry lists.
-fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> {
-    if a == b {
-        return Ok(false);
-    }
-    let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
-    let mut theirs = tb.iter().peekable();
-    for e in ta.iter() {
-        // Entries of `b` that sort before `e` were added: skip them.
-        while theirs
-            .peek()
-            .is_some_and(|f| git_order(f, &e) == std::cmp::Ordering::Less)
-        {
-            theirs.next();
-        }
-        let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Equal) else {
-            return Ok(true);
-        };
-        if f.id() == e.id() {
-            continue;
-        }
-        let gone = match (e.kind(), f.kind()) {
-            (Some(ObjectType::Tree), Some(ObjectType::Tree)) => has_deletion(repo, e.id(), f.id())?,
-            (x, y) => x != y,
-        };
-        if gone {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// Git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
-fn git_order(x: &git2::TreeEntry<'_>, y: &git2::TreeEntry<'_>) -> std::cmp::Ordering {
-    let tail = |e: &git2::TreeEntry<'_>| (e.kind() == Some(ObjectType::Tree)).then_some(&b'/');
-    let nx = x.name_bytes().iter().chain(tail(x));
-    nx.cmp(y.name_bytes().iter().chain(tail(y)))
-}
-
-fn split(p: &str) -> (&str, &str) {
-    p.rsplit_once('/').unwrap_or(("", p))
-}
-
-impl PathIndex {
-    pub fn new(mut paths: Vec<String>) -> PathIndex {
-        paths.sort();
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_dir: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, p) in paths.iter().enumerate() {
-            let (dir, name) = split(p);
-            by_name.entry(name.to_string()).or_default().push(i);
-            by_dir.entry(dir.to_string()).or_default().push(i);
-        }
-        PathIndex {
-            paths,
-            by_name,
-            by_dir,
-        }
-    }
-
-    /// Whether `path` is a file at this commit.
-    pub fn contains(&self, path: &str) -> bool {
-        self.paths
-            .binary_search_by(|p| p.as_str().cmp(path))
-            .is_ok()
-    }
-
-    /// The closest existing paths to a missing one: the same file name elsewhere first, else a
-    /// file name a small edit away in the same folder, or (when the folder does not exist) in a
-    /// folder a small edit away. Edit distances are computed only against those few candidates.
-    pub fn suggest(&self, missing: &str) -> Vec<String> {
-        let (dir, name) = split(missing);
-        if let Some(same) = self.by_name.get(name) {
-            let mut same: Vec<&String> = same.iter().map(|&i| &self.paths[i]).collect();
-            same.sort_by_key(|p| (strsim::levenshtein(missing, p), p.len()));
-            return same.into_iter().take(3).cloned().collect();
-        }
-        let near = |a: &str, b: &str| {
-            let limit = (a.len() / 4).max(2);
-            a.len().abs_diff(b.len()) <= limit && strsim::levenshtein(a, b) <= limit
-        };
-        let dirs: Vec<&Vec<usize>> = match self.by_dir.get(dir) {
-            Some(files) => vec![files],
-            None => self
-                .by_dir
-                .iter()
-                .filter(|(d, _)| near(dir, d))
-                .map(|(_, files)| files)
-                .collect(),
-        };
-        let mut found: Vec<(usize, &String)> = dirs
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.paths[i])
-            .filter(|p| near(name, split(p).1))
-            .map(|p| (strsim::levenshtein(missing, p), p))
-            .collect();
-        found.sort();
-        found.into_iter().take(3).map(|(_, p)| p.clone()).collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A tree from `path → content` (folders made as needed; content `/` makes an empty folder).
-    fn tree(git: &Repository, files: &[(&str, &str)]) -> Oid {
-        fn build(git: &Repository, files: &[(&str, &str)]) -> Oid {
-            let mut here = git.treebuilder(None).unwrap();
-            let mut folders: std::collections::BTreeMap<&str, Vec<(&str, &str)>> =
-                Default::default();
-            for (path, content) in files {
-                match path.split_once('/') {
-                    Some((dir, rest)) => folders.entry(dir).or_default().push((rest, content)),
-                    None => {
-                        let blob = git.blob(content.as_bytes()).unwrap();
-                        here.insert(path, blob, 0o100644).unwrap();
-                    }
-                }
-            }
-            for (dir, inner) in folders {
-                let inner: Vec<(&str, &str)> =
-                    inner.into_iter().filter(|(p, _)| !p.is_empty()).collect();
-                here.insert(dir, build(git, &inner), 0o040000).unwrap();
-            }
-            here.write().unwrap()
-        }
-        build(git, files)
-    }
-
-    #[test]
-    fn a_deletion_is_found_in_one_pass_over_sorted_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let git = Repository::init(dir.path()).unwrap();
-        let base = [
-            ("a.b", "1"),
-            ("a/x.rs", "2"),
-            ("a0", "3"),
-            ("z/deep/y.rs", "4"),
-        ];
-        let t = |files: &[(&str, &str)]| tree(&git, files);
-        let before = t(&base);
-        // Added files and a changed file: nothing deleted.
-        let added = t(&[
-            ("a.b", "1"),
-            ("a/x.rs", "2"),
-            ("a/new.rs", "5"),
-            ("a0", "3"),
-            ("b", "6"),
-            ("z/deep/y.rs", "4!"),
-        ]);
-        assert!(!has_deletion(&git, before, added).unwrap());
-        // A file deleted deep down, next to added ones.
-        let deep = t(&[
-            ("a.b", "1"),
-            ("a/x.rs", "2"),
-            ("a0", "3"),
-            ("z/deep/w.rs", "4"),
-        ]);
-        assert!(has_deletion(&git, before, deep).unwrap());
-        // `a` (a folder) and `a.b`, `a0` (files) sort around each other; removing `a.b` is seen.
-        let no_ab = t(&[("a/x.rs", "2"), ("a0", "3"), ("z/deep/y.rs", "4")]);
-        assert!(has_deletion(&git, before, no_ab).unwrap());
-        // A folder replaced by a file of the same name is a deletion.
-        let kind = t(&[
-            ("a.b", "1"),
-            ("a", "file now"),
-            ("a0", "3"),
-            ("z/deep/y.rs", "4"),
-        ]);
-        assert!(has_deletion(&git, before, kind).unwrap());
-        assert!(!has_deletion(&git, before, before).unwrap());
-    }
-
-    #[test]
-    fn suggests_the_same_file_name_then_near_paths() {
-        let paths: Vec<String> = ["src/cache/mod.rs", "src/lib.rs", "lib/cache.rs"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let index = PathIndex::new(paths);
-        assert_eq!(index.suggest("src/cache.rs"), vec!["lib/cache.rs"]);
-        assert_eq!(index.suggest("src/lbi.rs"), vec!["src/lib.rs"]);
-        assert_eq!(index.suggest("scr/lib.rs"), vec!["src/lib.rs"]);
-        assert!(index.suggest("totally/else.go").is_empty());
     }
 }

@@ -210,7 +210,7 @@ fn c() {{}}
 
 #[test]
 fn renames_are_looked_for_only_where_something_was_deleted() {
-    use citegate::resolve::repo::renames_between;
+    use citegate::resolve::renames::renames_between;
     let spec = "@@@ commit v1 code
 @@@ file src/deep/a.rs
 fn a() {}

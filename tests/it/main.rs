@@ -31,6 +31,7 @@ mod properties;
 mod python_binding;
 mod readme;
 mod regenerate;
+mod rename_oracle;
 mod report_budget;
 mod retrieve;
 mod review;
