@@ -173,14 +173,15 @@ pub fn short_id(oid: git2::Oid) -> String {
 }
 
 impl Report {
-    /// The findings of one doc, as a slice: a report's findings are sorted by doc name first
-    /// (an audit's, a merged one's, one read back), and names are unique, so a per-doc loop
-    /// does not scan every finding once per doc.
+    /// The findings of one doc, as a slice: a report's findings are sorted by doc name, then
+    /// doc (an audit's, a merged one's, one read back; names repeat only in the gate's batches),
+    /// so a per-doc loop does not scan every finding once per doc.
     pub fn findings_of(&self, doc: DocId) -> &[Finding] {
         let name = self.docs[doc].doc.name.as_str();
         let of = |f: &Finding| self.docs[f.doc].doc.name.as_str();
-        let start = self.findings.partition_point(|f| of(f) < name);
-        let len = self.findings[start..].partition_point(|f| of(f) == name);
+        let before = |f: &Finding| (of(f), f.doc) < (name, doc);
+        let start = self.findings.partition_point(before);
+        let len = self.findings[start..].partition_point(|f| of(f) == name && f.doc == doc);
         let slice = &self.findings[start..start + len];
         debug_assert_eq!(
             slice.len(),
