@@ -11,9 +11,10 @@
 //! file added months later are not a rename). What it costs: a commit whose folders on the
 //! followed path have the same tree IDs as its parent's is passed by comparing IDs; rename
 //! detection runs only where the followed file is gone, once per pair of commits and only when
-//! that diff deletes a file; each answer is kept per (pin, target, path). The cost per pin grows
-//! with the commits between pin and target and the depth of the path, not with the size of the
-//! tree.
+//! that diff deletes a file; each answer is kept per (pin, target, path) and each step per
+//! (parent, commit, path), so pins into the same history share their walks. The first walk
+//! through a commit costs a tree read per folder of the path that changed there: never more than
+//! the path's depth, whatever the size of the tree.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,9 @@ type Range = Vec<(Oid, Vec<Oid>)>;
 pub struct Follower {
     /// Each answer, by (pin, target, path).
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
+    /// Each step, by (parent, commit) and path: where the path's file is in the commit. Pins
+    /// into the same history walk the same commits: only the first walk reads their trees.
+    steps: Mutex<HashMap<(Oid, Oid), HashMap<Box<str>, Option<String>>>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
     /// many pins are removed by the same few commits, whose rename detection runs once.
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
@@ -119,11 +123,25 @@ impl Follower {
     /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
     /// new name from `commit`'s renames against `parent`, else `None` (deleted).
     fn step(&self, repo: &Repository, parent: Oid, commit: Oid, name: &str) -> Option<String> {
-        match kept(repo, parent, commit, name) {
+        let known = (self
+            .steps
+            .lock()
+            .expect("steps lock")
+            .get(&(parent, commit)))
+        .and_then(|names| names.get(name).cloned());
+        if let Some(found) = known {
+            return found;
+        }
+        let found = match kept(repo, parent, commit, name) {
             Ok(true) => Some(name.to_string()),
             Ok(false) => self.rename_in_commit(repo, parent, commit, name),
             Err(_) => None,
-        }
+        };
+        (self.steps.lock().expect("steps lock"))
+            .entry((parent, commit))
+            .or_default()
+            .insert(Box::from(name), found.clone());
+        found
     }
 
     /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
