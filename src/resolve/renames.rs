@@ -28,6 +28,9 @@ pub type Renames = HashMap<String, String>;
 /// that are not the pin's, parents before children, each with its parents.
 type Range = Vec<(Oid, Vec<Oid>)>;
 
+/// Where each path's file went in one commit (`None`: deleted).
+type Steps = HashMap<Box<str>, Option<String>>;
+
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
 pub struct Follower {
@@ -35,7 +38,7 @@ pub struct Follower {
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     /// Each step, by (parent, commit) and path: where the path's file is in the commit. Pins
     /// into the same history walk the same commits: only the first walk reads their trees.
-    steps: Mutex<HashMap<(Oid, Oid), HashMap<Box<str>, Option<String>>>>,
+    steps: Mutex<HashMap<(Oid, Oid), Steps>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
     /// many pins are removed by the same few commits, whose rename detection runs once.
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
