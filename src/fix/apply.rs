@@ -176,9 +176,9 @@ fn hold_failing_lines<'r>(report: &Report, doc: DocId, items: &mut Vec<Item<'r>>
         d.doc.lines.line(start)..=d.doc.lines.line(end.saturating_sub(1).max(start))
     };
     let failing: Vec<&Finding> = report
-        .findings
+        .findings_of(doc)
         .iter()
-        .filter(|f| f.doc == doc && f.rule.says_wrong(f.severity))
+        .filter(|f| f.rule.says_wrong(f.severity))
         .filter(|f| {
             let implied = |index| report.implied.contains_key(&CiteRef { doc, index });
             f.cite.is_some_and(implied)

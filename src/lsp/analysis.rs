@@ -12,6 +12,7 @@ use super::project::Checked;
 use super::revision;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
+use crate::model::report::short_id;
 use crate::model::{
     AuditedDoc, Citation, CiteId, CiteRef, DocId, Finding, Fix, LineRange, PinSource, Report,
 };
@@ -189,7 +190,7 @@ impl Analysis {
         // The label is a doc's text (a link's path may be Markdown): a code span, inert.
         let label = code(&c.label());
         let mut out = match rev {
-            Some(rev) => format!("**{label}** at `{}` ({why})\n\n", short(rev)),
+            Some(rev) => format!("**{label}** at `{}` ({why})\n\n", short_id(rev)),
             None => format!("**{label}**: its pin names no commit here\n\n"),
         };
         if let Some(rev) = rev {
@@ -331,10 +332,6 @@ fn open(repo: &crate::resolve::CodeRepo, place: &Place) -> Option<Location> {
         path_uri(&file)?,
         Range::new(Position::new(start, 0), Position::new(end, u32::MAX >> 1)),
     ))
-}
-
-fn short(rev: git2::Oid) -> String {
-    rev.to_string()[..8].to_string()
 }
 
 /// `src/a.rs:3-5`: what a fix makes the citation cite.

@@ -167,7 +167,29 @@ pub fn short(revision: &str) -> &str {
     revision.get(..8).unwrap_or(revision)
 }
 
+/// The first 8 hex digits of a commit ID, as every message and report writes it.
+pub fn short_id(oid: git2::Oid) -> String {
+    short(&oid.to_string()).to_string()
+}
+
 impl Report {
+    /// The findings of one doc, as a slice: a report's findings are sorted by doc name first
+    /// (an audit's, a merged one's, one read back), and names are unique, so a per-doc loop
+    /// does not scan every finding once per doc.
+    pub fn findings_of(&self, doc: DocId) -> &[Finding] {
+        let name = self.docs[doc].doc.name.as_str();
+        let of = |f: &Finding| self.docs[f.doc].doc.name.as_str();
+        let start = self.findings.partition_point(|f| of(f) < name);
+        let len = self.findings[start..].partition_point(|f| of(f) == name);
+        let slice = &self.findings[start..start + len];
+        debug_assert_eq!(
+            slice.len(),
+            self.findings.iter().filter(|f| f.doc == doc).count(),
+            "findings sorted by doc name"
+        );
+        slice
+    }
+
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
     }

@@ -436,9 +436,9 @@ fn pending(report: &Report) -> (Vec<offline::Pending<'_>>, Vec<Outcome>) {
             continue;
         }
         let failing: Vec<&Finding> = report
-            .findings
+            .findings_of(d)
             .iter()
-            .filter(|f| f.doc == d && gate::fails(f.rule, f.severity))
+            .filter(|f| gate::fails(f.rule, f.severity))
             .collect();
         // What cannot be read as an answer (a key written twice, broken JSON) has no single
         // meaning to re-ground: listed as refused, left as written. A malformed part of an

@@ -11,6 +11,7 @@ use super::ground::{self, Located};
 use super::outcome::{Decision, Kind, Moved, Outcome, Place, Reason, Refusal};
 use crate::contract::{self, KeptAs, RefusalReason};
 use crate::gate::{self, Retrieval, Violation};
+use crate::model::report::short_id;
 use crate::model::{AnswerId, AnswerUnit, CiteId, DocId, Finding, Fix, Retrieved, Span};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
@@ -262,7 +263,7 @@ fn claims(ctx: &Ctx, p: &Pending) -> (Value, Vec<Outcome>) {
         .cloned()
         .unwrap_or_default();
     let mut outcomes = Vec::new();
-    let short = &ctx.target.to_string()[..7];
+    let short = short_id(ctx.target);
     for (j, unit) in p.units.iter().enumerate() {
         let Some(claim) = old.get(j) else { continue };
         let mut claim = claim.clone();

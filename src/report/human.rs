@@ -11,6 +11,7 @@ use miette::{
 
 use crate::config::ConfigError;
 use crate::escape::printable;
+use crate::model::report::short_id;
 use crate::model::{Finding, LineIndex, Report, Span};
 use crate::registry::Severity;
 
@@ -257,8 +258,7 @@ fn help_text(f: &Finding) -> Option<String> {
         });
     }
     if let (Some(evidence), Some(lines), Some(rev)) = (&f.evidence, f.lines, &f.revision) {
-        let rev = rev.to_string();
-        let mut block = format!("at {} lines {lines}:", &rev[..8]);
+        let mut block = format!("at {} lines {lines}:", short_id(*rev));
         let start = lines.start.max(1);
         for (i, line) in evidence.lines().enumerate() {
             if line == "…" {

@@ -3,6 +3,7 @@
 
 pub mod ahead;
 pub mod blame;
+pub mod paths;
 pub mod renames;
 pub mod repo;
 pub mod trees;

@@ -103,10 +103,7 @@ pub(super) fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> 
     }
 }
 
-/// The first 8 hex digits of a commit ID.
-pub(super) fn short(oid: Oid) -> String {
-    oid.to_string()[..8].to_string()
-}
+pub(super) use crate::model::report::short_id as short;
 
 /// `f` with the closest existing paths as help ("did you mean …?"), when there are any.
 pub(super) fn did_you_mean(f: Finding, suggestions: &[String]) -> Finding {
