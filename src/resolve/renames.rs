@@ -28,6 +28,14 @@ pub type Renames = HashMap<String, String>;
 /// that are not the pin's, parents before children, each with its parents.
 type Range = Vec<(Oid, Vec<Oid>)>;
 
+/// A target's ancestors, parents before children, with the positions of their parents.
+#[derive(Debug, Default)]
+struct Graph {
+    order: Range,
+    at: HashMap<Oid, usize>,
+    parents: Vec<Vec<usize>>,
+}
+
 /// Where each path's file went in one commit (`None`: deleted).
 type Steps = HashMap<Box<str>, Option<String>>;
 
@@ -44,6 +52,8 @@ pub struct Follower {
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
     /// The commits between a pin and the target, by (pin, target).
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
+    /// Each target's history (read once, however many pins are followed into it).
+    graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
 }
 
 impl Follower {
@@ -180,17 +190,24 @@ impl Follower {
         if let Some(r) = self.ranges.lock().expect("ranges lock").get(&(from, to)) {
             return r.clone();
         }
-        let mut range = Range::new();
-        if let Ok(mut walk) = repo.revwalk() {
-            let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
-                && walk.push(to).is_ok()
-                && walk.hide(from).is_ok();
-            for id in walk.flatten().take_while(|_| ready) {
-                if let Ok(c) = repo.find_commit(id) {
-                    range.push((id, c.parent_ids().collect()));
+        let graph = self.graph(repo, to);
+        let range = match graph.at.get(&from) {
+            // A pin in the target's history: everything but its own ancestors.
+            Some(&pin) => {
+                let mut older = vec![false; graph.order.len()];
+                let mut stack = vec![pin];
+                while let Some(i) = stack.pop() {
+                    if !std::mem::replace(&mut older[i], true) {
+                        stack.extend(&graph.parents[i]);
+                    }
                 }
+                (graph.order.iter().zip(&older))
+                    .filter(|(_, old)| !**old)
+                    .map(|(c, _)| c.clone())
+                    .collect()
             }
-        }
+            None => walk(repo, Some(from), to),
+        };
         let range = Arc::new(range);
         self.ranges
             .lock()
@@ -198,6 +215,39 @@ impl Follower {
             .insert((from, to), range.clone());
         range
     }
+}
+
+impl Follower {
+    /// `to`'s history (cached).
+    fn graph(&self, repo: &Repository, to: Oid) -> Arc<Graph> {
+        if let Some(g) = self.graphs.lock().expect("graphs lock").get(&to) {
+            return g.clone();
+        }
+        let order = walk(repo, None, to);
+        let at: HashMap<Oid, usize> = (order.iter().enumerate()).map(|(i, c)| (c.0, i)).collect();
+        let parents = (order.iter())
+            .map(|(_, ps)| ps.iter().filter_map(|p| at.get(p).copied()).collect())
+            .collect();
+        let graph = Arc::new(Graph { order, at, parents });
+        (self.graphs.lock().expect("graphs lock")).insert(to, graph.clone());
+        graph
+    }
+}
+
+/// `to` and its ancestors that are not `hide`'s, parents before children, with their parents.
+fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> Range {
+    let mut range = Range::new();
+    if let Ok(mut walk) = repo.revwalk() {
+        let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
+            && walk.push(to).is_ok()
+            && hide.is_none_or(|h| walk.hide(h).is_ok());
+        for id in walk.flatten().take_while(|_| ready) {
+            if let Ok(c) = repo.find_commit(id) {
+                range.push((id, c.parent_ids().collect()));
+            }
+        }
+    }
+    range
 }
 
 /// Whether `path` is a file (a blob) at `commit`.
