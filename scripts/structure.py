@@ -61,6 +61,9 @@ LAYERS = [
     (["mcp", "lsp", "args", "fixture", "testing"],
      "the servers (default features `mcp`, `lsp`), the command line's types, and the test "
      "helpers (feature `testing`)"),
+    (["api"],
+     "the library entry points the bindings wrap (`bindings/python`, `bindings/node`): a `Repo` "
+     "opened once, then `gate`, `gate_many`, `audit`, `cite`, the command line's own code"),
     (["commands"],
      "the binary: `main.rs`, a short dispatcher, and one module per command (`common.rs`: the "
      "progress bar, running an audit, a failed run's exit 2)"),

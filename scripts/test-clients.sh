@@ -72,3 +72,23 @@ if [ ! -f "$vscode_tools/code-server/.installed" ]; then
     || echo "test-clients.sh: code-server did not install (tests/it/vscode.rs will fail)" >&2
 fi
 [ -f "$vscode_tools/puppeteer/.installed" ] || PUPPETEER_SKIP_DOWNLOAD=1 npm_into "$vscode_tools/puppeteer" puppeteer-core@25.16.0
+
+# The Python binding (`tests/it/python_binding.rs`): maturin and pytest in a cache venv, and the
+# wheels of pytest, from which the test installs it offline into its fresh venv beside the built
+# wheel. The binding's build is cached beside them (`python-target`).
+ci_cache="${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}"
+py_tools="$ci_cache/py-tools"
+if [ ! -x "$py_tools/bin/maturin" ]; then
+  python3 -m venv "$py_tools" 2>/dev/null || apt_install python3-venv
+  [ -x "$py_tools/bin/pip" ] || python3 -m venv "$py_tools"
+  "$py_tools/bin/pip" install --quiet 'maturin==1.16.0' 'pytest==9.2.0' \
+    || echo "test-clients.sh: maturin did not install (tests/it/python_binding.rs will fail)" >&2
+fi
+if [ ! -f "$ci_cache/py-wheels/.downloaded" ]; then
+  "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' \
+    && touch "$ci_cache/py-wheels/.downloaded"
+fi
+# The Node binding (`tests/it/node_binding.rs`): `@napi-rs/cli`, which builds the addon and its
+# `index.js`/`index.d.ts`, in its own cache folder; the addon's build is cached beside it
+# (`node-target`).
+[ -f "$ci_cache/node-tools/.installed" ] || npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4

@@ -29,6 +29,8 @@
 //! 10. [`report`] (one file per output format, regenerate's included), [`sweep`].
 //! 11. The servers, [`mcp`] and [`lsp`] (default features), and [`args`], the command line's
 //!     types (the binary's `commands/` run them).
+//! 12. [`api`]: the library entry points the Python and Node bindings wrap (`bindings/`): a
+//!     repository opened once, then gate, audit and cite, the CLI's code and verdicts.
 //!
 //! The library never prints; the binary maps a report to an exit code. Errors are types with
 //! their cause as `source` ([`error::chain`] prints them whole).
@@ -41,6 +43,7 @@
 //! each).
 #![warn(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
 
+pub mod api;
 pub mod args;
 pub mod audit;
 pub mod check;

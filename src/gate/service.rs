@@ -21,6 +21,9 @@ pub struct Verdict {
     /// What to return instead of the answer: its refusal, with the violations (`None` when it
     /// passed).
     pub refusal: Option<Value>,
+    /// Whether cited ⊆ retrieved was checked: `retrieval` (against a payload) or `code-only`
+    /// (`--no-retrieval`: an answer without a payload was checked against the code alone).
+    pub fidelity: &'static str,
 }
 
 impl Verdict {
@@ -31,11 +34,36 @@ impl Verdict {
             passed: violations.is_empty(),
             violations,
             refusal,
+            fidelity: fidelity(retrieval),
         }
     }
 
+    /// The verdict as one JSON object: `{"passed", "fidelity", "violations", "refusal"}` (the
+    /// refusal `null` when it passed), what the library's bindings hand back.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "passed": self.passed,
+            "fidelity": self.fidelity,
+            "violations": self.violations,
+            "refusal": self.refusal,
+        })
+    }
+
+    /// What `gate --jsonl` prints for it, the answer's `text` (`None`: unreadable) on input line
+    /// `line`: `{"line", "id"?, "passed", "fidelity", "answer"}`, `answer` the input byte for
+    /// byte when it passed, else the refusal.
+    pub fn line(&self, line: usize, text: Option<&str>) -> String {
+        let text = text.map(|t| t.trim_start_matches('\u{feff}'));
+        let answer = match &self.refusal {
+            None => text.unwrap_or_default().trim().to_string(),
+            Some(refusal) => json_text(refusal),
+        };
+        let id = text.and_then(id_of);
+        verdict_line(line, id.as_deref(), self, &answer)
+    }
+
     /// The verdict on input that cannot be read as an answer: refused, `why` its violation.
-    fn unreadable(why: &str) -> Verdict {
+    fn unreadable(why: &str, retrieval: Retrieval) -> Verdict {
         let violation = Violation {
             rule: RuleId::MalformedDoc,
             citation: None,
@@ -50,12 +78,13 @@ impl Verdict {
                 "violations": [&violation],
             })),
             violations: vec![violation],
+            fidelity: fidelity(retrieval),
         }
     }
 
     /// What `citegate gate` prints for it: the answer's `text` as it was given when it passed,
-    /// else the refusal.
-    fn print(&self, text: &str, pretty: bool) -> String {
+    /// else the refusal (pretty-printed unless `--jsonl`).
+    pub fn print(&self, text: &str, pretty: bool) -> String {
         match &self.refusal {
             None => format!("{}\n", text.trim_start_matches('\u{feff}').trim_end()),
             Some(refusal) => render(refusal, pretty),
@@ -75,15 +104,39 @@ pub type Input = (usize, Result<String, String>);
 /// The verdict on one answer's JSON text. Text that is not JSON is refused (the reason says
 /// where it broke); nothing a model wrote is ever passed through unchecked.
 pub fn check(gate: &Gate, text: &str, retrieval: Retrieval) -> Verdict {
-    let text = text.trim_start_matches('\u{feff}');
-    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => Verdict::of(
-            text,
-            retrieval,
-            gate.check_text("answer.json", text, retrieval),
-        ),
-        Err(e) => Verdict::unreadable(&format!("invalid JSON: {e}")),
-    }
+    check_all(gate, &[Ok(text)], retrieval)
+        .pop()
+        .expect("one verdict per answer")
+}
+
+/// The verdicts on many answers' texts, checked together (one audit over all of them), in
+/// order. An input that is `Err` could not be read (too long, not UTF-8): refused, the reason
+/// its violation, as is one that is not JSON.
+pub fn check_all(
+    gate: &Gate,
+    texts: &[Result<&str, String>],
+    retrieval: Retrieval,
+) -> Vec<Verdict> {
+    // Each input validated once: the JSON text, or why it is refused unread.
+    let read: Vec<Result<&str, String>> = texts
+        .iter()
+        .map(|text| {
+            let text = text.as_deref().map_err(Clone::clone)?;
+            let text = text.trim_start_matches('\u{feff}');
+            match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Ok(_) => Ok(text),
+                Err(e) => Err(format!("invalid JSON: {e}")),
+            }
+        })
+        .collect();
+    let readable = read.iter().flatten().map(|t| ("answer.json", *t)).collect();
+    let mut violations = gate.check_texts(readable, retrieval).into_iter();
+    read.iter()
+        .map(|text| match text {
+            Err(why) => Verdict::unreadable(why, retrieval),
+            Ok(t) => Verdict::of(t, retrieval, violations.next().unwrap_or_default()),
+        })
+        .collect()
 }
 
 /// Gate one answer's JSON text: printed as it was given, byte for byte, when it passes (a
@@ -100,38 +153,18 @@ pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) ->
 /// input, in order, each `{"line", "id"?, "passed", "fidelity", "answer"}` where `answer` is the
 /// input byte for byte when it passed, else its refusal.
 pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Gated> {
-    // Each line validated once: the JSON text, or why it is refused unread.
-    let read: Vec<Result<&str, String>> = inputs
+    let texts: Vec<Result<&str, String>> = inputs
         .iter()
-        .map(|(_, text)| {
-            let text = text.as_deref().map_err(Clone::clone)?;
-            let text = text.trim_start_matches('\u{feff}');
-            match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                Ok(_) => Ok(text),
-                Err(e) => Err(format!("invalid JSON: {e}")),
-            }
-        })
+        .map(|(_, text)| text.as_deref().map_err(Clone::clone))
         .collect();
-    let readable = read.iter().flatten().map(|t| ("answer.json", *t)).collect();
-    let mut verdicts = gate.check_texts(readable, retrieval).into_iter();
+    let verdicts = check_all(gate, &texts, retrieval);
     inputs
         .iter()
-        .zip(&read)
-        .map(|((line, _), text)| {
-            let verdict = match text {
-                Err(why) => Verdict::unreadable(why),
-                Ok(t) => Verdict::of(t, retrieval, verdicts.next().unwrap_or_default()),
-            };
-            let passed = verdict.passed;
-            let answer = match &verdict.refusal {
-                None => text.as_deref().unwrap_or_default().trim().to_string(),
-                Some(refusal) => json_text(refusal),
-            };
-            let id = text.as_ref().ok().and_then(|t| id_of(t));
-            Gated {
-                output: verdict_line(*line, id.as_deref(), passed, retrieval, &answer),
-                passed,
-            }
+        .zip(texts)
+        .zip(verdicts)
+        .map(|(((line, _), text), verdict)| Gated {
+            output: verdict.line(*line, text.ok()),
+            passed: verdict.passed,
         })
         .collect()
 }
@@ -156,15 +189,9 @@ fn fidelity(retrieval: Retrieval) -> &'static str {
     }
 }
 
-fn verdict_line(
-    line: usize,
-    id: Option<&str>,
-    passed: bool,
-    retrieval: Retrieval,
-    answer: &str,
-) -> String {
+fn verdict_line(line: usize, id: Option<&str>, verdict: &Verdict, answer: &str) -> String {
     let id = id.map(|id| format!(",\"id\":{id}")).unwrap_or_default();
-    let fidelity = fidelity(retrieval);
+    let (passed, fidelity) = (verdict.passed, verdict.fidelity);
     format!("{{\"line\":{line}{id},\"passed\":{passed},\"fidelity\":\"{fidelity}\",\"answer\":{answer}}}\n")
 }
 
@@ -299,7 +326,7 @@ pub fn one(gate: &Gate, input: &mut impl Read, retrieval: Retrieval) -> Result<G
         Err(e) => {
             let why = format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to());
             Gated {
-                output: Verdict::unreadable(&why).print("", true),
+                output: Verdict::unreadable(&why, retrieval).print("", true),
                 passed: false,
             }
         }

@@ -6,7 +6,6 @@
 //! engine and settings (`.citegate.yaml`) as the commands.
 
 mod bound;
-mod quote;
 mod tools;
 
 use std::path::PathBuf;
@@ -18,9 +17,9 @@ use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use crate::retrieve::quote::{MAX_PLACES, MIN_QUOTE_CHARS};
 use bound::Args;
 pub use bound::{MAX_INPUT_BYTES, MAX_REPLY_BYTES};
-pub use quote::{MAX_PLACES, MIN_QUOTE_CHARS};
 pub use tools::{CheckAnswer, CheckDocs, Cite, Retrieve};
 
 /// The server: the repository it answers about (its tools are `Self::tool_router()`), and the

@@ -319,7 +319,7 @@ pub(super) fn cite(root: &Path, p: Cite) -> Result<String, String> {
         (Some(quote), path, _) => {
             let quote = bound::input("quote", quote)?;
             let path = path.as_deref().map(inside).transpose()?;
-            let found = super::quote::find(&repo, target, quote, path.as_deref())?;
+            let found = crate::retrieve::quote::find(&repo, target, quote, path.as_deref())?;
             Ok(bounded(found, "places"))
         }
         (None, Some(path), Some(start)) => {

@@ -5,6 +5,7 @@
 mod bm25;
 pub mod cache;
 pub mod chunk;
+pub mod quote;
 mod tokens;
 
 use git2::Oid;

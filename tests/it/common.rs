@@ -120,3 +120,44 @@ pub fn fake_gh(dir: &std::path::Path, text: &str) -> String {
     std::fs::set_permissions(&gh, perms).unwrap();
     format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap())
 }
+
+/// The cache folder the test tools and the bindings' builds live in
+/// (`$CITEGATE_CI_CACHE`, else `$XDG_CACHE_HOME/citegate-ci`, else `~/.cache/citegate-ci`), as
+/// `scripts/test-clients.sh` fills it.
+pub fn ci_cache() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    std::env::var_os("CITEGATE_CI_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("citegate-ci"))
+        })
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/citegate-ci")))
+        .expect("HOME is set")
+}
+
+/// `path` when it exists. Missing, a test that needs it fails in CI (`CI` set) and says what
+/// installs it; elsewhere it is skipped with the same message (`None`).
+pub fn tool(path: std::path::PathBuf, what: &str) -> Option<std::path::PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    let why = format!(
+        "{what} is missing at {} (scripts/test-clients.sh installs it)",
+        path.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Run `command`; its standard output, or a failure with both outputs.
+pub fn run(command: &mut std::process::Command, what: &str) -> String {
+    let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

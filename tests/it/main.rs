@@ -2,6 +2,7 @@
 //! `common`. Linking the crate once instead of once per area is most of what CI spends on tests.
 
 mod action;
+mod api;
 mod blame_oracle;
 mod cases;
 mod check_docs;
@@ -25,7 +26,9 @@ mod lsp;
 mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_fuzz;
+mod node_binding;
 mod properties;
+mod python_binding;
 mod readme;
 mod regenerate;
 mod rename_oracle;

@@ -1,5 +1,5 @@
-//! `cite` with a quote: where a text occurs, found file by file in path order and stopped at
-//! [`MAX_PLACES`], so the work and the memory follow the reply, not the repository. (The audit's
+//! `cite` with a quote (the MCP server's tool, the library's `Repo::cite`): where a text occurs,
+//! found file by file in path order and stopped at [`MAX_PLACES`], so the work and the memory follow the reply, not the repository. (The audit's
 //! own search, `check::quotes::locate`, wants every place at once to decide whether a moved
 //! citation is unique; an agent asking where a quote is needs only the first few and whether
 //! there are more.) A quote shorter than [`MIN_QUOTE_CHARS`] is refused: it occurs everywhere.
@@ -7,21 +7,20 @@
 use git2::Oid;
 use serde_json::{json, Value};
 
+use super::MAX_FILE_BYTES;
 use crate::model::LineRange;
 use crate::normalize::NormalizedSource;
-use crate::resolve::{CodeRepo, FileAt};
+use crate::resolve::{CodeRepo, FileAt}; // as the audit's quote search, larger files are skipped
 
 /// The most places one `cite` reply lists: the search stops at the next one.
 pub const MAX_PLACES: usize = 100;
 /// The fewest characters (whitespace-normalised) a quote must have.
 pub const MIN_QUOTE_CHARS: usize = 3;
-/// Files larger than this are not searched, as the audit's quote search skips them.
-const MAX_FILE_BYTES: usize = 1 << 20;
 
 /// Where `quote` occurs at `target`, exactly (whitespace-normalised), in `path` or in every text
 /// file: the first [`MAX_PLACES`] places in path then line order, and whether the search
 /// stopped with more to find.
-pub(super) fn find(
+pub fn find(
     repo: &CodeRepo,
     target: Oid,
     quote: &str,

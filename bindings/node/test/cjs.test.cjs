@@ -1,0 +1,11 @@
+// The Node package through its CommonJS entry point.
+const assert = require('node:assert/strict')
+const { test } = require('node:test')
+
+const citegate = require('citegate')
+
+test('require() gives the same Repo as import', async () => {
+  const esm = await import('citegate')
+  assert.equal(typeof citegate.Repo, 'function')
+  assert.equal(esm.Repo, citegate.Repo)
+})

@@ -1,0 +1,187 @@
+//! The library entry points (`citegate::api`, what the Python and Node bindings wrap) against the
+//! command line: byte-equal verdicts from `Repo::gate` and `citegate gate`, from
+//! `Repo::gate_many` and `gate --jsonl`, on every answer of the shared fixtures
+//! (`tests/bindings/`) and on generated answers; the audit's JSON and `cite` likewise.
+
+use std::path::Path;
+
+use citegate::api::{self, Repo};
+use citegate::testing::Fixture;
+use proptest::prelude::*;
+
+use crate::common;
+
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bindings");
+
+/// The shared fixture repository (`tests/bindings/repo/`, one commit), with the retrieval
+/// payload beside it as `r.json`.
+fn fixture() -> Fixture {
+    let mut spec = String::from("@@@ commit v1 code\n");
+    for path in ["src/cache.rs", "docs/cache.md"] {
+        let text = std::fs::read_to_string(Path::new(SHARED).join("repo").join(path)).unwrap();
+        spec.push_str(&format!("@@@ file {path}\n{text}"));
+    }
+    let fixture = Fixture::build(&spec).unwrap();
+    let payload = std::fs::read(Path::new(SHARED).join("retrieved.json")).unwrap();
+    std::fs::write(fixture.path().join("r.json"), payload).unwrap();
+    fixture
+}
+
+/// The shared answers, one JSON text each, with the answers of `tests/cases/refusals.case`.
+fn answers() -> Vec<String> {
+    let text = std::fs::read_to_string(Path::new(SHARED).join("answers.jsonl")).unwrap();
+    let mut all: Vec<String> = text.lines().map(str::to_string).collect();
+    all.extend(common::refusal_answers().1);
+    all
+}
+
+/// The three ways of asking: a payload given, none required, none (`--no-retrieval`).
+const MODES: [&[&str]; 3] = [&["--retrieved", "r.json"], &[], &["--no-retrieval"]];
+
+/// The library's options for one of [`MODES`].
+fn options(fixture: &Fixture, mode: &[&str]) -> (Option<Vec<citegate::model::Retrieved>>, bool) {
+    let payload = match mode.first() {
+        Some(&"--retrieved") => {
+            let text = std::fs::read_to_string(fixture.path().join("r.json")).unwrap();
+            Some(api::retrieved(&serde_json::from_str(&text).unwrap()).unwrap())
+        }
+        _ => None,
+    };
+    (payload, mode == ["--no-retrieval"])
+}
+
+/// `citegate gate MODE` on `stdin`: its exit code and standard output.
+fn cli(fixture: &Fixture, mode: &[&str], stdin: &str) -> (Option<i32>, String) {
+    let out = common::command(fixture.path())
+        .arg("gate")
+        .args(mode)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
+/// Every answer through `Repo::gate` and through `citegate gate`, one process each: the same
+/// bytes printed, the same exit code; then all of them through `gate_many` and `gate --jsonl`.
+#[test]
+fn the_library_and_the_cli_give_byte_equal_verdicts_on_the_shared_answers() {
+    let fixture = fixture();
+    let repo = Repo::open(fixture.path(), None).unwrap();
+    let answers = answers();
+    for mode in MODES {
+        let (payload, no_retrieval) = options(&fixture, mode);
+        for answer in &answers {
+            let verdict = repo.gate(answer, payload.as_deref(), no_retrieval);
+            let (code, out) = cli(&fixture, mode, answer);
+            assert_eq!(verdict.print(answer, true), out, "{mode:?} {answer}");
+            assert_eq!(code, Some(if verdict.passed { 0 } else { 1 }), "{answer}");
+        }
+        jsonl_equal(&fixture, &repo, mode, &answers);
+    }
+}
+
+/// `gate_many` against one `gate --jsonl` run: line for line, byte for byte.
+fn jsonl_equal(fixture: &Fixture, repo: &Repo, mode: &[&str], answers: &[String]) {
+    let (payload, no_retrieval) = options(fixture, mode);
+    let texts: Vec<&str> = answers.iter().map(String::as_str).collect();
+    let verdicts = repo.gate_many(&texts, payload.as_deref(), no_retrieval);
+    let ours: String = (verdicts.iter().zip(&texts).enumerate())
+        .map(|(i, (v, t))| v.line(i + 1, Some(t)))
+        .collect();
+    let args: Vec<&str> = [&["--jsonl"][..], mode].concat();
+    let (code, out) = cli(fixture, &args, &(answers.join("\n") + "\n"));
+    assert_eq!(ours, out, "{mode:?}");
+    let all = verdicts.iter().all(|v| v.passed);
+    assert_eq!(code, Some(if all { 0 } else { 1 }));
+}
+
+/// One piece of a generated answer's citation.
+fn citation() -> impl Strategy<Value = String> {
+    let path = prop::sample::select(vec!["src/cache.rs", "src/nope.rs", "docs/cache.md", "../x"]);
+    let quote = prop::sample::select(vec![
+        "pub const TTL_SECONDS: u64 = 30;",
+        "TTL_SECONDS",
+        "pub fn ttl() -> u64 {",
+        "nowhere",
+        "",
+    ]);
+    (path, 0i64..9, 0i64..4, quote, any::<bool>()).prop_map(|(path, start, len, quote, with)| {
+        let quote = match with {
+            true => format!(r#", "quote": "{quote}""#),
+            false => String::new(),
+        };
+        let end = start + len;
+        format!(r#"{{"path": "{path}", "startLine": {start}, "endLine": {end}{quote}}}"#)
+    })
+}
+
+/// A generated answer: a summary, citations, maybe a refusal or its own payload.
+fn answer() -> impl Strategy<Value = String> {
+    let summary = prop::sample::select(vec!["30 s", "", "see src/cache.rs:4", "The TTL is `45`."]);
+    let refuse = prop::sample::select(vec!["", r#", "refuse": {"reason": "ambiguous"}"#]);
+    let own = prop::sample::select(vec![
+        "",
+        r#", "retrieved": [{"path": "src/cache.rs", "start_line": 1, "end_line": 6}]"#,
+    ]);
+    let cites = prop::collection::vec(citation(), 0..3);
+    (summary, cites, refuse, own).prop_map(|(summary, cites, refuse, own)| {
+        let cites = cites.join(", ");
+        format!(r#"{{"summary": "{summary}", "citations": [{cites}]{refuse}{own}}}"#)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+
+    /// Generated answers: `gate_many` and `gate --jsonl` agree byte for byte, in each mode, and
+    /// `Repo::gate` gives each answer the verdict `gate_many` gave it.
+    #[test]
+    fn generated_answers_get_the_cli_verdicts(answers in prop::collection::vec(answer(), 1..40)) {
+        let fixture = fixture();
+        let repo = Repo::open(fixture.path(), None).unwrap();
+        for mode in MODES {
+            jsonl_equal(&fixture, &repo, mode, &answers);
+            let (payload, no_retrieval) = options(&fixture, mode);
+            let texts: Vec<&str> = answers.iter().map(String::as_str).collect();
+            let many = repo.gate_many(&texts, payload.as_deref(), no_retrieval);
+            for (text, verdict) in texts.iter().zip(&many) {
+                prop_assert_eq!(&repo.gate(text, payload.as_deref(), no_retrieval), verdict);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_audit_is_the_cli_report() {
+    let fixture = fixture();
+    let repo = Repo::open(fixture.path(), None).unwrap();
+    let ours = repo.audit_json(&["docs".into()]).unwrap();
+    let out = common::citegate(fixture.path(), &["audit", "--format", "json", "docs"]);
+    assert_eq!(ours, String::from_utf8(out.stdout).unwrap());
+    assert!(ours.contains("src/evict.rs"), "{ours}");
+}
+
+#[test]
+fn cite_finds_a_quote_and_errors_read_as_the_cli_says_them() {
+    let fixture = fixture();
+    let repo = Repo::open(fixture.path(), None).unwrap();
+    let found = repo.cite("TTL_SECONDS", None).unwrap();
+    assert_eq!(found["count"], 2, "{found}");
+    assert_eq!(found["places"][0]["citation"], "src/cache.rs:2");
+    let none = repo.cite("TTL_SECONDS", Some("docs/cache.md")).unwrap();
+    assert_eq!(none["count"], 0);
+    assert!(repo.cite("TTL", Some("../etc/passwd")).is_err());
+    assert!(repo.cite("ab", None).unwrap_err().0.contains("at least 3"));
+    // A target that names nothing: the message `citegate gate --target` prints.
+    let Err(err) = Repo::open(fixture.path(), Some("no-such-rev")) else {
+        panic!("opened at a revision that does not exist");
+    };
+    let out = common::citegate(fixture.path(), &["gate", "--target", "no-such-rev"]);
+    let cli = String::from_utf8(out.stderr).unwrap();
+    assert!(cli.contains(&err.0), "{cli} / {err}");
+    let bad = api::retrieved(&serde_json::json!([{"path": "a"}])).unwrap_err();
+    assert!(
+        bad.0.contains("chunk 0: needs `path` and `start_line`"),
+        "{bad}"
+    );
+}

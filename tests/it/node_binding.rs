@@ -1,0 +1,86 @@
+//! The npm package (`bindings/node/`) as a user gets it: the addon built by `@napi-rs/cli`, the
+//! package `npm pack`ed, the tarball `npm install`ed into a fresh folder (offline: it has no
+//! dependencies), and its `node --test` suite run there, through both entry points (ESM and
+//! CommonJS), against this build's `citegate` binary on the shared fixtures (`tests/bindings/`).
+//! The addon's build is cached (`citegate-ci/node-target`): a warm run rebuilds only what changed.
+//!
+//! The tools (Node and npm, `@napi-rs/cli` in `citegate-ci/node-tools`) come from
+//! `scripts/test-clients.sh`; when one is missing the test fails in CI and is skipped elsewhere,
+//! saying so.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common;
+
+#[test]
+fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
+    let cache = common::ci_cache();
+    let napi = cache.join("node-tools/node_modules/.bin/napi");
+    let Some(napi) = common::tool(napi, "@napi-rs/cli") else {
+        return;
+    };
+    if Command::new("npm").arg("--version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "npm is missing");
+        eprintln!("skipped: npm is missing (scripts/test-clients.sh installs it)");
+        return;
+    }
+    let binding = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
+    let types = std::fs::read_to_string(binding.join("index.d.ts")).unwrap_or_default();
+    common::run(
+        Command::new(&napi)
+            .args(["build", "--platform"])
+            .current_dir(&binding)
+            .env("CARGO_TARGET_DIR", cache.join("node-target")),
+        "napi build",
+    );
+    let generated = std::fs::read_to_string(binding.join("index.d.ts")).unwrap();
+    assert_eq!(
+        types, generated,
+        "bindings/node/index.d.ts is not the generated one: commit it"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let npm = |args: &[&str], dir: &Path, what: &str| {
+        common::run(Command::new("npm").args(args).current_dir(dir), what)
+    };
+    let dest = work.path().to_str().unwrap();
+    npm(
+        &["pack", "--silent", "--pack-destination", dest],
+        &binding,
+        "npm pack",
+    );
+    let app = work.path().join("app");
+    common::write(&app, "package.json", r#"{"name": "app", "private": true}"#);
+    for test in ["fixtures.mjs", "gate.test.mjs", "cjs.test.cjs"] {
+        let text = std::fs::read(binding.join("test").join(test)).unwrap();
+        common::write(&app, &format!("test/{test}"), text);
+    }
+    let tarball = work.path().join("citegate-0.1.0.tgz");
+    let install = [
+        "install",
+        "--offline",
+        "--no-audit",
+        "--no-fund",
+        "--omit=optional",
+    ];
+    npm(
+        &[&install[..], &[tarball.to_str().unwrap()]].concat(),
+        &app,
+        "npm install",
+    );
+    let out = common::run(
+        Command::new("node")
+            .args(["--test", "test/gate.test.mjs", "test/cjs.test.cjs"])
+            .current_dir(&app)
+            .env(
+                "CITEGATE_SHARED",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bindings"),
+            )
+            .env("CITEGATE_BIN", env!("CARGO_BIN_EXE_citegate")),
+        "node --test in the fresh folder",
+    );
+    assert!(
+        out.contains("# fail 0") && out.contains("# skipped 0"),
+        "{out}"
+    );
+}
