@@ -504,16 +504,8 @@ fn finish(
     levels: &Graded,
 ) -> Report {
     findings.retain_mut(|f| levels.grade(f));
-    // The doc's index after its name: a doc's findings stay together when names repeat (the
-    // gate checks many answers named alike in one run), so `Report::findings_of` can slice them.
-    fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, DocId, usize, RuleId, &'a str) {
-        (
-            &docs[f.doc].doc.name,
-            f.doc,
-            f.span.start,
-            f.rule,
-            &f.message,
-        )
+    fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, usize, RuleId, &'a str) {
+        (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
     }
     findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
     in_answers(&docs, &mut findings);

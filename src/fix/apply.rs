@@ -177,7 +177,6 @@ fn hold_failing_lines<'r>(report: &Report, doc: DocId, items: &mut Vec<Item<'r>>
     };
     let failing: Vec<&Finding> = report
         .findings_of(doc)
-        .iter()
         .filter(|f| f.rule.says_wrong(f.severity))
         .filter(|f| {
             let implied = |index| report.implied.contains_key(&CiteRef { doc, index });

@@ -129,7 +129,11 @@ pub fn check_all(
             }
         })
         .collect();
-    let readable = read.iter().flatten().map(|t| ("answer.json", *t)).collect();
+    // Each answer a doc of its own name: a report's findings are found per doc by name.
+    let names: Vec<String> = (0..read.len()).map(answer_name).collect();
+    let readable = (read.iter().zip(&names))
+        .filter_map(|(t, name)| Some((name.as_str(), *t.as_ref().ok()?)))
+        .collect();
     let mut violations = gate.check_texts(readable, retrieval).into_iter();
     read.iter()
         .map(|text| match text {
@@ -137,6 +141,15 @@ pub fn check_all(
             Ok(t) => Verdict::of(t, retrieval, violations.next().unwrap_or_default()),
         })
         .collect()
+}
+
+/// The name the `i`th answer of a batch is checked under (`answer.json` for the first, so one
+/// answer reads as it always did).
+fn answer_name(i: usize) -> String {
+    match i {
+        0 => "answer.json".to_string(),
+        i => format!("answer-{i}.json"),
+    }
 }
 
 /// Gate one answer's JSON text: printed as it was given, byte for byte, when it passes (a

@@ -149,7 +149,8 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
                 continue;
             }
             let mut at = Positions::new(&d.doc.text, &d.doc.lines, state.encoding);
-            let diagnostics = (report.findings_of(i).iter())
+            let diagnostics = report
+                .findings_of(i)
                 .map(|f| diagnostic(f, at.range(f.span.start, f.span.end)))
                 .collect();
             add(uri, None, diagnostics);

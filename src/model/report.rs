@@ -173,22 +173,26 @@ pub fn short_id(oid: git2::Oid) -> String {
 }
 
 impl Report {
-    /// The findings of one doc, as a slice: a report's findings are sorted by doc name, then
-    /// doc (an audit's, a merged one's, one read back; names repeat only in the gate's batches),
-    /// so a per-doc loop does not scan every finding once per doc.
-    pub fn findings_of(&self, doc: DocId) -> &[Finding] {
+    /// The findings of one doc: a report's findings are sorted by doc name first (an audit's, a
+    /// merged one's, one read back), so a per-doc loop reads only the run of its name, not every
+    /// finding once per doc. Names may repeat (the answers of one `gate` batch): the run is
+    /// filtered by ID.
+    pub fn findings_of(&self, doc: DocId) -> impl Iterator<Item = &Finding> + '_ {
         let name = self.docs[doc].doc.name.as_str();
         let of = |f: &Finding| self.docs[f.doc].doc.name.as_str();
-        let before = |f: &Finding| (of(f), f.doc) < (name, doc);
-        let start = self.findings.partition_point(before);
-        let len = self.findings[start..].partition_point(|f| of(f) == name && f.doc == doc);
-        let slice = &self.findings[start..start + len];
+        let start = self.findings.partition_point(|f| of(f) < name);
+        let len = self.findings[start..].partition_point(|f| of(f) == name);
         debug_assert_eq!(
-            slice.len(),
+            self.findings[start..start + len]
+                .iter()
+                .filter(|f| f.doc == doc)
+                .count(),
             self.findings.iter().filter(|f| f.doc == doc).count(),
             "findings sorted by doc name"
         );
-        slice
+        self.findings[start..start + len]
+            .iter()
+            .filter(move |f| f.doc == doc)
     }
 
     pub fn has_errors(&self) -> bool {

@@ -11,9 +11,10 @@
 //! file added months later are not a rename). What it costs: a commit whose folders on the
 //! followed path have the same tree IDs as its parent's is passed by comparing IDs; rename
 //! detection runs only where the followed file is gone, once per pair of commits and only when
-//! that diff deletes a file; each answer is kept per (pin, target, path). The cost per pin grows
-//! with the commits between pin and target and the depth of the path, not with the size of the
-//! tree.
+//! that diff deletes a file; each answer is kept per (pin, target, path) and each step per
+//! (parent, commit, path), so pins into the same history share their walks. The first walk
+//! through a commit costs a tree read per folder of the path that changed there: never more than
+//! the path's depth, whatever the size of the tree.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -27,16 +28,32 @@ pub type Renames = HashMap<String, String>;
 /// that are not the pin's, parents before children, each with its parents.
 type Range = Vec<(Oid, Vec<Oid>)>;
 
+/// A target's ancestors, parents before children, with the positions of their parents.
+#[derive(Debug, Default)]
+struct Graph {
+    order: Range,
+    at: HashMap<Oid, usize>,
+    parents: Vec<Vec<usize>>,
+}
+
+/// Where each path's file went in one commit (`None`: deleted).
+type Steps = HashMap<Box<str>, Option<String>>;
+
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
 pub struct Follower {
     /// Each answer, by (pin, target, path).
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
+    /// Each step, by (parent, commit) and path: where the path's file is in the commit. Pins
+    /// into the same history walk the same commits: only the first walk reads their trees.
+    steps: Mutex<HashMap<(Oid, Oid), Steps>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
     /// many pins are removed by the same few commits, whose rename detection runs once.
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
     /// The commits between a pin and the target, by (pin, target).
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
+    /// Each target's history (read once, however many pins are followed into it).
+    graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
 }
 
 impl Follower {
@@ -119,11 +136,25 @@ impl Follower {
     /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
     /// new name from `commit`'s renames against `parent`, else `None` (deleted).
     fn step(&self, repo: &Repository, parent: Oid, commit: Oid, name: &str) -> Option<String> {
-        match kept(repo, parent, commit, name) {
+        let known = (self
+            .steps
+            .lock()
+            .expect("steps lock")
+            .get(&(parent, commit)))
+        .and_then(|names| names.get(name).cloned());
+        if let Some(found) = known {
+            return found;
+        }
+        let found = match kept(repo, parent, commit, name) {
             Ok(true) => Some(name.to_string()),
             Ok(false) => self.rename_in_commit(repo, parent, commit, name),
             Err(_) => None,
-        }
+        };
+        (self.steps.lock().expect("steps lock"))
+            .entry((parent, commit))
+            .or_default()
+            .insert(Box::from(name), found.clone());
+        found
     }
 
     /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
@@ -159,17 +190,24 @@ impl Follower {
         if let Some(r) = self.ranges.lock().expect("ranges lock").get(&(from, to)) {
             return r.clone();
         }
-        let mut range = Range::new();
-        if let Ok(mut walk) = repo.revwalk() {
-            let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
-                && walk.push(to).is_ok()
-                && walk.hide(from).is_ok();
-            for id in walk.flatten().take_while(|_| ready) {
-                if let Ok(c) = repo.find_commit(id) {
-                    range.push((id, c.parent_ids().collect()));
+        let graph = self.graph(repo, to);
+        let range = match graph.at.get(&from) {
+            // A pin in the target's history: everything but its own ancestors.
+            Some(&pin) => {
+                let mut older = vec![false; graph.order.len()];
+                let mut stack = vec![pin];
+                while let Some(i) = stack.pop() {
+                    if !std::mem::replace(&mut older[i], true) {
+                        stack.extend(&graph.parents[i]);
+                    }
                 }
+                (graph.order.iter().zip(&older))
+                    .filter(|(_, old)| !**old)
+                    .map(|(c, _)| c.clone())
+                    .collect()
             }
-        }
+            None => walk(repo, Some(from), to),
+        };
         let range = Arc::new(range);
         self.ranges
             .lock()
@@ -177,6 +215,39 @@ impl Follower {
             .insert((from, to), range.clone());
         range
     }
+}
+
+impl Follower {
+    /// `to`'s history (cached).
+    fn graph(&self, repo: &Repository, to: Oid) -> Arc<Graph> {
+        if let Some(g) = self.graphs.lock().expect("graphs lock").get(&to) {
+            return g.clone();
+        }
+        let order = walk(repo, None, to);
+        let at: HashMap<Oid, usize> = (order.iter().enumerate()).map(|(i, c)| (c.0, i)).collect();
+        let parents = (order.iter())
+            .map(|(_, ps)| ps.iter().filter_map(|p| at.get(p).copied()).collect())
+            .collect();
+        let graph = Arc::new(Graph { order, at, parents });
+        (self.graphs.lock().expect("graphs lock")).insert(to, graph.clone());
+        graph
+    }
+}
+
+/// `to` and its ancestors that are not `hide`'s, parents before children, with their parents.
+fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> Range {
+    let mut range = Range::new();
+    if let Ok(mut walk) = repo.revwalk() {
+        let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
+            && walk.push(to).is_ok()
+            && hide.is_none_or(|h| walk.hide(h).is_ok());
+        for id in walk.flatten().take_while(|_| ready) {
+            if let Ok(c) = repo.find_commit(id) {
+                range.push((id, c.parent_ids().collect()));
+            }
+        }
+    }
+    range
 }
 
 /// Whether `path` is a file (a blob) at `commit`.
