@@ -277,19 +277,8 @@ fn compare(seed: u64, steps: usize) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn cases(default: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(default);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(cases(96))]
+    #![proptest_config(crate::common::proptest_cases(96))]
 
     #[test]
     fn implied_pins_are_git_blames(seed in any::<u64>(), steps in 1usize..14) {

@@ -161,3 +161,16 @@ pub fn run(command: &mut std::process::Command, what: &str) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A proptest configuration running `PROPTEST_CASES` cases when set (a longer run by hand), else
+/// `default`.
+pub fn proptest_cases(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        ..proptest::test_runner::Config::default()
+    }
+}

@@ -72,20 +72,8 @@ fn doc_text() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
-/// `PROPTEST_CASES` when set (a longer run by hand), else `default`.
-fn cases(default: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(cases(512))]
+    #![proptest_config(crate::common::proptest_cases(512))]
 
     #[test]
     fn extraction_never_panics_and_spans_lie_inside_the_doc(text in doc_text()) {
@@ -189,7 +177,7 @@ fn a_piece() -> impl Strategy<Value = Piece> {
 }
 
 proptest! {
-    #![proptest_config(cases(32))]
+    #![proptest_config(crate::common::proptest_cases(32))]
 
     /// Issue 31: `fix` reaches its fixpoint in one run, over every syntax and fix kind,
     /// citations sharing a line, a doc pinned as a whole and a JSON answer (pinned or not):
@@ -237,7 +225,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cases(24))]
+    #![proptest_config(crate::common::proptest_cases(24))]
 
     #[test]
     fn fixes_converge_and_leave_the_fixed_citations_holding(
@@ -284,7 +272,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cases(512))]
+    #![proptest_config(crate::common::proptest_cases(512))]
 
     /// The byte-level whitespace normalisation is the character-level one: every run of Unicode
     /// whitespace becomes one space, ends trimmed; and its line map counts every `\n`.
@@ -325,7 +313,7 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(cases(256))]
+    #![proptest_config(crate::common::proptest_cases(256))]
 
     /// A rewritten answer is exactly the new value (it parses back to it), laid out on one line
     /// when the old one was, whatever the old layout (indent unit, base indentation).
@@ -359,7 +347,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cases(512))]
+    #![proptest_config(crate::common::proptest_cases(512))]
 
     /// The audit's extraction (a located tree) and the gate (a value) read the answer contract
     /// alike: the same answers refuse, and the same `retrieved` payloads are read.
@@ -399,7 +387,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(cases(128))]
+    #![proptest_config(crate::common::proptest_cases(128))]
 
     /// `citegate gate` on any input, JSON or not, answer or not: it never panics, always prints
     /// one JSON value, and passes only what it was given unchanged.
@@ -497,7 +485,7 @@ fn gate_repo() -> (&'static citegate::resolve::CodeRepo, git2::Oid) {
 }
 
 proptest! {
-    #![proptest_config(cases(1024))]
+    #![proptest_config(crate::common::proptest_cases(1024))]
 
     /// Whatever a doc, a path or a message holds, the Markdown report's escaping renders it as
     /// plain text: no link, image, HTML, emphasis or mention (`testing::markdown_inert`).

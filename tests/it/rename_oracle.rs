@@ -398,19 +398,8 @@ fn compare(seed: u64, steps: usize) -> Result<(usize, usize), TestCaseError> {
     Ok(compared)
 }
 
-fn cases(default: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(default);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(cases(32))]
+    #![proptest_config(crate::common::proptest_cases(32))]
 
     #[test]
     fn followed_files_are_where_git_log_follow_says(seed in any::<u64>(), steps in 2usize..12) {

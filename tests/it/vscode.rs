@@ -16,6 +16,8 @@ use std::process::Command;
 use citegate::testing::Fixture;
 use serde_json::Value;
 
+use crate::common::{self, run};
+
 const DOC: &str = "docs/wiki/cache.md";
 
 fn extension_dir() -> PathBuf {
@@ -27,14 +29,7 @@ fn tools() -> PathBuf {
     if let Some(dir) = std::env::var_os("CITEGATE_VSCODE_TOOLS") {
         return PathBuf::from(dir);
     }
-    let cache = std::env::var_os("CITEGATE_CI_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("citegate-ci"))
-        })
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/citegate-ci")))
-        .expect("HOME is set");
-    cache.join("vscode")
+    common::ci_cache().join("vscode")
 }
 
 /// `path`, or a failure naming what installs it.
@@ -45,17 +40,6 @@ fn needed(path: PathBuf, what: &str) -> PathBuf {
         path.display()
     );
     path
-}
-
-fn run(command: &mut Command, what: &str) -> String {
-    let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// PATH with Node 24 first (code-server needs it).
