@@ -76,7 +76,7 @@ pub fn read(
 
 /// Compare every held citation of one path with the target: a verdict per item (by index into
 /// `items`), none for a whole-file citation whose file is still there. A file gone at the target
-/// is followed through renames (with a handle of its own: it is the rare case).
+/// is followed through renames (with a handle lent by the repository: it is the rare case).
 pub fn classify(
     repo: &CodeRepo,
     target: Oid,
@@ -107,10 +107,13 @@ pub fn classify(
             out.extend(verdicts(&compared, &text, path, None));
         }
         FileAt::Missing => {
-            let git = repo.worker();
             for i in changed {
-                let verdict = match repo.renamed(&git, items[i].from, target, path) {
-                    Some(new) => match repo.file_at(&git, target, &new) {
+                let followed = repo.with_handle(|git| {
+                    let new = repo.renamed(git, items[i].from, target, path)?;
+                    Some((repo.file_at(git, target, &new), new))
+                });
+                let verdict = match followed {
+                    Some((file, new)) => match file {
                         Ok(FileAt::Text(text)) => {
                             let one = [(i, citation(i), items[i].held)];
                             out.extend(verdicts(&one, &text, &new, Some(&new)));

@@ -45,9 +45,21 @@ pub struct CodeRepo {
     target: Option<Oid>,
     /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
     folders: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Handles lent by [`Self::with_handle`] and given back: each keeps its object caches.
+    handles: Spare,
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
+}
+
+/// Spare repository handles (see [`CodeRepo::with_handle`]).
+#[derive(Default)]
+struct Spare(Mutex<Vec<Repository>>);
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spare(..)")
+    }
 }
 
 /// The commits listed in `shallow` and the grafted ones of `info/grafts` (the first ID of each
@@ -227,6 +239,7 @@ impl CodeRepo {
             target_blobs: Mutex::new(HashMap::new()),
             target: None,
             folders: Mutex::new(HashMap::new()),
+            handles: Spare::default(),
             broken: Mutex::new(std::collections::BTreeMap::new()),
         })
     }
@@ -288,6 +301,18 @@ impl CodeRepo {
                 e.message()
             )
         })
+    }
+
+    /// Run `f` with a handle lent from the run's spare ones (opened when none is spare), given
+    /// back after: for work done now and then from any thread (following a file gone at the
+    /// target), where opening a handle each time cost more than the work, and a fresh handle
+    /// starts with cold caches.
+    pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
+        let spare = self.handles.0.lock().expect("handles lock").pop();
+        let git = spare.unwrap_or_else(|| self.worker());
+        let out = f(&git);
+        self.handles.0.lock().expect("handles lock").push(git);
+        out
     }
 
     /// Resolve a revision name (full or short SHA, branch, tag, `HEAD~2`) to a commit. A branch
