@@ -156,24 +156,17 @@ fn search_elsewhere(
         })
         .collect();
     // Blob → the (search, path) pairs it is a candidate file of. One revision's listing at a
-    // time: a wiki citing many revisions would otherwise hold all their listings at once.
-    let git = repo.worker();
-    let mut by_blob: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
+    // time, kept only while its candidates are picked: a wiki citing many revisions would
+    // otherwise hold all their listings at once.
     let mut wanted: Vec<usize> = (0..searches.len())
         .filter(|&k| ready[k].is_some() && !searches[k].quotes.is_empty())
         .collect();
     wanted.sort_by_key(|&k| (searches[k].commit, k));
-    fn ext(p: &str) -> Option<&str> {
-        p.rsplit_once('.').map(|(_, e)| e)
-    }
+    let git = repo.worker();
+    let mut by_blob: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
     for same in wanted.chunk_by(|a, b| searches[*a].commit == searches[*b].commit) {
-        let files = repo.blob_ids(&git, searches[same[0]].commit);
-        for &k in same {
-            for (path, id) in files.iter() {
-                if !skip.contains(path.as_str()) && ext(path) == searches[k].extension.as_deref() {
-                    by_blob.entry(*id).or_default().push((k, path.clone()));
-                }
-            }
+        for (id, k, path) in candidates(repo, &git, searches, same, skip) {
+            by_blob.entry(id).or_default().push((k, path));
         }
     }
     // Each blob's places by search, as if the searches were listed in order.
@@ -219,6 +212,32 @@ fn search_elsewhere(
         let slot = &mut out[k][quote];
         if slot.as_ref().is_none_or(|p| path < *p) {
             *slot = Some(path);
+        }
+    }
+    out
+}
+
+/// The candidate files of the searches `same` (all at one revision): (blob, search, path) for
+/// each file with the search's extension that is not an audited doc.
+fn candidates(
+    repo: &CodeRepo,
+    git: &git2::Repository,
+    searches: &[Search],
+    same: &[usize],
+    skip: &HashSet<&str>,
+) -> Vec<(Oid, usize, String)> {
+    fn ext(p: &str) -> Option<&str> {
+        p.rsplit_once('.').map(|(_, e)| e)
+    }
+    let files = repo.blob_ids(git, searches[same[0]].commit);
+    let mut out = Vec::new();
+    for &k in same {
+        let wanted = |path: &str| ext(path) == searches[k].extension.as_deref();
+        for (path, id) in files
+            .iter()
+            .filter(|(p, _)| wanted(p) && !skip.contains(p.as_str()))
+        {
+            out.push((*id, k, path.clone()));
         }
     }
     out
