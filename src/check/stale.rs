@@ -76,7 +76,8 @@ pub fn read(
 
 /// Compare every held citation of one path with the target: a verdict per item (by index into
 /// `items`), none for a whole-file citation whose file is still there. A file gone at the target
-/// is followed through renames (with a handle of its own: it is the rare case).
+/// is followed through renames (with a pooled handle, whose cached commits and trees the next
+/// path's walk through the same history reuses).
 pub fn classify(
     repo: &CodeRepo,
     target: Oid,
@@ -106,11 +107,10 @@ pub fn classify(
                 .collect();
             out.extend(verdicts(&compared, &text, path, None));
         }
-        FileAt::Missing => {
-            let git = repo.worker();
+        FileAt::Missing => repo.with_handle(|git| {
             for i in changed {
-                let verdict = match repo.renamed(&git, items[i].from, target, path) {
-                    Some(new) => match repo.file_at(&git, target, &new) {
+                let verdict = match repo.renamed(git, items[i].from, target, path) {
+                    Some(new) => match repo.file_at(git, target, &new) {
                         Ok(FileAt::Text(text)) => {
                             let one = [(i, citation(i), items[i].held)];
                             out.extend(verdicts(&one, &text, &new, Some(&new)));
@@ -127,7 +127,7 @@ pub fn classify(
                 };
                 out.push((i, verdict));
             }
-        }
+        }),
         _ => out.extend(changed.into_iter().map(|i| {
             let verdict = StaleVerdict::Changed {
                 renamed_to: None,

@@ -48,6 +48,19 @@ pub struct CodeRepo {
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
+    /// Handles lent by [`CodeRepo::with_handle`], kept between calls.
+    handles: Handles,
+}
+
+/// Repository handles not in use: a handle's object cache (commits, trees) stays warm for the
+/// next call instead of being freed with it.
+#[derive(Default)]
+struct Handles(Mutex<Vec<Repository>>);
+
+impl std::fmt::Debug for Handles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handles")
+    }
 }
 
 /// The commits listed in `shallow` and the grafted ones of `info/grafts` (the first ID of each
@@ -228,6 +241,7 @@ impl CodeRepo {
             target: None,
             folders: Mutex::new(HashMap::new()),
             broken: Mutex::new(std::collections::BTreeMap::new()),
+            handles: Handles::default(),
         })
     }
 
@@ -288,6 +302,18 @@ impl CodeRepo {
                 e.message()
             )
         })
+    }
+
+    /// Run `f` with a handle of this thread's own for the call, taken from the ones earlier
+    /// calls gave back (opened when none is free): a caller that would open a handle per item
+    /// (per path of the stale comparison) reads each commit and tree once per handle, not once
+    /// per item. At most one handle per thread that ever called is kept.
+    pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
+        let free = self.handles.0.lock().expect("handles lock").pop();
+        let git = free.unwrap_or_else(|| self.worker());
+        let out = f(&git);
+        self.handles.0.lock().expect("handles lock").push(git);
+        out
     }
 
     /// Resolve a revision name (full or short SHA, branch, tag, `HEAD~2`) to a commit. A branch
@@ -491,5 +517,27 @@ impl CodeRepo {
         let abs = folder.join(name);
         let rel = abs.strip_prefix(workdir).ok()?;
         Some(rel.to_string_lossy().replace('\\', "/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_lent_and_kept_between_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        let repo = CodeRepo::discover(dir.path()).unwrap();
+        let kept = |repo: &CodeRepo| repo.handles.0.lock().unwrap().len();
+        assert_eq!(kept(&repo), 0);
+        let first = repo.with_handle(|git| git.path().to_path_buf());
+        assert_eq!(first, repo.git_dir);
+        // The handle is given back, and the next call takes it instead of opening another.
+        assert_eq!(kept(&repo), 1);
+        repo.with_handle(|_| assert_eq!(kept(&repo), 0));
+        // A call while one is lent (another thread) opens a second handle; both are kept.
+        repo.with_handle(|_| repo.with_handle(|_| ()));
+        assert_eq!(kept(&repo), 2);
     }
 }
