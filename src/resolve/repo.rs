@@ -449,12 +449,13 @@ impl CodeRepo {
         out
     }
 
-    /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet.
+    /// [`Self::paths_at`] from any thread, with a pooled handle (see [`Self::with_handle`]): the
+    /// folders many revisions share are read once, from its cache.
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
         if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
             return p.clone();
         }
-        self.paths_at(&self.worker(), commit)
+        self.with_handle(|git| self.paths_at(git, commit))
     }
 
     /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
