@@ -76,8 +76,7 @@ pub fn read(
 
 /// Compare every held citation of one path with the target: a verdict per item (by index into
 /// `items`), none for a whole-file citation whose file is still there. A file gone at the target
-/// is followed through renames (with a pooled handle, whose cached commits and trees the next
-/// path's walk through the same history reuses).
+/// is followed through renames (with a handle lent by the repository: it is the rare case).
 pub fn classify(
     repo: &CodeRepo,
     target: Oid,
@@ -107,10 +106,14 @@ pub fn classify(
                 .collect();
             out.extend(verdicts(&compared, &text, path, None));
         }
-        FileAt::Missing => repo.with_handle(|git| {
+        FileAt::Missing => {
             for i in changed {
-                let verdict = match repo.renamed(git, items[i].from, target, path) {
-                    Some(new) => match repo.file_at(git, target, &new) {
+                let followed = repo.with_handle(|git| {
+                    let new = repo.renamed(git, items[i].from, target, path)?;
+                    Some((repo.file_at(git, target, &new), new))
+                });
+                let verdict = match followed {
+                    Some((file, new)) => match file {
                         Ok(FileAt::Text(text)) => {
                             let one = [(i, citation(i), items[i].held)];
                             out.extend(verdicts(&one, &text, &new, Some(&new)));
@@ -127,7 +130,7 @@ pub fn classify(
                 };
                 out.push((i, verdict));
             }
-        }),
+        }
         _ => out.extend(changed.into_iter().map(|i| {
             let verdict = StaleVerdict::Changed {
                 renamed_to: None,

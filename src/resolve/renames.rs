@@ -13,8 +13,11 @@
 //! detection runs only where the followed file is gone, once per pair of commits and only when
 //! that diff deletes a file; each answer is kept per (pin, target, path) and each step per
 //! (parent, commit, path), so pins into the same history share their walks. The first walk
-//! through a commit costs a tree read per folder of the path that changed there: never more than
-//! the path's depth, whatever the size of the tree.
+//! through a commit costs a lookup per folder of the path that changed there: never more than
+//! the path's depth, whatever the size of the tree. The target's history is read once, with each
+//! commit's root tree (no step reads a commit again); a range keeps what every walk through it
+//! needs (its commits as a set, where each commit's last child is); folder entries are looked
+//! up once per (folder tree, name) for all paths.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -24,17 +27,65 @@ use git2::{ObjectType, Oid, Repository, Sort};
 /// The renames of one diff: old path → new path.
 pub type Renames = HashMap<String, String>;
 
-/// The commits a pin's files are followed through to reach the target: the target's ancestors
-/// that are not the pin's, parents before children, each with its parents.
-type Range = Vec<(Oid, Vec<Oid>)>;
+/// Commits, parents before children, each with its parents.
+type Commits = Vec<(Oid, Vec<Oid>)>;
 
-/// A target's ancestors, parents before children, with the positions of their parents.
+/// The commits a pin's files are followed through to reach the target (the target's ancestors
+/// that are not the pin's, parents before children, each with its parents), with what every
+/// walk through them needs: kept with the range, so the many paths of one pin share it.
+#[derive(Debug, Default)]
+struct Range {
+    commits: Commits,
+    /// The commits of the range, for telling a parent inside it from one outside.
+    inside: HashSet<Oid>,
+    /// The position of the last commit of the range that has each commit as a parent: a walk
+    /// forgets a commit's names once past it.
+    last_child: HashMap<Oid, usize>,
+    /// The last commit with a parent outside the range: after it nothing new can start the file.
+    last_seed: usize,
+}
+
+impl Range {
+    fn new(commits: Commits) -> Range {
+        let inside: HashSet<Oid> = commits.iter().map(|(c, _)| *c).collect();
+        let last_seed = (commits.iter())
+            .rposition(|(_, ps)| ps.iter().any(|p| !inside.contains(p)))
+            .unwrap_or(0);
+        let mut last_child: HashMap<Oid, usize> = HashMap::new();
+        for (i, (_, ps)) in commits.iter().enumerate() {
+            last_child.extend(ps.iter().map(|p| (*p, i)));
+        }
+        Range {
+            commits,
+            inside,
+            last_child,
+            last_seed,
+        }
+    }
+}
+
+/// A target's ancestors, parents before children, with the positions of their parents and each
+/// one's root tree (read once with the commit, so no step reads a commit again).
 #[derive(Debug, Default)]
 struct Graph {
-    order: Range,
+    order: Commits,
+    trees: Vec<Oid>,
     at: HashMap<Oid, usize>,
     parents: Vec<Vec<usize>>,
 }
+
+impl Graph {
+    /// The root tree of `commit`: from the graph when it is one of the target's ancestors.
+    fn tree(&self, repo: &Repository, commit: Oid) -> Result<Oid, git2::Error> {
+        match self.at.get(&commit) {
+            Some(&i) => Ok(self.trees[i]),
+            None => Ok(repo.find_commit(commit)?.tree_id()),
+        }
+    }
+}
+
+/// One entry of a folder: its object and kind.
+type Entry = Option<(Oid, Option<ObjectType>)>;
 
 /// Where each path's file went in one commit (`None`: deleted).
 type Steps = HashMap<Box<str>, Option<String>>;
@@ -54,6 +105,9 @@ pub struct Follower {
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
     /// Each target's history (read once, however many pins are followed into it).
     graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
+    /// Folder entries looked up so far, by folder tree and name: the first walks of many paths
+    /// pass through the same root and upper folders of every commit.
+    entries: Mutex<HashMap<Oid, HashMap<Box<str>, Entry>>>,
 }
 
 impl Follower {
@@ -75,56 +129,46 @@ impl Follower {
     }
 
     fn follow(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
-        let range = self.range(repo, from, to);
-        if range.is_empty() {
-            return self.rename_in_commit(repo, from, to, path);
-        }
-        let inside: HashSet<Oid> = range.iter().map(|(c, _)| *c).collect();
-        // After the last commit with a parent outside the range, nothing new can start the file.
-        let last_seed = (range.iter())
-            .rposition(|(_, ps)| ps.iter().any(|p| !inside.contains(p)))
-            .unwrap_or(0);
-        let mut children: HashMap<Oid, usize> = HashMap::new();
-        for p in range.iter().flat_map(|(_, ps)| ps) {
-            *children.entry(*p).or_default() += 1;
+        let graph = self.graph(repo, to);
+        let range = self.range(repo, &graph, from, to);
+        if range.commits.is_empty() {
+            return self.rename_in_commit(repo, &graph, from, to, path);
         }
         // The file's names in the commits reached whose children are still to come.
         let mut names: HashMap<Oid, Vec<String>> = HashMap::new();
-        if children.contains_key(&from) {
+        if range.last_child.contains_key(&from) {
             names.insert(from, vec![path.to_string()]);
         }
         let mut seeds: HashMap<Oid, bool> = HashMap::new();
-        for (i, (commit, parents)) in range.iter().enumerate() {
+        for (i, (commit, parents)) in range.commits.iter().enumerate() {
             let mut here: Vec<String> = Vec::new();
             for parent in parents {
                 let before = match names.get(parent) {
                     Some(n) => n.clone(),
-                    None if inside.contains(parent) || *parent == from => Vec::new(),
+                    None if range.inside.contains(parent) || *parent == from => Vec::new(),
                     // A commit the pin descends from too (where a merged branch forked): the file
                     // at the same path there is the pin's file before the pin.
                     None => match *seeds
                         .entry(*parent)
-                        .or_insert_with(|| is_file(repo, *parent, path))
+                        .or_insert_with(|| self.is_file(repo, &graph, *parent, path))
                     {
                         true => vec![path.to_string()],
                         false => Vec::new(),
                     },
                 };
                 for name in before {
-                    match self.step(repo, *parent, *commit, &name) {
+                    match self.step(repo, &graph, (*parent, *commit), &name) {
                         Some(next) if !here.contains(&next) => here.push(next),
                         _ => {}
                     }
                 }
-                let left = children.get_mut(parent).expect("counted");
-                *left -= 1;
-                if *left == 0 {
+                if range.last_child.get(parent) == Some(&i) {
                     names.remove(parent);
                 }
             }
             if !here.is_empty() {
                 names.insert(*commit, here);
-            } else if i >= last_seed && names.is_empty() {
+            } else if i >= range.last_seed && names.is_empty() {
                 // Deleted on every side, and no branch left that could bring it back.
                 return None;
             }
@@ -135,7 +179,13 @@ impl Follower {
 
     /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
     /// new name from `commit`'s renames against `parent`, else `None` (deleted).
-    fn step(&self, repo: &Repository, parent: Oid, commit: Oid, name: &str) -> Option<String> {
+    fn step(
+        &self,
+        repo: &Repository,
+        graph: &Graph,
+        (parent, commit): (Oid, Oid),
+        name: &str,
+    ) -> Option<String> {
         let known = (self
             .steps
             .lock()
@@ -145,9 +195,9 @@ impl Follower {
         if let Some(found) = known {
             return found;
         }
-        let found = match kept(repo, parent, commit, name) {
+        let found = match self.kept(repo, graph, (parent, commit), name) {
             Ok(true) => Some(name.to_string()),
-            Ok(false) => self.rename_in_commit(repo, parent, commit, name),
+            Ok(false) => self.rename_in_commit(repo, graph, parent, commit, name),
             Err(_) => None,
         };
         (self.steps.lock().expect("steps lock"))
@@ -162,6 +212,7 @@ impl Follower {
     fn rename_in_commit(
         &self,
         repo: &Repository,
+        graph: &Graph,
         parent: Oid,
         commit: Oid,
         path: &str,
@@ -173,7 +224,11 @@ impl Follower {
         let renames = match cached {
             Some(r) => r,
             None => {
-                let found = Arc::new(renames_in(repo, parent, commit).unwrap_or_default());
+                let trees = graph
+                    .tree(repo, parent)
+                    .and_then(|a| Ok((a, graph.tree(repo, commit)?)));
+                let found = trees.and_then(|(a, b)| renames_between(repo, a, b));
+                let found = Arc::new(found.unwrap_or_default());
                 self.commit_renames
                     .lock()
                     .expect("renames lock")
@@ -186,12 +241,11 @@ impl Follower {
 
     /// The commits from `from` to `to` (cached): `to`'s ancestors that are not `from`'s, oldest
     /// first, each after its parents. Empty when `to` is `from` or one of its ancestors.
-    fn range(&self, repo: &Repository, from: Oid, to: Oid) -> Arc<Range> {
+    fn range(&self, repo: &Repository, graph: &Graph, from: Oid, to: Oid) -> Arc<Range> {
         if let Some(r) = self.ranges.lock().expect("ranges lock").get(&(from, to)) {
             return r.clone();
         }
-        let graph = self.graph(repo, to);
-        let range = match graph.at.get(&from) {
+        let commits = match graph.at.get(&from) {
             // A pin in the target's history: everything but its own ancestors.
             Some(&pin) => {
                 let mut older = vec![false; graph.order.len()];
@@ -206,9 +260,9 @@ impl Follower {
                     .map(|(c, _)| c.clone())
                     .collect()
             }
-            None => walk(repo, Some(from), to),
+            None => walk(repo, Some(from), to).0,
         };
-        let range = Arc::new(range);
+        let range = Arc::new(Range::new(commits));
         self.ranges
             .lock()
             .expect("ranges lock")
@@ -223,79 +277,103 @@ impl Follower {
         if let Some(g) = self.graphs.lock().expect("graphs lock").get(&to) {
             return g.clone();
         }
-        let order = walk(repo, None, to);
+        let (order, trees) = walk(repo, None, to);
         let at: HashMap<Oid, usize> = (order.iter().enumerate()).map(|(i, c)| (c.0, i)).collect();
         let parents = (order.iter())
             .map(|(_, ps)| ps.iter().filter_map(|p| at.get(p).copied()).collect())
             .collect();
-        let graph = Arc::new(Graph { order, at, parents });
+        let graph = Arc::new(Graph {
+            order,
+            trees,
+            at,
+            parents,
+        });
         (self.graphs.lock().expect("graphs lock")).insert(to, graph.clone());
         graph
     }
+
+    /// The entry `name` of the folder `tree` (cached).
+    fn entry(&self, repo: &Repository, tree: Oid, name: &str) -> Result<Entry, git2::Error> {
+        let known = (self.entries.lock().expect("entries lock").get(&tree))
+            .and_then(|names| names.get(name).copied());
+        if let Some(found) = known {
+            return Ok(found);
+        }
+        let found = (repo.find_tree(tree)?.get_name(name)).map(|e| (e.id(), e.kind()));
+        (self.entries.lock().expect("entries lock"))
+            .entry(tree)
+            .or_default()
+            .insert(Box::from(name), found);
+        Ok(found)
+    }
+
+    /// Whether `path` is a file (a blob) at `commit`.
+    fn is_file(&self, repo: &Repository, graph: &Graph, commit: Oid, path: &str) -> bool {
+        let Ok(mut at) = graph.tree(repo, commit) else {
+            return false;
+        };
+        let mut parts = path.split('/').peekable();
+        while let Some(part) = parts.next() {
+            match (self.entry(repo, at, part), parts.peek()) {
+                (Ok(Some((_, kind))), None) => return kind == Some(ObjectType::Blob),
+                (Ok(Some((id, Some(ObjectType::Tree)))), Some(_)) => at = id,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the file `path` of `parent` is still a file at `commit`. Folder by folder from the
+    /// root: where a folder's tree is the same in both, so is everything under it, and nothing
+    /// more is read (most commits touch none of the followed path's folders).
+    fn kept(
+        &self,
+        repo: &Repository,
+        graph: &Graph,
+        (parent, commit): (Oid, Oid),
+        path: &str,
+    ) -> Result<bool, git2::Error> {
+        let mut was = Some(graph.tree(repo, parent)?);
+        let mut now = graph.tree(repo, commit)?;
+        let mut parts = path.split('/').peekable();
+        while let Some(part) = parts.next() {
+            if was == Some(now) {
+                return Ok(true);
+            }
+            let Some((id, kind)) = self.entry(repo, now, part)? else {
+                return Ok(false);
+            };
+            match (parts.peek().is_none(), kind) {
+                (true, kind) => return Ok(kind == Some(ObjectType::Blob)),
+                (false, Some(ObjectType::Tree)) => {}
+                (false, _) => return Ok(false),
+            }
+            was = match was {
+                Some(w) => self.entry(repo, w, part)?.map(|e| e.0),
+                None => None,
+            };
+            now = id;
+        }
+        Ok(false)
+    }
 }
 
-/// `to` and its ancestors that are not `hide`'s, parents before children, with their parents.
-fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> Range {
-    let mut range = Range::new();
+/// `to` and its ancestors that are not `hide`'s, parents before children, with their parents;
+/// and each one's root tree.
+fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> (Commits, Vec<Oid>) {
+    let (mut commits, mut trees) = (Commits::new(), Vec::new());
     if let Ok(mut walk) = repo.revwalk() {
         let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
             && walk.push(to).is_ok()
             && hide.is_none_or(|h| walk.hide(h).is_ok());
         for id in walk.flatten().take_while(|_| ready) {
             if let Ok(c) = repo.find_commit(id) {
-                range.push((id, c.parent_ids().collect()));
+                commits.push((id, c.parent_ids().collect()));
+                trees.push(c.tree_id());
             }
         }
     }
-    range
-}
-
-/// Whether `path` is a file (a blob) at `commit`.
-fn is_file(repo: &Repository, commit: Oid, path: &str) -> bool {
-    repo.find_commit(commit)
-        .and_then(|c| c.tree())
-        .and_then(|t| t.get_path(std::path::Path::new(path)))
-        .is_ok_and(|e| e.kind() == Some(ObjectType::Blob))
-}
-
-/// Whether the file `path` of `parent` is still a file at `commit`. Folder by folder from the
-/// root: where a folder's tree is the same in both, so is everything under it, and nothing more
-/// is read (most commits touch none of the followed path's folders).
-fn kept(repo: &Repository, parent: Oid, commit: Oid, path: &str) -> Result<bool, git2::Error> {
-    let mut was = Some(repo.find_commit(parent)?.tree_id());
-    let mut now = repo.find_commit(commit)?.tree_id();
-    let mut parts = path.split('/').peekable();
-    while let Some(part) = parts.next() {
-        if was == Some(now) {
-            return Ok(true);
-        }
-        let Some(entry) = repo
-            .find_tree(now)?
-            .get_name(part)
-            .map(|e| (e.id(), e.kind()))
-        else {
-            return Ok(false);
-        };
-        let last = parts.peek().is_none();
-        match (last, entry.1) {
-            (true, kind) => return Ok(kind == Some(ObjectType::Blob)),
-            (false, Some(ObjectType::Tree)) => {}
-            (false, _) => return Ok(false),
-        }
-        was = match was {
-            Some(w) => repo.find_tree(w)?.get_name(part).map(|e| e.id()),
-            None => None,
-        };
-        now = entry.0;
-    }
-    Ok(false)
-}
-
-/// Every rename git's rename detection finds between `parent` and `commit`: old path → new path.
-fn renames_in(repo: &Repository, parent: Oid, commit: Oid) -> Result<Renames, git2::Error> {
-    let a = repo.find_commit(parent)?.tree_id();
-    let b = repo.find_commit(commit)?.tree_id();
-    renames_between(repo, a, b)
+    (commits, trees)
 }
 
 /// Every rename git's rename detection finds between two trees: old path → new path.

@@ -45,21 +45,20 @@ pub struct CodeRepo {
     target: Option<Oid>,
     /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
     folders: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// Handles lent by [`Self::with_handle`] and given back: each keeps its object caches.
+    handles: Spare,
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
-    /// Handles lent by [`CodeRepo::with_handle`], kept between calls.
-    handles: Handles,
 }
 
-/// Repository handles not in use: a handle's object cache (commits, trees) stays warm for the
-/// next call instead of being freed with it.
+/// Spare repository handles (see [`CodeRepo::with_handle`]).
 #[derive(Default)]
-struct Handles(Mutex<Vec<Repository>>);
+struct Spare(Mutex<Vec<Repository>>);
 
-impl std::fmt::Debug for Handles {
+impl std::fmt::Debug for Spare {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Handles")
+        f.write_str("Spare(..)")
     }
 }
 
@@ -240,8 +239,8 @@ impl CodeRepo {
             target_blobs: Mutex::new(HashMap::new()),
             target: None,
             folders: Mutex::new(HashMap::new()),
+            handles: Spare::default(),
             broken: Mutex::new(std::collections::BTreeMap::new()),
-            handles: Handles::default(),
         })
     }
 
@@ -304,13 +303,13 @@ impl CodeRepo {
         })
     }
 
-    /// Run `f` with a handle of this thread's own for the call, taken from the ones earlier
-    /// calls gave back (opened when none is free): a caller that would open a handle per item
-    /// (per path of the stale comparison) reads each commit and tree once per handle, not once
-    /// per item. At most one handle per thread that ever called is kept.
+    /// Run `f` with a handle lent from the run's spare ones (opened when none is spare), given
+    /// back after: for work done now and then from any thread (following a file gone at the
+    /// target), where opening a handle each time cost more than the work, and a fresh handle
+    /// starts with cold caches.
     pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
-        let free = self.handles.0.lock().expect("handles lock").pop();
-        let git = free.unwrap_or_else(|| self.worker());
+        let spare = self.handles.0.lock().expect("handles lock").pop();
+        let git = spare.unwrap_or_else(|| self.worker());
         let out = f(&git);
         self.handles.0.lock().expect("handles lock").push(git);
         out
@@ -449,7 +448,7 @@ impl CodeRepo {
         out
     }
 
-    /// [`Self::paths_at`] from any thread, with a pooled handle (see [`Self::with_handle`]): the
+    /// [`Self::paths_at`] from any thread, with a lent handle (see [`Self::with_handle`]): the
     /// folders many revisions share are read once, from its cache.
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
         if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
@@ -540,5 +539,9 @@ mod tests {
         // A call while one is lent (another thread) opens a second handle; both are kept.
         repo.with_handle(|_| repo.with_handle(|_| ()));
         assert_eq!(kept(&repo), 2);
+        // Tree listings borrow one too (and give it back for the next revision's listing).
+        let fresh = CodeRepo::discover(dir.path()).unwrap();
+        fresh.paths(Oid::zero());
+        assert_eq!(kept(&fresh), 1);
     }
 }
