@@ -541,7 +541,7 @@ mod tests {
         assert_eq!(kept(&repo), 2);
         // Tree listings borrow one too (and give it back for the next revision's listing).
         let fresh = CodeRepo::discover(dir.path()).unwrap();
-        fresh.paths(Oid::zero());
+        fresh.paths(Oid::ZERO_SHA1);
         assert_eq!(kept(&fresh), 1);
     }
 }
