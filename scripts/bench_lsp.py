@@ -4,6 +4,7 @@ under 200 ms, most of it cached per blob between edits).
 
     scripts/bench_lsp.py                    # 3,000 citations, 20 edits
     scripts/bench_lsp.py --citations 500    # a quick run
+    scripts/bench_lsp.py --workspace        # the workspace pass over the 2,400-doc wiki corpus
 
 The doc is committed into a copy of the benchmark corpus (so its unpinned citations get implied
 pins by blame, as in a real wiki) and opened in `citegate lsp` (release build) by a minimal
@@ -12,6 +13,11 @@ JSON-RPC client here. Measured, from the client's side: the first pull of its di
 a different line each time) the time from `didChange` to the pulled diagnostics, and with a
 pushing client the time from `didChange` to `publishDiagnostics` (which includes the
 250 ms debounce).
+
+`--workspace`: the wiki corpus of issue 38 (`examples/corpus --shape wiki --files 4000 --seed 38`:
+2,400 Markdown pages and 1,500 answer files) opened as the workspace folder of a pulling client,
+timed from `workspace/diagnostic` sent to its report received, next to `citegate audit` over the
+same folder (the pass runs the audit's pipeline, so the two should be close).
 """
 import argparse
 import json
@@ -129,14 +135,45 @@ def measure(repo, doc, edits, pull):
     return cold, times, len(first)
 
 
+def wiki():
+    path = OUT / "wiki-s38"
+    if not (path / ".git").exists():
+        subprocess.run(["rm", "-rf", str(path)], check=True)
+        subprocess.run([str(BIN / "examples" / "corpus"), str(path), "--shape", "wiki",
+                        "--files", "4000", "--seed", "38"], check=True)
+    return path
+
+
+def workspace(runs):
+    repo = wiki()
+    for k in range(runs):
+        start = time.perf_counter()
+        audit = subprocess.run([str(BIN / "citegate"), "audit", "--format", "json"], cwd=repo,
+                               capture_output=True)
+        audited = time.perf_counter() - start
+        summary = json.loads(audit.stdout)["summary"]
+        client = Client(repo, True)
+        start = time.perf_counter()
+        items = client.request("workspace/diagnostic", {"previousResultIds": []})["items"]
+        passed = time.perf_counter() - start
+        client.close()
+        found = sum(len(i["items"]) for i in items)
+        print(f"run {k + 1}: workspace/diagnostic {passed:.2f} s ({len(items)} docs, {found} "
+              f"diagnostics); citegate audit {audited:.2f} s ({summary['findings']} findings)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--citations", type=int, default=3_000)
     ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--workspace", action="store_true", help="time the workspace pass instead")
+    ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example", "corpus"],
                    cwd=ROOT, check=True)
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.workspace:
+        return workspace(args.runs)
     repo, doc = prepare(args.citations)
     audit = subprocess.run([str(BIN / "citegate"), "audit", "--format", "json", "docs/big.md"],
                            cwd=repo, capture_output=True)

@@ -1,7 +1,7 @@
 //! Quote search: every quote of a blob in one pass over its normalised text, and the search of
 //! other files for quotes found nowhere in their own.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::Oid;
@@ -155,27 +155,31 @@ fn search_elsewhere(
             Some(Ready { prefilter, ac })
         })
         .collect();
-    // Blob → the (search, path) pairs it is a candidate file of.
+    // Blob → the (search, path) pairs it is a candidate file of. One revision's listing at a
+    // time: a wiki citing many revisions would otherwise hold all their listings at once.
     let git = repo.worker();
     let mut by_blob: BTreeMap<Oid, Vec<(usize, String)>> = BTreeMap::new();
-    let mut listed: HashMap<Oid, Vec<(String, Oid)>> = HashMap::new();
-    for (k, s) in searches.iter().enumerate() {
-        if ready[k].is_none() || s.quotes.is_empty() {
-            continue;
-        }
-        let files = listed
-            .entry(s.commit)
-            .or_insert_with(|| repo.blob_ids(&git, s.commit));
-        fn ext(p: &str) -> Option<&str> {
-            p.rsplit_once('.').map(|(_, e)| e)
-        }
-        for (path, id) in files.iter() {
-            if !skip.contains(path.as_str()) && ext(path) == s.extension.as_deref() {
-                by_blob.entry(*id).or_default().push((k, path.clone()));
+    let mut wanted: Vec<usize> = (0..searches.len())
+        .filter(|&k| ready[k].is_some() && !searches[k].quotes.is_empty())
+        .collect();
+    wanted.sort_by_key(|&k| (searches[k].commit, k));
+    fn ext(p: &str) -> Option<&str> {
+        p.rsplit_once('.').map(|(_, e)| e)
+    }
+    for same in wanted.chunk_by(|a, b| searches[*a].commit == searches[*b].commit) {
+        let files = repo.blob_ids(&git, searches[same[0]].commit);
+        for &k in same {
+            for (path, id) in files.iter() {
+                if !skip.contains(path.as_str()) && ext(path) == searches[k].extension.as_deref() {
+                    by_blob.entry(*id).or_default().push((k, path.clone()));
+                }
             }
         }
     }
-    drop(listed);
+    // Each blob's places by search, as if the searches were listed in order.
+    by_blob
+        .values_mut()
+        .for_each(|places| places.sort_by_key(|p| p.0));
     let blobs: Vec<(Oid, Vec<(usize, String)>)> = by_blob.into_iter().collect();
     let commit_of = |k: usize| searches[k].commit;
     // Blobs are read on one thread while those read before are searched (see `resolve::ahead`).

@@ -2,15 +2,17 @@
 //! file name elsewhere, a near name in the same or a near folder). [`super::CodeRepo`] builds one
 //! per commit and caches it.
 
-use std::collections::HashMap;
-
-/// Every file path at one commit, indexed by file name and folder for suggestions.
+/// Every file path at one commit, indexed by file name and folder for suggestions. The indexes
+/// are positions into `paths`, sorted: a wiki citing many revisions keeps one index per
+/// revision, so they hold no copies of the names.
 #[derive(Debug, Default)]
 pub struct PathIndex {
     /// Sorted.
     pub paths: Vec<String>,
-    by_name: HashMap<String, Vec<usize>>,
-    by_dir: HashMap<String, Vec<usize>>,
+    /// Positions in `paths`, by file name (in path order within a name).
+    by_name: Vec<u32>,
+    /// Positions in `paths`, by folder (in path order within a folder).
+    by_dir: Vec<u32>,
 }
 
 fn split(p: &str) -> (&str, &str) {
@@ -20,18 +22,24 @@ fn split(p: &str) -> (&str, &str) {
 impl PathIndex {
     pub fn new(mut paths: Vec<String>) -> PathIndex {
         paths.sort();
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_dir: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, p) in paths.iter().enumerate() {
-            let (dir, name) = split(p);
-            by_name.entry(name.to_string()).or_default().push(i);
-            by_dir.entry(dir.to_string()).or_default().push(i);
-        }
+        let positions = || (0..paths.len() as u32).collect::<Vec<u32>>();
+        let (mut by_name, mut by_dir) = (positions(), positions());
+        // Stable sorts: within a name or a folder, positions stay in path order.
+        by_name.sort_by_key(|&i| split(&paths[i as usize]).1);
+        by_dir.sort_by_key(|&i| split(&paths[i as usize]).0);
         PathIndex {
             paths,
             by_name,
             by_dir,
         }
+    }
+
+    /// The positions in `index` whose key (`key` of the path) is `want`.
+    fn run<'a>(&self, index: &'a [u32], key: fn(&str) -> &str, want: &str) -> &'a [u32] {
+        let at = |i: &u32| key(&self.paths[*i as usize]);
+        let start = index.partition_point(|i| at(i) < want);
+        let len = index[start..].partition_point(|i| at(i) == want);
+        &index[start..start + len]
     }
 
     /// Whether `path` is a file at this commit.
@@ -46,8 +54,10 @@ impl PathIndex {
     /// folder a small edit away. Edit distances are computed only against those few candidates.
     pub fn suggest(&self, missing: &str) -> Vec<String> {
         let (dir, name) = split(missing);
-        if let Some(same) = self.by_name.get(name) {
-            let mut same: Vec<&String> = same.iter().map(|&i| &self.paths[i]).collect();
+        let path = |i: &u32| &self.paths[*i as usize];
+        let same = self.run(&self.by_name, |p| split(p).1, name);
+        if !same.is_empty() {
+            let mut same: Vec<&String> = same.iter().map(path).collect();
             same.sort_by_key(|p| (strsim::levenshtein(missing, p), p.len()));
             return same.into_iter().take(3).cloned().collect();
         }
@@ -55,19 +65,19 @@ impl PathIndex {
             let limit = (a.len() / 4).max(2);
             a.len().abs_diff(b.len()) <= limit && strsim::levenshtein(a, b) <= limit
         };
-        let dirs: Vec<&Vec<usize>> = match self.by_dir.get(dir) {
-            Some(files) => vec![files],
-            None => self
+        let in_dir = self.run(&self.by_dir, |p| split(p).0, dir);
+        let dirs: Vec<&[u32]> = match in_dir.is_empty() {
+            false => vec![in_dir],
+            true => (self
                 .by_dir
-                .iter()
-                .filter(|(d, _)| near(dir, d))
-                .map(|(_, files)| files)
-                .collect(),
+                .chunk_by(|a, b| split(path(a)).0 == split(path(b)).0))
+            .filter(|files| near(dir, split(path(&files[0])).0))
+            .collect(),
         };
         let mut found: Vec<(usize, &String)> = dirs
             .into_iter()
             .flatten()
-            .map(|&i| &self.paths[i])
+            .map(path)
             .filter(|p| near(name, split(p).1))
             .map(|p| (strsim::levenshtein(missing, p), p))
             .collect();
@@ -91,5 +101,29 @@ mod tests {
         assert_eq!(index.suggest("src/lbi.rs"), vec!["src/lib.rs"]);
         assert_eq!(index.suggest("scr/lib.rs"), vec!["src/lib.rs"]);
         assert!(index.suggest("totally/else.go").is_empty());
+    }
+
+    #[test]
+    fn ties_keep_path_order_and_near_folders_are_searched() {
+        let paths: Vec<String> = [
+            "b/x/cache.rs",
+            "a/y/cache.rs",
+            "a/y/other.rs",
+            "lib/core.rs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let index = PathIndex::new(paths);
+        // The same name at the same distance and length: path order.
+        assert_eq!(
+            index.suggest("c/z/cache.rs"),
+            vec!["a/y/cache.rs", "b/x/cache.rs"]
+        );
+        // No folder `lbi`: a near folder's near name.
+        assert_eq!(index.suggest("lbi/cor.rs"), vec!["lib/core.rs"]);
+        // The folder exists: only its own files are candidates.
+        assert!(index.suggest("a/y/cor.rs").is_empty());
+        assert!(index.contains("a/y/other.rs") && !index.contains("a/y"));
     }
 }
