@@ -10,9 +10,13 @@
 //! (issue 38): Markdown pages in every syntax of `CITATIONS.md`, about 5 KB and 17 citations each,
 //! and JSON/JSONL answer files with `retrieved` chunks. `--shape moved [--answers 2400]`: one-citation
 //! answers pinned at a first commit whose functions all moved down two lines at HEAD (`regenerate`
-//! re-grounds every one). With `--history-docs` each doc is committed with one of the history's commits and
-//! cites the code of that commit without a pin (stale ones keep an older permalink), so every
-//! unpinned citation has an implied pin and code moved by later commits drifts under it.
+//! re-grounds every one). `--shape versioned [--commits 3000] [--docs 550]`: a Docusaurus site
+//! (`docs/`, `versioned_docs/version-X.Y/`) of permalinks into 40 tags, release branches named
+//! `release/vX.Y.x` (forked, renamed on the branch side, merged back) and full SHAs of a long
+//! history (`corpus/versioned.rs`). With `--history-docs` each doc is committed with one of the
+//! history's commits and cites the code of that commit without a pin (stale ones keep an older
+//! permalink), so every unpinned citation has an implied pin and code moved by later commits
+//! drifts under it.
 
 use std::fmt::Write as _;
 use std::path::Path;
