@@ -509,18 +509,26 @@ fn finish(
     }
     findings.sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
     in_answers(&docs, &mut findings);
-    // Findings alike in everything a fingerprint reads are told apart by their order in the doc.
-    let mut alike: HashMap<String, usize> = HashMap::new();
-    for f in &mut findings {
+    // Positions and first fingerprints in parallel; then findings alike in everything a
+    // fingerprint reads are told apart by their order in the doc.
+    findings.par_iter_mut().for_each(|f| {
         let doc = &docs[f.doc].doc;
         f.at = position(doc, f.span);
-        let first = crate::model::fingerprint(f.rule, doc, f.span, 0);
-        let occurrence = alike.entry(first.clone()).or_default();
-        f.at.fingerprint = match *occurrence {
-            0 => first,
-            n => crate::model::fingerprint(f.rule, doc, f.span, n),
-        };
+        f.at.fingerprint = crate::model::fingerprint(f.rule, doc, f.span, 0);
+    });
+    let mut alike: HashMap<&str, usize> = HashMap::new();
+    let mut again = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let occurrence = alike.entry(&f.at.fingerprint).or_default();
+        if *occurrence > 0 {
+            again.push((i, *occurrence));
+        }
         *occurrence += 1;
+    }
+    drop(alike);
+    for (i, n) in again {
+        let f = &mut findings[i];
+        f.at.fingerprint = crate::model::fingerprint(f.rule, &docs[f.doc].doc, f.span, n);
     }
     let summary = Summary::of(&findings, &docs);
     Report {

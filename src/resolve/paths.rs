@@ -13,24 +13,38 @@ pub struct PathIndex {
     by_name: Vec<u32>,
     /// Positions in `paths`, by folder (in path order within a folder).
     by_dir: Vec<u32>,
+    /// Each folder's run of `by_dir` (start, end), in folder order.
+    dirs: Vec<(usize, usize)>,
 }
 
 fn split(p: &str) -> (&str, &str) {
     p.rsplit_once('/').unwrap_or(("", p))
 }
 
+/// Positions in `paths` sorted by `key` of the path, then by position.
+fn sorted_by(paths: &[String], key: fn(&str) -> &str) -> Vec<u32> {
+    let mut keyed: Vec<(&str, u32)> = (paths.iter().zip(0..)).map(|(p, i)| (key(p), i)).collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 impl PathIndex {
     pub fn new(mut paths: Vec<String>) -> PathIndex {
         paths.sort();
-        let positions = || (0..paths.len() as u32).collect::<Vec<u32>>();
-        let (mut by_name, mut by_dir) = (positions(), positions());
-        // Stable sorts: within a name or a folder, positions stay in path order.
-        by_name.sort_by_key(|&i| split(&paths[i as usize]).1);
-        by_dir.sort_by_key(|&i| split(&paths[i as usize]).0);
+        let by_name = sorted_by(&paths, |p| split(p).1);
+        let by_dir = sorted_by(&paths, |p| split(p).0);
+        let dir = |i: &u32| split(&paths[*i as usize]).0;
+        let mut dirs = Vec::new();
+        let mut start = 0;
+        for run in by_dir.chunk_by(|a, b| dir(a) == dir(b)) {
+            dirs.push((start, start + run.len()));
+            start += run.len();
+        }
         PathIndex {
             paths,
             by_name,
             by_dir,
+            dirs,
         }
     }
 
@@ -68,11 +82,10 @@ impl PathIndex {
         let in_dir = self.run(&self.by_dir, |p| split(p).0, dir);
         let dirs: Vec<&[u32]> = match in_dir.is_empty() {
             false => vec![in_dir],
-            true => (self
-                .by_dir
-                .chunk_by(|a, b| split(path(a)).0 == split(path(b)).0))
-            .filter(|files| near(dir, split(path(&files[0])).0))
-            .collect(),
+            true => (self.dirs.iter())
+                .map(|&(start, end)| &self.by_dir[start..end])
+                .filter(|files| near(dir, split(path(&files[0])).0))
+                .collect(),
         };
         let mut found: Vec<(usize, &String)> = dirs
             .into_iter()
