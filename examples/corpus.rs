@@ -10,9 +10,13 @@
 //! (issue 38): Markdown pages in every syntax of `CITATIONS.md`, about 5 KB and 17 citations each,
 //! and JSON/JSONL answer files with `retrieved` chunks. `--shape moved [--answers 2400]`: one-citation
 //! answers pinned at a first commit whose functions all moved down two lines at HEAD (`regenerate`
-//! re-grounds every one). With `--history-docs` each doc is committed with one of the history's commits and
-//! cites the code of that commit without a pin (stale ones keep an older permalink), so every
-//! unpinned citation has an implied pin and code moved by later commits drifts under it.
+//! re-grounds every one). `--shape versioned [--commits 3000] [--docs 550]`: a Docusaurus site
+//! (`docs/`, `versioned_docs/version-X.Y/`) of permalinks into 40 tags, release branches named
+//! `release/vX.Y.x` (forked, renamed on the branch side, merged back) and full SHAs of a long
+//! history (`corpus/versioned.rs`). With `--history-docs` each doc is committed with one of the
+//! history's commits and cites the code of that commit without a pin (stale ones keep an older
+//! permalink), so every unpinned citation has an implied pin and code moved by later commits
+//! drifts under it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -20,6 +24,9 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use git2::{IndexEntry, IndexTime, Oid, Repository, Signature, Time};
+
+#[path = "corpus/versioned.rs"]
+mod versioned;
 
 struct Args {
     dir: String,
@@ -41,6 +48,12 @@ struct Args {
     /// all moved down two lines at HEAD (every answer is re-grounded by `regenerate`).
     moved: bool,
     answers: usize,
+    /// `versioned`: a Docusaurus site whose permalinks pin tags and release branches of a long
+    /// history with merges (see `versioned.rs`); `--commits` defaults to 3,000 and `--docs` to 550.
+    versioned: bool,
+    /// Whether `--commits` / `--docs` were given (the shapes have their own defaults).
+    commits_given: bool,
+    docs_given: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -58,6 +71,9 @@ fn parse_args() -> Result<Args, String> {
         answer_files: 1_500,
         moved: false,
         answers: 2_400,
+        versioned: false,
+        commits_given: false,
+        docs_given: false,
     };
     while let Some(a) = it.next() {
         let mut num = |name: &str| -> Result<usize, String> {
@@ -68,17 +84,24 @@ fn parse_args() -> Result<Args, String> {
         match a.as_str() {
             "--citations" => args.citations = num("--citations")?,
             "--files" => args.files = num("--files")?,
-            "--commits" => args.commits = num("--commits")?,
+            "--commits" => {
+                args.commits = num("--commits")?;
+                args.commits_given = true;
+            }
             "--seed" => args.seed = num("--seed")? as u64,
             "--history-docs" => args.history_docs = true,
-            "--docs" => args.docs = num("--docs")?,
+            "--docs" => {
+                args.docs = num("--docs")?;
+                args.docs_given = true;
+            }
             "--answer-files" => args.answer_files = num("--answer-files")?,
             "--answers" => args.answers = num("--answers")?,
             "--shape" => match it.next().as_deref() {
                 Some("wiki") => args.wiki = true,
                 Some("plain") => args.wiki = false,
                 Some("moved") => args.moved = true,
-                _ => return Err("--shape needs `wiki`, `moved` or `plain`".into()),
+                Some("versioned") => args.versioned = true,
+                _ => return Err("--shape needs `wiki`, `moved`, `versioned` or `plain`".into()),
             },
             "--mix" => {
                 let parts: Vec<u8> = it
@@ -167,26 +190,91 @@ impl Writer<'_> {
     }
 
     fn commit(&mut self, message: &str) -> Result<Oid, git2::Error> {
-        let tree = self.repo.find_tree(self.index.write_tree()?)?;
+        self.commit_to("HEAD", message, None)
+    }
+
+    /// Commit the index on `reference` (created if need be), with `merged` as a second parent.
+    fn commit_to(
+        &mut self,
+        reference: &str,
+        message: &str,
+        merged: Option<Oid>,
+    ) -> Result<Oid, git2::Error> {
+        let tree = self.repo.find_tree(self.index.write_tree_to(self.repo)?)?;
         let sig = Signature::new(
             "citegate corpus",
             "corpus@citegate.invalid",
             &Time::new(1_767_225_600 + self.count * 3600, 0),
         )?;
         self.count += 1;
-        let parents: Vec<git2::Commit<'_>> = self
-            .parent
+        let parents: Vec<git2::Commit<'_>> = (self.parent.into_iter().chain(merged))
             .map(|p| self.repo.find_commit(p))
-            .transpose()?
-            .into_iter()
-            .collect();
+            .collect::<Result<_, _>>()?;
         let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
         let id = self
             .repo
-            .commit(Some("HEAD"), &sig, &sig, message, &tree, &refs)?;
+            .commit(Some(reference), &sig, &sig, message, &tree, &refs)?;
         self.parent = Some(id);
         Ok(id)
     }
+}
+
+/// Commit `c`'s changes to `files` (in the index of `w`, not committed): six edits that insert
+/// lines (moving code down) and sometimes change one, a rename every 10 commits, a deletion every
+/// 15. Files in `locked` (being changed on a release branch) are left alone.
+fn evolve(
+    w: &mut Writer<'_>,
+    files: &mut Snapshot,
+    rng: &mut fastrand::Rng,
+    c: usize,
+    locked: &[usize],
+) -> Result<(), git2::Error> {
+    for _ in 0..6 {
+        let i = rng.usize(..files.len());
+        let Some(f) = files[i].as_mut().filter(|_| !locked.contains(&i)) else {
+            continue;
+        };
+        edit(w, f, rng, c)?;
+    }
+    if c.is_multiple_of(10) {
+        let i = rng.usize(..files.len());
+        if let Some(f) = files[i].as_mut().filter(|_| !locked.contains(&i)) {
+            w.index.remove_path(Path::new(&f.path))?;
+            f.path = f.path.replace("/file", "/renamed");
+            w.put(&f.path, &text_of(&f.lines))?;
+        }
+    }
+    if c.is_multiple_of(15) {
+        let i = rng.usize(..files.len());
+        if !locked.contains(&i) {
+            if let Some(f) = files[i].take() {
+                w.index.remove_path(Path::new(&f.path))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Insert one to three lines at a random place of `f` (moving the code below down) and, one time
+/// in three, change a line; written to the index of `w`.
+fn edit(
+    w: &mut Writer<'_>,
+    f: &mut File,
+    rng: &mut fastrand::Rng,
+    c: usize,
+) -> Result<(), git2::Error> {
+    let mut lines = (*f.lines).clone();
+    let at = rng.usize(..lines.len());
+    for k in 0..rng.usize(1..4) {
+        lines.insert(at, format!("    // added in commit {c}, {k}"));
+    }
+    if rng.u8(..3) == 0 {
+        let j = rng.usize(..lines.len());
+        lines[j] = format!("    let changed_{c} = {};", rng.u32(..));
+    }
+    w.put(&f.path, &text_of(&lines))?;
+    f.lines = Rc::new(lines);
+    Ok(())
 }
 
 fn text_of(lines: &[String]) -> String {
@@ -348,7 +436,7 @@ fn write_doc(
             quote,
             ..
         } = pick(k, args, rng, now, history, &live, older);
-        let quote = if matches!(kind, Kind::Unsupported) || k % 3 == 0 {
+        let quote = if matches!(kind, Kind::Unsupported) || k.is_multiple_of(3) {
             quote
         } else {
             String::new()
@@ -475,7 +563,7 @@ fn write_wiki_doc(
         FILLER[d % FILLER.len()]
     );
     for k in 0..n {
-        if k % 6 == 0 {
+        if k.is_multiple_of(6) {
             let _ = writeln!(md, "## Part {}\n", k / 6 + 1);
         }
         let p = draw(k + 2, rng, &mut rows);
@@ -686,35 +774,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 
     // A history that edits (and so moves code down), changes, renames and deletes.
     for c in 1..args.commits {
-        for _ in 0..6 {
-            let i = rng.usize(..files.len());
-            let Some(f) = files[i].as_mut() else { continue };
-            let mut lines = (*f.lines).clone();
-            let at = rng.usize(..lines.len());
-            for k in 0..rng.usize(1..4) {
-                lines.insert(at, format!("    // added in commit {c}, {k}"));
-            }
-            if rng.u8(..3) == 0 {
-                let j = rng.usize(..lines.len());
-                lines[j] = format!("    let changed_{c} = {};", rng.u32(..));
-            }
-            w.put(&f.path, &text_of(&lines))?;
-            f.lines = Rc::new(lines);
-        }
-        if c % 10 == 0 {
-            let i = rng.usize(..files.len());
-            if let Some(f) = files[i].as_mut() {
-                w.index.remove_path(Path::new(&f.path))?;
-                f.path = f.path.replace("/file", "/renamed");
-                w.put(&f.path, &text_of(&f.lines))?;
-            }
-        }
-        if c % 15 == 0 {
-            let i = rng.usize(..files.len());
-            if let Some(f) = files[i].take() {
-                w.index.remove_path(Path::new(&f.path))?;
-            }
-        }
+        evolve(&mut w, &mut files, &mut rng, c, &[])?;
         // With --history-docs, the docs whose turn it is are written against this commit's code.
         let mut pending = Vec::new();
         if args.history_docs {
@@ -902,9 +962,10 @@ fn run_moved(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let run = |args: Args| match args.moved {
-        true => run_moved(args),
-        false => run(args),
+    let run = |args: Args| match (args.moved, args.versioned) {
+        (true, _) => run_moved(args),
+        (_, true) => versioned::run(args),
+        _ => run(args),
     };
     match parse_args().map_err(Into::into).and_then(run) {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,21 +11,23 @@
 //! file added months later are not a rename). What it costs: a commit whose folders on the
 //! followed path have the same tree IDs as its parent's is passed by comparing IDs; rename
 //! detection runs only where the followed file is gone, once per pair of commits and only when
-//! that diff deletes a file; each answer is kept per (pin, target, path) and each step per
-//! (parent, commit, path), so pins into the same history share their walks. The first walk
+//! that diff deletes a file; each answer is kept per (pin, target, path), and pins into the same
+//! history share the folder entries and renames their walks read. The first walk
 //! through a commit costs a lookup per folder of the path that changed there: never more than
 //! the path's depth, whatever the size of the tree. The target's history is read once, with each
 //! commit's root tree (no step reads a commit again); a range keeps what every walk through it
 //! needs (its commits as a set, where each commit's last child is); folder entries are looked
 //! up once per (folder tree, name) for all paths.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap as StdMap;
+
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::sync::{Arc, Mutex};
 
 use git2::{ObjectType, Oid, Repository, Sort};
 
 /// The renames of one diff: old path → new path.
-pub type Renames = HashMap<String, String>;
+pub type Renames = StdMap<String, String>;
 
 /// Commits, parents before children, each with its parents.
 type Commits = Vec<(Oid, Vec<Oid>)>;
@@ -87,17 +89,14 @@ impl Graph {
 /// One entry of a folder: its object and kind.
 type Entry = Option<(Oid, Option<ObjectType>)>;
 
-/// Where each path's file went in one commit (`None`: deleted).
-type Steps = HashMap<Box<str>, Option<String>>;
+/// A folder's entries, sorted by name: read from the object database once per run.
+type Folder = Arc<[(Box<str>, Oid, Option<ObjectType>)]>;
 
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
 pub struct Follower {
     /// Each answer, by (pin, target, path).
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
-    /// Each step, by (parent, commit) and path: where the path's file is in the commit. Pins
-    /// into the same history walk the same commits: only the first walk reads their trees.
-    steps: Mutex<HashMap<(Oid, Oid), Steps>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
     /// many pins are removed by the same few commits, whose rename detection runs once.
     commit_renames: Mutex<HashMap<(Oid, Oid), Arc<Renames>>>,
@@ -105,9 +104,9 @@ pub struct Follower {
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
     /// Each target's history (read once, however many pins are followed into it).
     graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
-    /// Folder entries looked up so far, by folder tree and name: the first walks of many paths
+    /// The folders read so far, by tree, each whole: the first walks of many paths
     /// pass through the same root and upper folders of every commit.
-    entries: Mutex<HashMap<Oid, HashMap<Box<str>, Entry>>>,
+    entries: Mutex<HashMap<Oid, Folder>>,
 }
 
 impl Follower {
@@ -178,7 +177,11 @@ impl Follower {
     }
 
     /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
-    /// new name from `commit`'s renames against `parent`, else `None` (deleted).
+    /// new name from `commit`'s renames against `parent`, else `None` (deleted). Nothing is kept
+    /// per step: whether the name is kept is a few lookups of folder entries already read, and
+    /// a commit's renames are kept per (parent, commit). (A memo per (parent, commit, path) held
+    /// an entry for every commit every followed path passed: on a long history most of the
+    /// follower's time was filling and freeing it, for steps no other walk asked again.)
     fn step(
         &self,
         repo: &Repository,
@@ -186,25 +189,11 @@ impl Follower {
         (parent, commit): (Oid, Oid),
         name: &str,
     ) -> Option<String> {
-        let known = (self
-            .steps
-            .lock()
-            .expect("steps lock")
-            .get(&(parent, commit)))
-        .and_then(|names| names.get(name).cloned());
-        if let Some(found) = known {
-            return found;
-        }
-        let found = match self.kept(repo, graph, (parent, commit), name) {
+        match self.kept(repo, graph, (parent, commit), name) {
             Ok(true) => Some(name.to_string()),
             Ok(false) => self.rename_in_commit(repo, graph, parent, commit, name),
             Err(_) => None,
-        };
-        (self.steps.lock().expect("steps lock"))
-            .entry((parent, commit))
-            .or_default()
-            .insert(Box::from(name), found.clone());
-        found
+        }
     }
 
     /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
@@ -292,19 +281,31 @@ impl Follower {
         graph
     }
 
-    /// The entry `name` of the folder `tree` (cached).
+    /// The entry `name` of the folder `tree`. The folder is read whole, once per run: the walks
+    /// of paths in different folders ask the same upper folders (a root, `src`) of every commit
+    /// for different names, and reading the tree again for each name was most of their time.
     fn entry(&self, repo: &Repository, tree: Oid, name: &str) -> Result<Entry, git2::Error> {
-        let known = (self.entries.lock().expect("entries lock").get(&tree))
-            .and_then(|names| names.get(name).copied());
-        if let Some(found) = known {
-            return Ok(found);
-        }
-        let found = (repo.find_tree(tree)?.get_name(name)).map(|e| (e.id(), e.kind()));
-        (self.entries.lock().expect("entries lock"))
-            .entry(tree)
-            .or_default()
-            .insert(Box::from(name), found);
-        Ok(found)
+        let known = self
+            .entries
+            .lock()
+            .expect("entries lock")
+            .get(&tree)
+            .cloned();
+        let folder = match known {
+            Some(f) => f,
+            None => {
+                let t = repo.find_tree(tree)?;
+                let mut all: Vec<(Box<str>, Oid, Option<ObjectType>)> = (t.iter())
+                    .filter_map(|e| Some((Box::from(e.name().ok()?), e.id(), e.kind())))
+                    .collect();
+                all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                let folder: Folder = all.into();
+                (self.entries.lock().expect("entries lock")).insert(tree, folder.clone());
+                folder
+            }
+        };
+        let at = folder.binary_search_by(|e| (*e.0).cmp(name)).ok();
+        Ok(at.map(|i| (folder[i].1, folder[i].2)))
     }
 
     /// Whether `path` is a file (a blob) at `commit`.

@@ -448,12 +448,13 @@ impl CodeRepo {
         out
     }
 
-    /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet.
+    /// [`Self::paths_at`] from any thread, with a lent handle (see [`Self::with_handle`]): the
+    /// folders many revisions share are read once, from its cache.
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
         if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
             return p.clone();
         }
-        self.paths_at(&self.worker(), commit)
+        self.with_handle(|git| self.paths_at(git, commit))
     }
 
     /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
@@ -516,5 +517,31 @@ impl CodeRepo {
         let abs = folder.join(name);
         let rel = abs.strip_prefix(workdir).ok()?;
         Some(rel.to_string_lossy().replace('\\', "/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_lent_and_kept_between_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        let repo = CodeRepo::discover(dir.path()).unwrap();
+        let kept = |repo: &CodeRepo| repo.handles.0.lock().unwrap().len();
+        assert_eq!(kept(&repo), 0);
+        let first = repo.with_handle(|git| git.path().to_path_buf());
+        assert_eq!(first, repo.git_dir);
+        // The handle is given back, and the next call takes it instead of opening another.
+        assert_eq!(kept(&repo), 1);
+        repo.with_handle(|_| assert_eq!(kept(&repo), 0));
+        // A call while one is lent (another thread) opens a second handle; both are kept.
+        repo.with_handle(|_| repo.with_handle(|_| ()));
+        assert_eq!(kept(&repo), 2);
+        // Tree listings borrow one too (and give it back for the next revision's listing).
+        let fresh = CodeRepo::discover(dir.path()).unwrap();
+        fresh.paths(Oid::ZERO_SHA1);
+        assert_eq!(kept(&fresh), 1);
     }
 }
