@@ -184,6 +184,46 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// The first version of `n` source files, written to the index (not committed).
+    fn first_files(&mut self, rng: &mut fastrand::Rng, n: usize) -> Result<Snapshot, git2::Error> {
+        let mut files: Snapshot = Vec::with_capacity(n);
+        for i in 0..n {
+            let ext = EXTENSIONS[i % EXTENSIONS.len()];
+            let path = format!("src/mod{:02}/file{i:05}.{ext}", i % 64);
+            let len = 30 + rng.usize(..300);
+            let lines: Vec<String> = (0..len).map(|n| source_line(rng, i, n)).collect();
+            self.put(&path, &text_of(&lines))?;
+            files.push(Some(File {
+                path,
+                lines: Rc::new(lines),
+            }));
+        }
+        Ok(files)
+    }
+
+    /// Write the index, check it out in `dir`, and pack the repository (real repositories are
+    /// packed; a corpus of loose objects would measure zlib, not citegate).
+    fn check_out_and_pack(self, dir: &Path, aggressive: bool) -> Result<(), git2::Error> {
+        let mut index = self.index;
+        index.write()?;
+        self.repo.checkout_index(
+            Some(&mut index),
+            Some(git2::build::CheckoutBuilder::new().force()),
+        )?;
+        let mut gc = vec!["gc", "--quiet", "--prune=now"];
+        if aggressive {
+            gc.push("--aggressive");
+        }
+        let packed = std::process::Command::new("git")
+            .args(gc)
+            .current_dir(dir)
+            .status();
+        if !packed.is_ok_and(|s| s.success()) {
+            eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
+        }
+        Ok(())
+    }
+
     fn put(&mut self, path: &str, text: &str) -> Result<(), git2::Error> {
         let id = self.repo.blob(text.as_bytes())?;
         self.index.add(&entry(path, text.len(), id))
@@ -756,18 +796,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
 
     // The first version of every file.
-    let mut files: Snapshot = Vec::with_capacity(args.files);
-    for i in 0..args.files {
-        let ext = EXTENSIONS[i % EXTENSIONS.len()];
-        let path = format!("src/mod{:02}/file{i:05}.{ext}", i % 64);
-        let len = 30 + rng.usize(..300);
-        let lines: Vec<String> = (0..len).map(|n| source_line(&mut rng, i, n)).collect();
-        w.put(&path, &text_of(&lines))?;
-        files.push(Some(File {
-            path,
-            lines: Rc::new(lines),
-        }));
-    }
+    let mut files = w.first_files(&mut rng, args.files)?;
     let mut history: Vec<(Oid, Snapshot)> = vec![(w.commit("initial import")?, files.clone())];
     let mut history_rows = String::new();
     let mut history_written = 0;
@@ -829,24 +858,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     written += history_written;
     let live = (0..files.len()).filter(|i| files[*i].is_some()).count();
     w.commit("docs")?;
-    let mut index = w.index;
-    index.write()?;
-    repo.checkout_index(
-        Some(&mut index),
-        Some(git2::build::CheckoutBuilder::new().force()),
-    )?;
     std::fs::write(
         format!("{}.citations.tsv", args.dir.trim_end_matches('/')),
         rows,
     )?;
-    // Real repositories are packed; a corpus of loose objects would measure zlib, not citegate.
-    let packed = std::process::Command::new("git")
-        .args(["gc", "--quiet", "--aggressive", "--prune=now"])
-        .current_dir(dir)
-        .status();
-    if !packed.is_ok_and(|s| s.success()) {
-        eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
-    }
+    w.check_out_and_pack(dir, true)?;
     let docs = match args.wiki {
         true => args.docs + args.answer_files,
         false => docs,
@@ -939,19 +955,7 @@ fn run_moved(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     w.commit("functions moved down two lines; answers")?;
-    let mut index = w.index;
-    index.write()?;
-    repo.checkout_index(
-        Some(&mut index),
-        Some(git2::build::CheckoutBuilder::new().force()),
-    )?;
-    let packed = std::process::Command::new("git")
-        .args(["gc", "--quiet", "--prune=now"])
-        .current_dir(dir)
-        .status();
-    if !packed.is_ok_and(|s| s.success()) {
-        eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
-    }
+    w.check_out_and_pack(dir, false)?;
     println!(
         "{}: {} files, 2 commits, {} answers pinned at {v1}",
         dir.display(),

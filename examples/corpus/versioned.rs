@@ -15,13 +15,11 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::rc::Rc;
 
 use git2::{Oid, Repository};
 
 use super::{
-    edit, evolve, live_and_older, pick, source_line, text_of, Args, File, Kind, Snapshot, Writer,
-    EXTENSIONS, FILLER,
+    edit, evolve, live_and_older, pick, text_of, Args, Kind, Snapshot, Writer, EXTENSIONS, FILLER,
 };
 
 /// A revision the docs pin: its name in a permalink, its commit and files, the files alive in
@@ -99,17 +97,7 @@ pub fn run(mut args: Args) -> Result<(), Box<dyn std::error::Error>> {
         parent: None,
         count: 0,
     };
-    let mut files: Snapshot = Vec::with_capacity(args.files);
-    for i in 0..args.files {
-        let path = format!("src/mod{:02}/file{i:05}.{}", i % 64, EXTENSIONS[i % 5]);
-        let len = 30 + rng.usize(..300);
-        let lines: Vec<String> = (0..len).map(|n| source_line(&mut rng, i, n)).collect();
-        w.put(&path, &text_of(&lines))?;
-        files.push(Some(File {
-            path,
-            lines: Rc::new(lines),
-        }));
-    }
+    let mut files = w.first_files(&mut rng, args.files)?;
     w.commit("initial import")?;
     let plan = Schedule {
         minors: (args.commits / 150).clamp(2, 20),
@@ -120,7 +108,7 @@ pub fn run(mut args: Args) -> Result<(), Box<dyn std::error::Error>> {
     revs.push(Rev::new("main".into(), head, &files, plan.minors));
     let (rows, written) = write_docs(&mut w, &args, &mut rng, &plan, &revs)?;
     w.commit("docs")?;
-    finish(&repo, w, &args, rows)?;
+    finish(w, &args, rows)?;
     let distinct: std::collections::BTreeSet<Oid> = revs.iter().map(|r| r.at.0).collect();
     println!(
         "{}: {} files, {} commits, {} tags, {} revisions named ({} commits), {written} citations in {} docs",
@@ -379,28 +367,11 @@ fn citation(k: usize, args: &Args, rng: &mut fastrand::Rng, r: &Rev) -> (String,
 }
 
 /// Check the docs out, write the TSV and pack the repository.
-fn finish(
-    repo: &Repository,
-    w: Writer<'_>,
-    args: &Args,
-    rows: String,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let mut index = w.index;
-    index.write()?;
-    repo.checkout_index(
-        Some(&mut index),
-        Some(git2::build::CheckoutBuilder::new().force()),
-    )?;
+fn finish(w: Writer<'_>, args: &Args, rows: String) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(
         format!("{}.citations.tsv", args.dir.trim_end_matches('/')),
         rows,
     )?;
-    let packed = std::process::Command::new("git")
-        .args(["gc", "--quiet", "--prune=now"])
-        .current_dir(&args.dir)
-        .status();
-    if !packed.is_ok_and(|s| s.success()) {
-        eprintln!("corpus: `git gc` failed: the corpus is left unpacked");
-    }
+    w.check_out_and_pack(Path::new(&args.dir), false)?;
     Ok(())
 }
