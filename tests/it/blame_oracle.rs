@@ -5,7 +5,6 @@
 //! The `git` CLI is the oracle here only; citegate never runs it.
 
 use std::path::Path;
-use std::process::Command;
 
 use citegate::resolve::blame::{self, Job};
 use git2::{Oid, Repository, Signature, Time};
@@ -90,22 +89,9 @@ impl History {
 
 /// Each line's commit by `git blame --line-porcelain NEWEST -- PATH`, with no configuration read.
 fn oracle_in(dir: &Path, newest: Oid, path: &str) -> Vec<Oid> {
-    let out = Command::new("git")
-        .args(["blame", "--line-porcelain"])
-        .arg(newest.to_string())
-        .args(["--", path])
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    porcelain_commits(&out.stdout)
+    let newest = newest.to_string();
+    let args = ["blame", "--line-porcelain", &newest, "--", path];
+    porcelain_commits(&crate::common::git_oracle(dir, &args))
 }
 
 /// The commit of each line in `--line-porcelain` output: the first word of each header line.

@@ -174,3 +174,22 @@ pub fn proptest_cases(default: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// The standard output of `git ARGS` in `dir`, with no configuration of this machine read (an
+/// oracle must not depend on it); the test fails with git's own message when git does.
+pub fn git_oracle(dir: &std::path::Path, args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}

@@ -29,7 +29,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 
 use citegate::resolve::CodeRepo;
 use git2::{Oid, Repository, Signature, Time};
@@ -281,22 +280,19 @@ type LogEntry = (Oid, Vec<Vec<String>>);
 
 /// `git log --follow --name-status TARGET -- PATH`, with no configuration read.
 fn follow_log(dir: &Path, target: Oid, path: &str) -> Vec<LogEntry> {
-    let out = Command::new("git")
-        .args(["log", "--follow", "--name-status", "--format=%x01%H"])
-        .arg(target.to_string())
-        .args(["--", path])
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    parse_log(&String::from_utf8_lossy(&out.stdout))
+    let target = target.to_string();
+    let args = [
+        "log",
+        "--follow",
+        "--name-status",
+        "--format=%x01%H",
+        &target,
+        "--",
+        path,
+    ];
+    parse_log(&String::from_utf8_lossy(&crate::common::git_oracle(
+        dir, &args,
+    )))
 }
 
 fn parse_log(text: &str) -> Vec<LogEntry> {
