@@ -8,20 +8,19 @@
 //! a chain of renames is followed to its end.
 //!
 //! The history is never diffed as a whole range (a file deleted in one commit and an unrelated
-//! file added months later are not a rename). What it costs: a commit whose folders on the
-//! followed path have the same tree IDs as its parent's is passed by comparing IDs; rename
-//! detection runs only where the followed file is gone, once per pair of commits and only when
-//! that diff deletes a file; each answer is kept per (pin, target, path), and pins into the same
-//! history share the folder entries and renames their walks read. The first walk
-//! through a commit costs a lookup per folder of the path that changed there: never more than
-//! the path's depth, whatever the size of the tree. The target's history is read once, with each
-//! commit's root tree (no step reads a commit again); a range keeps what every walk through it
-//! needs (its commits as a set, where each commit's last child is); folder entries are looked
-//! up once per (folder tree, name) for all paths.
+//! file added months later are not a rename). What it costs: whether a path is a file at each
+//! commit is a column over the target's history (from the earliest commit a walk needs on),
+//! computed once per path and shared by every pin's walk: a commit whose folder on the path is
+//! the same tree as its parent's has the parent's answer, unread, and each version of a folder
+//! on a followed path is read once per run (raw, into one buffer). A walk then compares small
+//! numbers per commit. Rename detection runs only where the followed file is gone, once per pair
+//! of commits and only when that diff deletes a file; each answer is kept per (pin, target,
+//! path). The target's history is read once, with each commit's root tree; a range keeps what
+//! every walk through it needs (its commits by position, where each commit's last child is).
 
 use std::collections::HashMap as StdMap;
 
-use foldhash::{HashMap, HashMapExt, HashSet};
+use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 
 use git2::{ObjectType, Oid, Repository, Sort};
@@ -32,36 +31,74 @@ pub type Renames = StdMap<String, String>;
 /// Commits, parents before children, each with its parents.
 type Commits = Vec<(Oid, Vec<Oid>)>;
 
+/// A parent of a commit of a range, as a walk through the range sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parent {
+    /// A commit of the range, by its position there.
+    Inside(usize),
+    /// The pin itself.
+    Pin,
+    /// A commit the pin descends from too (where a merged branch forked), by its position in
+    /// the target's history: the file at the same path there is the pin's file before the pin.
+    Before(usize),
+}
+
 /// The commits a pin's files are followed through to reach the target (the target's ancestors
-/// that are not the pin's, parents before children, each with its parents), with what every
-/// walk through them needs: kept with the range, so the many paths of one pin share it.
+/// that are not the pin's, parents before children), by position in the target's history, with
+/// what every walk through them needs: kept with the range, so the many paths of one pin share
+/// it.
 #[derive(Debug, Default)]
 struct Range {
-    commits: Commits,
-    /// The commits of the range, for telling a parent inside it from one outside.
-    inside: HashSet<Oid>,
-    /// The position of the last commit of the range that has each commit as a parent: a walk
-    /// forgets a commit's names once past it.
-    last_child: HashMap<Oid, usize>,
+    /// Each commit: its position in the target's history, and its parents.
+    commits: Vec<(usize, Vec<Parent>)>,
+    /// The position of the last commit of the range that has each commit of the range as a
+    /// parent: a walk forgets a commit's names once past it.
+    last_child: Vec<Option<usize>>,
+    /// The same for the pin.
+    pin_last_child: Option<usize>,
     /// The last commit with a parent outside the range: after it nothing new can start the file.
     last_seed: usize,
+    /// The earliest position in the target's history a walk reads (the range's commits and
+    /// their parents): the columns it looks at start there.
+    first: usize,
 }
 
 impl Range {
-    fn new(commits: Commits) -> Range {
-        let inside: HashSet<Oid> = commits.iter().map(|(c, _)| *c).collect();
-        let last_seed = (commits.iter())
-            .rposition(|(_, ps)| ps.iter().any(|p| !inside.contains(p)))
-            .unwrap_or(0);
-        let mut last_child: HashMap<Oid, usize> = HashMap::new();
-        for (i, (_, ps)) in commits.iter().enumerate() {
-            last_child.extend(ps.iter().map(|p| (*p, i)));
+    /// The range of `commits` (all in `graph`), from the pin `from`.
+    fn new(graph: &Graph, from: Oid, commits: &[(Oid, Vec<Oid>)]) -> Range {
+        let place: HashMap<Oid, usize> = (commits.iter().enumerate())
+            .map(|(i, c)| (c.0, i))
+            .collect();
+        let parent = |p: &Oid| match (place.get(p), graph.at.get(p)) {
+            (Some(&i), _) => Some(Parent::Inside(i)),
+            _ if *p == from => Some(Parent::Pin),
+            (None, Some(&g)) => Some(Parent::Before(g)),
+            (None, None) => None,
+        };
+        let commits: Vec<(usize, Vec<Parent>)> = (commits.iter())
+            .filter_map(|(c, ps)| Some((*graph.at.get(c)?, ps.iter().filter_map(parent).collect())))
+            .collect();
+        let (mut last_child, mut pin_last_child) = (vec![None; commits.len()], None);
+        let mut first = commits.first().map_or(0, |c| c.0);
+        for (i, (at, ps)) in commits.iter().enumerate() {
+            first = first.min(*at);
+            for p in ps {
+                match p {
+                    Parent::Inside(k) => last_child[*k] = Some(i),
+                    Parent::Pin => pin_last_child = Some(i),
+                    Parent::Before(g) => first = first.min(*g),
+                }
+            }
         }
+        let last_seed = (commits.iter())
+            .rposition(|(_, ps)| ps.iter().any(|p| !matches!(p, Parent::Inside(_))))
+            .unwrap_or(0);
         Range {
             commits,
-            inside,
             last_child,
+            pin_last_child,
             last_seed,
+            first,
         }
     }
 }
@@ -74,6 +111,10 @@ struct Graph {
     trees: Vec<Oid>,
     at: HashMap<Oid, usize>,
     parents: Vec<Vec<usize>>,
+    /// Each folder at every commit from some position on, by folder path.
+    folders: Mutex<HashMap<String, Arc<Column<Option<Folder>>>>>,
+    /// Whether each path is a file at every commit from some position on.
+    files: Mutex<HashMap<String, Arc<Column<bool>>>>,
 }
 
 impl Graph {
@@ -86,11 +127,64 @@ impl Graph {
     }
 }
 
-/// One entry of a folder: its object and kind.
-type Entry = Option<(Oid, Option<ObjectType>)>;
+/// One value per commit of a target's history, from position `from` on (a walk reads the
+/// commits after its pin only: a pin from last week costs a week of history).
+#[derive(Debug)]
+struct Column<T> {
+    from: usize,
+    values: Vec<T>,
+}
+
+impl<T> Column<T> {
+    fn at(&self, i: usize) -> &T {
+        &self.values[i - self.from]
+    }
+}
 
 /// A folder's entries, sorted by name: read from the object database once per run.
-type Folder = Arc<[(Box<str>, Oid, Option<ObjectType>)]>;
+type Folder = Arc<Entries>;
+
+/// A folder's entries, sorted by name, their names in one buffer: a run reads thousands of
+/// folders (every version of each folder on a followed path), and one allocation each, not one
+/// per name, is what reading and freeing them costs.
+#[derive(Debug)]
+struct Entries {
+    /// The folder's tree.
+    id: Oid,
+    names: Box<[u8]>,
+    /// Each entry: where its name is in `names` (start, end), its object and kind.
+    entries: Box<[(u32, u32, Oid, ObjectType)]>,
+}
+
+impl Entries {
+    /// The entries of a tree object's raw content (`mode SP name NUL id`, repeated); `None`
+    /// when it is not one.
+    fn parse(id: Oid, raw: &[u8]) -> Option<Entries> {
+        let (mut names, mut entries) = (Vec::new(), Vec::new());
+        let mut rest = raw;
+        while !rest.is_empty() {
+            let space = rest.iter().position(|b| *b == b' ')?;
+            let nul = space + rest[space..].iter().position(|b| *b == 0)?;
+            let id = Oid::from_bytes(rest.get(nul + 1..nul + 21)?).ok()?;
+            let kind = match &rest[..space] {
+                b"40000" | b"040000" => ObjectType::Tree,
+                b"160000" => ObjectType::Commit,
+                _ => ObjectType::Blob,
+            };
+            let start = names.len() as u32;
+            names.extend_from_slice(&rest[space + 1..nul]);
+            entries.push((start, names.len() as u32, id, kind));
+            rest = &rest[nul + 21..];
+        }
+        let name = |e: &(u32, u32, Oid, ObjectType)| &names[e.0 as usize..e.1 as usize];
+        entries.sort_unstable_by(|a, b| name(a).cmp(name(b)));
+        Some(Entries {
+            id,
+            names: names.into(),
+            entries: entries.into(),
+        })
+    }
+}
 
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
@@ -104,8 +198,8 @@ pub struct Follower {
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
     /// Each target's history (read once, however many pins are followed into it).
     graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
-    /// The folders read so far, by tree, each whole: the first walks of many paths
-    /// pass through the same root and upper folders of every commit.
+    /// The folders read so far, by tree, each whole: the columns of many paths read the same
+    /// root and upper folders of every commit.
     entries: Mutex<HashMap<Oid, Folder>>,
 }
 
@@ -127,73 +221,73 @@ impl Follower {
         found
     }
 
+    /// The walk through the range, commit by commit: each commit's names of the file, from its
+    /// parents' (a name that is a file there is kept, one that is not is looked for among that
+    /// commit's renames). Whether a name is a file at a commit is read from its column, shared
+    /// by every walk that asks.
     fn follow(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
         let graph = self.graph(repo, to);
         let range = self.range(repo, &graph, from, to);
         if range.commits.is_empty() {
             return self.rename_in_commit(repo, &graph, from, to, path);
         }
+        let mut known = Names::new(range.first);
+        let file = known.id(self, repo, &graph, path);
         // The file's names in the commits reached whose children are still to come.
-        let mut names: HashMap<Oid, Vec<String>> = HashMap::new();
-        if range.last_child.contains_key(&from) {
-            names.insert(from, vec![path.to_string()]);
-        }
-        let mut seeds: HashMap<Oid, bool> = HashMap::new();
-        for (i, (commit, parents)) in range.commits.iter().enumerate() {
-            let mut here: Vec<String> = Vec::new();
+        let mut names: Vec<Vec<u32>> = vec![Vec::new(); range.commits.len()];
+        let mut pin = match range.pin_last_child {
+            Some(_) => vec![file],
+            None => Vec::new(),
+        };
+        let mut live = pin.len();
+        for (i, (at, parents)) in range.commits.iter().enumerate() {
+            let mut here: Vec<u32> = Vec::new();
+            let commit = graph.order[*at].0;
             for parent in parents {
-                let before = match names.get(parent) {
-                    Some(n) => n.clone(),
-                    None if range.inside.contains(parent) || *parent == from => Vec::new(),
-                    // A commit the pin descends from too (where a merged branch forked): the file
-                    // at the same path there is the pin's file before the pin.
-                    None => match *seeds
-                        .entry(*parent)
-                        .or_insert_with(|| self.is_file(repo, &graph, *parent, path))
-                    {
-                        true => vec![path.to_string()],
-                        false => Vec::new(),
+                let (before, id): (&[u32], Oid) = match *parent {
+                    Parent::Inside(k) => (&names[k], graph.order[range.commits[k].0].0),
+                    Parent::Pin => (&pin, from),
+                    Parent::Before(g) => match known.is_file(file, g) {
+                        true => (std::slice::from_ref(&file), graph.order[g].0),
+                        false => (&[], graph.order[g].0),
                     },
                 };
-                for name in before {
-                    match self.step(repo, &graph, (*parent, *commit), &name) {
+                for &name in before {
+                    let next = match known.is_file(name, *at) {
+                        true => Some(name),
+                        false => {
+                            (self.rename_in_commit(repo, &graph, id, commit, known.name(name)))
+                                .map(|new| known.id(self, repo, &graph, &new))
+                        }
+                    };
+                    match next {
                         Some(next) if !here.contains(&next) => here.push(next),
                         _ => {}
                     }
                 }
-                if range.last_child.get(parent) == Some(&i) {
-                    names.remove(parent);
-                }
+                let done = match *parent {
+                    Parent::Inside(k) if range.last_child[k] == Some(i) => &mut names[k],
+                    Parent::Pin if range.pin_last_child == Some(i) => &mut pin,
+                    _ => continue,
+                };
+                live -= usize::from(!done.is_empty());
+                *done = Vec::new();
             }
             if !here.is_empty() {
-                names.insert(*commit, here);
-            } else if i >= range.last_seed && names.is_empty() {
+                names[i] = here;
+                live += 1;
+            } else if i >= range.last_seed && live == 0 {
                 // Deleted on every side, and no branch left that could bring it back.
                 return None;
             }
         }
         // Several names at the target (a file copied on two branches): the first parent's first.
-        names.remove(&to)?.into_iter().next()
-    }
-
-    /// The file `name` of `parent`, in `commit`: still `name` when it is a file there, else its
-    /// new name from `commit`'s renames against `parent`, else `None` (deleted). Nothing is kept
-    /// per step: whether the name is kept is a few lookups of folder entries already read, and
-    /// a commit's renames are kept per (parent, commit). (A memo per (parent, commit, path) held
-    /// an entry for every commit every followed path passed: on a long history most of the
-    /// follower's time was filling and freeing it, for steps no other walk asked again.)
-    fn step(
-        &self,
-        repo: &Repository,
-        graph: &Graph,
-        (parent, commit): (Oid, Oid),
-        name: &str,
-    ) -> Option<String> {
-        match self.kept(repo, graph, (parent, commit), name) {
-            Ok(true) => Some(name.to_string()),
-            Ok(false) => self.rename_in_commit(repo, graph, parent, commit, name),
-            Err(_) => None,
-        }
+        let target = range
+            .commits
+            .iter()
+            .rposition(|c| graph.order[c.0].0 == to)?;
+        let first = *names[target].first()?;
+        Some(known.name(first).to_string())
     }
 
     /// The new name of `path` in the diff `parent` → `commit`, from that diff's renames, detected
@@ -234,7 +328,7 @@ impl Follower {
         if let Some(r) = self.ranges.lock().expect("ranges lock").get(&(from, to)) {
             return r.clone();
         }
-        let commits = match graph.at.get(&from) {
+        let commits: Commits = match graph.at.get(&from) {
             // A pin in the target's history: everything but its own ancestors.
             Some(&pin) => {
                 let mut older = vec![false; graph.order.len()];
@@ -251,12 +345,48 @@ impl Follower {
             }
             None => walk(repo, Some(from), to).0,
         };
-        let range = Arc::new(Range::new(commits));
+        let range = Arc::new(Range::new(graph, from, &commits));
         self.ranges
             .lock()
             .expect("ranges lock")
             .insert((from, to), range.clone());
         range
+    }
+}
+
+/// The names a walk has met (the path it follows, and what renames made of it), each with its
+/// column: a walk's steps compare small numbers and read a column, nothing more.
+struct Names {
+    /// From where in the target's history the walk reads.
+    first: usize,
+    names: Vec<(String, Arc<Column<bool>>)>,
+}
+
+impl Names {
+    fn new(first: usize) -> Names {
+        Names {
+            first,
+            names: Vec::new(),
+        }
+    }
+
+    /// The number of `name`, its column read (or computed) on first sight.
+    fn id(&mut self, follower: &Follower, repo: &Repository, graph: &Graph, name: &str) -> u32 {
+        if let Some(i) = self.names.iter().position(|(n, _)| n == name) {
+            return i as u32;
+        }
+        let column = follower.file_column(repo, graph, name, self.first);
+        self.names.push((name.to_string(), column));
+        (self.names.len() - 1) as u32
+    }
+
+    fn name(&self, id: u32) -> &str {
+        &self.names[id as usize].0
+    }
+
+    /// Whether the name is a file at the commit at position `at` of the target's history.
+    fn is_file(&self, id: u32, at: usize) -> bool {
+        *self.names[id as usize].1.at(at)
     }
 }
 
@@ -276,86 +406,160 @@ impl Follower {
             trees,
             at,
             parents,
+            ..Graph::default()
         });
         (self.graphs.lock().expect("graphs lock")).insert(to, graph.clone());
         graph
     }
 
-    /// The entry `name` of the folder `tree`. The folder is read whole, once per run: the walks
-    /// of paths in different folders ask the same upper folders (a root, `src`) of every commit
-    /// for different names, and reading the tree again for each name was most of their time.
-    fn entry(&self, repo: &Repository, tree: Oid, name: &str) -> Result<Entry, git2::Error> {
-        let known = self
-            .entries
-            .lock()
-            .expect("entries lock")
-            .get(&tree)
-            .cloned();
-        let folder = match known {
-            Some(f) => f,
-            None => {
-                let t = repo.find_tree(tree)?;
-                let mut all: Vec<(Box<str>, Oid, Option<ObjectType>)> = (t.iter())
-                    .filter_map(|e| Some((Box::from(e.name().ok()?), e.id(), e.kind())))
-                    .collect();
-                all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                let folder: Folder = all.into();
-                (self.entries.lock().expect("entries lock")).insert(tree, folder.clone());
-                folder
-            }
-        };
-        let at = folder.binary_search_by(|e| (*e.0).cmp(name)).ok();
-        Ok(at.map(|i| (folder[i].1, folder[i].2)))
-    }
-
-    /// Whether `path` is a file (a blob) at `commit`.
-    fn is_file(&self, repo: &Repository, graph: &Graph, commit: Oid, path: &str) -> bool {
-        let Ok(mut at) = graph.tree(repo, commit) else {
-            return false;
-        };
-        let mut parts = path.split('/').peekable();
-        while let Some(part) = parts.next() {
-            match (self.entry(repo, at, part), parts.peek()) {
-                (Ok(Some((_, kind))), None) => return kind == Some(ObjectType::Blob),
-                (Ok(Some((id, Some(ObjectType::Tree)))), Some(_)) => at = id,
-                _ => return false,
-            }
+    /// The folder `tree`, read whole, once per run: the columns of paths in different folders
+    /// read the same upper folders (a root, `src`) of every commit, and all of them get the same
+    /// copy (a column tells a folder unchanged from its parent's by that).
+    fn folder(&self, repo: &Repository, tree: Oid) -> Result<Folder, git2::Error> {
+        if let Some(f) = self.entries.lock().expect("entries lock").get(&tree) {
+            return Ok(f.clone());
         }
-        false
+        // The raw object, parsed here: a run reads thousands of folders once each, and libgit2's
+        // parsed trees (and its cache of them) cost several times the reading.
+        let odb = repo.odb()?;
+        let raw = odb.read(tree)?;
+        let read = match raw.kind() {
+            ObjectType::Tree => Entries::parse(tree, raw.data()),
+            _ => None,
+        };
+        let read = read.ok_or_else(|| git2::Error::from_str("not a tree"))?;
+        let mut entries = self.entries.lock().expect("entries lock");
+        Ok(entries
+            .entry(tree)
+            .or_insert_with(|| Arc::new(read))
+            .clone())
     }
 
-    /// Whether the file `path` of `parent` is still a file at `commit`. Folder by folder from the
-    /// root: where a folder's tree is the same in both, so is everything under it, and nothing
-    /// more is read (most commits touch none of the followed path's folders).
-    fn kept(
+    /// The folder `dir` (`""`: the root) at every commit of `graph` from position `first` on
+    /// (cached, extended when a walk starts earlier).
+    fn folder_column(
         &self,
         repo: &Repository,
         graph: &Graph,
-        (parent, commit): (Oid, Oid),
-        path: &str,
-    ) -> Result<bool, git2::Error> {
-        let mut was = Some(graph.tree(repo, parent)?);
-        let mut now = graph.tree(repo, commit)?;
-        let mut parts = path.split('/').peekable();
-        while let Some(part) = parts.next() {
-            if was == Some(now) {
-                return Ok(true);
-            }
-            let Some((id, kind)) = self.entry(repo, now, part)? else {
-                return Ok(false);
-            };
-            match (parts.peek().is_none(), kind) {
-                (true, kind) => return Ok(kind == Some(ObjectType::Blob)),
-                (false, Some(ObjectType::Tree)) => {}
-                (false, _) => return Ok(false),
-            }
-            was = match was {
-                Some(w) => self.entry(repo, w, part)?.map(|e| e.0),
-                None => None,
-            };
-            now = id;
+        dir: &str,
+        first: usize,
+    ) -> Arc<Column<Option<Folder>>> {
+        let known = graph
+            .folders
+            .lock()
+            .expect("columns lock")
+            .get(dir)
+            .cloned();
+        if let Some(c) = known.as_ref().filter(|c| c.from <= first) {
+            return c.clone();
         }
-        Ok(false)
+        let column = match dir.rsplit_once('/').unwrap_or(("", dir)) {
+            ("", "") => {
+                let end = known.as_ref().map_or(graph.trees.len(), |k| k.from);
+                let mut values: Vec<Option<Folder>> = (graph.trees[first..end].iter())
+                    .map(|t| self.folder(repo, *t).ok())
+                    .collect();
+                values.extend(known.iter().flat_map(|k| k.values.iter().cloned()));
+                Column {
+                    from: first,
+                    values,
+                }
+            }
+            (up, name) => {
+                let above = self.folder_column(repo, graph, up, first);
+                let mut near = 0;
+                extend(graph, &above, known.as_deref(), first, |folder, before| {
+                    match find(folder, name, &mut near) {
+                        // Most changes of a folder leave a given subfolder as it was.
+                        Some((id, ObjectType::Tree)) => match before {
+                            Some(Some(f)) if f.id == id => Some(f.clone()),
+                            _ => self.folder(repo, id).ok(),
+                        },
+                        _ => None,
+                    }
+                })
+            }
+        };
+        let column = Arc::new(column);
+        (graph.folders.lock().expect("columns lock")).insert(dir.to_string(), column.clone());
+        column
+    }
+
+    /// Whether `path` is a file (a blob) at every commit of `graph` from position `first` on
+    /// (cached, extended when a walk starts earlier).
+    fn file_column(
+        &self,
+        repo: &Repository,
+        graph: &Graph,
+        path: &str,
+        first: usize,
+    ) -> Arc<Column<bool>> {
+        let known = graph.files.lock().expect("columns lock").get(path).cloned();
+        if let Some(c) = known.as_ref().filter(|c| c.from <= first) {
+            return c.clone();
+        }
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let folder = self.folder_column(repo, graph, dir, first);
+        let mut near = 0;
+        let column = Arc::new(extend(graph, &folder, known.as_deref(), first, |f, _| {
+            matches!(find(f, name, &mut near), Some((_, ObjectType::Blob)))
+        }));
+        (graph.files.lock().expect("columns lock")).insert(path.to_string(), column.clone());
+        column
+    }
+}
+
+/// The entry `name` of a folder: its object and kind. `near` is where it was in the last
+/// folder searched (the same folder one commit earlier, usually): looked at first.
+fn find(folder: &Folder, name: &str, near: &mut usize) -> Option<(Oid, ObjectType)> {
+    let names = &folder.names;
+    let name_of = |e: &(u32, u32, Oid, ObjectType)| &names[e.0 as usize..e.1 as usize];
+    let at = match folder.entries.get(*near) {
+        Some(e) if name_of(e) == name.as_bytes() => *near,
+        _ => (folder.entries)
+            .binary_search_by(|e| name_of(e).cmp(name.as_bytes()))
+            .ok()?,
+    };
+    *near = at;
+    let (_, _, id, kind) = folder.entries[at];
+    Some((id, kind))
+}
+
+/// A column from position `first` on, of what `read` says of each commit's folder in `folder` (a
+/// column from `first` on), given the first parent's value: a commit whose folder is the same as
+/// a parent's has that parent's value, unread; a commit without the folder has `T::default()`.
+/// What `known` already holds (from a later position on) is kept, not read again.
+fn extend<T: Clone + Default>(
+    graph: &Graph,
+    folder: &Column<Option<Folder>>,
+    known: Option<&Column<T>>,
+    first: usize,
+    mut read: impl FnMut(&Folder, Option<&T>) -> T,
+) -> Column<T> {
+    let end = known.map_or(graph.order.len(), |k| k.from);
+    let mut values: Vec<T> = Vec::with_capacity(graph.order.len() - first);
+    for i in first..end {
+        let value = match folder.at(i) {
+            None => T::default(),
+            Some(here) => {
+                let same = (graph.parents[i].iter()).find(|&&p| {
+                    p >= first && folder.at(p).as_ref().is_some_and(|f| Arc::ptr_eq(f, here))
+                });
+                let before = (graph.parents[i].first()).filter(|&&p| p >= first);
+                match same {
+                    Some(&p) => values[p - first].clone(),
+                    None => read(here, before.map(|&p| &values[p - first])),
+                }
+            }
+        };
+        values.push(value);
+    }
+    if let Some(k) = known {
+        values.extend_from_slice(&k.values);
+    }
+    Column {
+        from: first,
+        values,
     }
 }
 
@@ -468,6 +672,79 @@ mod tests {
             here.write().unwrap()
         }
         build(git, files)
+    }
+
+    /// A linear history, one commit per tree (each `(path, content)` list), oldest first.
+    fn history(git: &Repository, states: &[&[(&str, &str)]]) -> Vec<Oid> {
+        let sig = git2::Signature::new("t", "t@example.com", &git2::Time::new(0, 0)).unwrap();
+        let mut commits: Vec<Oid> = Vec::new();
+        for files in states {
+            let tree = git.find_tree(tree(git, files)).unwrap();
+            let parent = commits.last().map(|c| git.find_commit(*c).unwrap());
+            let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+            commits.push(git.commit(None, &sig, &sig, "c", &tree, &parents).unwrap());
+        }
+        commits
+    }
+
+    #[test]
+    fn a_folder_is_parsed_as_libgit2_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let id = tree(
+            &git,
+            &[("b.rs", "1"), ("a/x.rs", "2"), ("a.b", "3"), ("é z", "4")],
+        );
+        let odb = git.odb().unwrap();
+        let raw = odb.read(id).unwrap();
+        let parsed = Entries::parse(id, raw.data()).unwrap();
+        let folder: Folder = Arc::new(parsed);
+        let t = git.find_tree(id).unwrap();
+        assert_eq!(folder.entries.len(), t.len());
+        for e in t.iter() {
+            let mut near = 0;
+            let found = find(&folder, e.name().unwrap(), &mut near);
+            assert_eq!(found, Some((e.id(), e.kind().unwrap())), "{:?}", e.name());
+        }
+        assert_eq!(find(&folder, "a/x.rs", &mut 0), None);
+        assert!(Entries::parse(id, b"100644 cut").is_none());
+    }
+
+    #[test]
+    fn a_column_started_later_is_extended_to_the_same_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let keep = ("src/keep.rs", "k");
+        let f = ("src/f.rs", "fn f() {}");
+        let commits = history(
+            &git,
+            &[
+                &[keep],
+                &[keep, f],
+                &[keep, f, ("src/g.rs", "g")],
+                &[keep, ("src/g.rs", "g")],
+                &[keep, f],
+                &[keep],
+            ],
+        );
+        let to = *commits.last().unwrap();
+        let follower = Follower::default();
+        let graph = follower.graph(&git, to);
+        let at = |c: Oid| graph.at[&c];
+        let late = follower.file_column(&git, &graph, "src/f.rs", at(commits[3]));
+        assert_eq!(late.from, at(commits[3]));
+        let early = follower.file_column(&git, &graph, "src/f.rs", at(commits[1]));
+        let fresh = Follower::default();
+        let fresh_graph = fresh.graph(&git, to);
+        let whole = fresh.file_column(&git, &fresh_graph, "src/f.rs", at(commits[1]));
+        assert_eq!(early.from, whole.from);
+        assert_eq!(early.values, whole.values);
+        let expected: Vec<bool> = (1..commits.len()).map(|i| [1, 2, 4].contains(&i)).collect();
+        let by_commit: Vec<bool> = commits[1..].iter().map(|c| *early.at(at(*c))).collect();
+        assert_eq!(by_commit, expected);
+        // Deleted at the fourth commit: written again later, it is not the same file.
+        assert_eq!(follower.renamed(&git, commits[2], to, "src/f.rs"), None);
+        assert_eq!(follower.renamed(&git, commits[4], to, "src/f.rs"), None);
     }
 
     #[test]
