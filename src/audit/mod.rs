@@ -288,11 +288,19 @@ fn check_unverified(
     let mut facts = check::gather(repo, &plan.groups, &docs, target, &needs, &tick);
     drop(plan.groups);
     history::recheck_at_target(repo, target, &docs, &mut facts, &needs);
-    if settings.quote_hints {
-        quotes::fill_elsewhere(repo, &docs, &mut facts, |f| {
-            levels.on(RuleId::UnsupportedQuote, f.cite.doc)
-        });
-    }
+    // The search for lost quotes (help-only, reading files no citation names) runs while the
+    // stale comparison does: neither reads what the other writes.
+    let mut stale_findings = Vec::new();
+    let (found, (repins, pin_moves)) = rayon::join(
+        || match settings.quote_hints {
+            true => quotes::elsewhere(repo, &docs, &facts, |f| {
+                levels.on(RuleId::UnsupportedQuote, f.cite.doc)
+            }),
+            false => Vec::new(),
+        },
+        || stale_stage(repo, target, &docs, &facts, &rules, &mut stale_findings),
+    );
+    quotes::fill_elsewhere(&mut facts, found);
     // The rules at the blob, in parallel; findings keep the facts' order (they are sorted later).
     let at_blob: Vec<Finding> = facts
         .par_iter()
@@ -304,7 +312,7 @@ fn check_unverified(
         })
         .collect();
     findings.extend(at_blob);
-    let (repins, pin_moves) = stale_stage(repo, target, &docs, &facts, &rules, &mut findings);
+    findings.append(&mut stale_findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
     // What the rules decided from is not needed past here: give it back before the report's
     // positions and snippets are made.

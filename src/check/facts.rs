@@ -31,7 +31,7 @@ pub struct QuoteFacts {
     /// It occurs inside the cited lines (anywhere in the file, for a whole-file citation).
     pub in_span: bool,
     /// When it occurs nowhere in the file: another file that holds it (see
-    /// [`super::quotes::fill_elsewhere`]).
+    /// [`super::quotes::elsewhere`]).
     pub elsewhere: Option<String>,
 }
 

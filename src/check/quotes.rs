@@ -50,15 +50,17 @@ pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange
     found
 }
 
-/// Name another file that holds each quote found nowhere in its own file (`QuoteFacts::elsewhere`),
-/// searched at the revision the citation was read at, among files of the same extension. `wanted`
-/// says whose quotes are searched for (the rule that reports them is on for the doc).
-pub fn fill_elsewhere(
+/// Another file that holds each quote found nowhere in its own file, for
+/// `QuoteFacts::elsewhere`: (index into `facts`, the file), searched at the revision the citation
+/// was read at, among files of the same extension. `wanted` says whose quotes are searched for
+/// (the rule that reports them is on for the doc). It only reads `facts`: the audit runs it
+/// while the stale comparison runs, and writes what it found with [`fill_elsewhere`].
+pub fn elsewhere(
     repo: &CodeRepo,
     docs: &[AuditedDoc],
-    facts: &mut [CiteFacts],
+    facts: &[CiteFacts],
     wanted: impl Fn(&CiteFacts) -> bool,
-) {
+) -> Vec<(usize, Option<String>)> {
     // Lost quotes by (revision, file extension): (index into facts, quote).
     type Lost = BTreeMap<(Oid, Option<String>), Vec<(usize, String)>>;
     let mut lost = Lost::new();
@@ -96,6 +98,7 @@ pub fn fill_elsewhere(
             });
         }
     }
+    let mut out = Vec::new();
     let mut from = 0;
     while from < searches.len() {
         let mut to = from + 1;
@@ -107,13 +110,19 @@ pub fn fill_elsewhere(
         let run = &searches[from..to];
         let hits = search_elsewhere(repo, run, &doc_paths);
         for (search, found) in run.iter().zip(hits) {
-            for ((i, _), hit) in search.quotes.iter().zip(found) {
-                if let Some(q) = facts[*i].quote.as_mut() {
-                    q.elsewhere = hit;
-                }
-            }
+            out.extend(search.quotes.iter().map(|(i, _)| *i).zip(found));
         }
         from = to;
+    }
+    out
+}
+
+/// Write what [`elsewhere`] found into the facts' quotes.
+pub fn fill_elsewhere(facts: &mut [CiteFacts], found: Vec<(usize, Option<String>)>) {
+    for (i, hit) in found {
+        if let Some(q) = facts[i].quote.as_mut() {
+            q.elsewhere = hit;
+        }
     }
 }
 
