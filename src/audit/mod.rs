@@ -47,8 +47,9 @@ pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
     let report = run_in(&session, opts);
     // What the run read is freed on a thread of its own while the caller writes the report: a
     // run over a long history holds thousands of folders and libgit2's caches, and freeing them
-    // was a serial tenth of a second at the end of each run.
-    std::thread::spawn(move || drop(session));
+    // was a serial tenth of a second at the end of each run. (When no thread can be started,
+    // the closure, and the session with it, is dropped here.)
+    let _ = std::thread::Builder::new().spawn(move || drop(session));
     report
 }
 
