@@ -66,6 +66,10 @@ struct Range {
 impl Range {
     /// The range of `commits` (all in `graph`), from the pin `from`.
     fn new(graph: &Graph, from: Oid, commits: &[(Oid, Vec<Oid>)]) -> Range {
+        // Positions are taken after the filter, so that `Inside` numbers what the walk walks.
+        let commits: Vec<&(Oid, Vec<Oid>)> = (commits.iter())
+            .filter(|(c, _)| graph.at.contains_key(c))
+            .collect();
         let place: HashMap<Oid, usize> = (commits.iter().enumerate())
             .map(|(i, c)| (c.0, i))
             .collect();
@@ -76,7 +80,7 @@ impl Range {
             (None, None) => None,
         };
         let commits: Vec<(usize, Vec<Parent>)> = (commits.iter())
-            .filter_map(|(c, ps)| Some((*graph.at.get(c)?, ps.iter().filter_map(parent).collect())))
+            .map(|(c, ps)| (graph.at[c], ps.iter().filter_map(parent).collect()))
             .collect();
         let (mut last_child, mut pin_last_child) = (vec![None; commits.len()], None);
         let mut first = commits.first().map_or(0, |c| c.0);
