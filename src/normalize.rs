@@ -76,19 +76,6 @@ impl NormalizedSource {
     }
 }
 
-/// Number of lines in a text, as editors count them: a trailing newline ends the last line.
-pub fn line_count(text: &str) -> usize {
-    if text.is_empty() {
-        return 0;
-    }
-    let newlines = text.bytes().filter(|&b| b == b'\n').count();
-    if text.ends_with('\n') {
-        newlines
-    } else {
-        newlines + 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,12 +97,5 @@ mod tests {
         assert_eq!(n.lines_of(at, at + "let x = 1;".len()), (2, 2));
         let brace = n.text.rfind('}').unwrap();
         assert_eq!(n.line_of(brace), 3);
-    }
-
-    #[test]
-    fn counts_lines() {
-        assert_eq!(line_count(""), 0);
-        assert_eq!(line_count("a"), 1);
-        assert_eq!(line_count("a\nb\n"), 2);
     }
 }

@@ -19,7 +19,7 @@ use crate::model::{
     AuditedDoc, Citation, CiteRef, CitedPath, DocId, IncludePart, LineIndex, LineRange,
     LiteralKind, PathStyle, PinSource,
 };
-use crate::normalize::{self, normalize, NormalizedSource};
+use crate::normalize::{normalize, NormalizedSource};
 use crate::paths::resolve_path;
 use crate::resolve::ahead::read_ahead;
 use crate::resolve::{CodeRepo, FileAt};
@@ -143,10 +143,11 @@ impl Blob<'_> {
             .iter()
             .map(|(c, _)| docs[c.doc].citation(c.index))
             .collect();
+        let lines = LineIndex::new(&text);
         let mut blob = BlobText {
             text: &text,
-            lines: LineIndex::new(&text),
-            line_count: normalize::line_count(&text),
+            line_count: lines.line_count(&text),
+            lines,
             quotes: QuoteSearch::new(&text, &citations),
             parsed: None,
         };

@@ -10,7 +10,7 @@ use git2::{Oid, Repository};
 use super::facts::Held;
 use super::quotes::find_all;
 use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, PinSource};
-use crate::normalize::{self, NormalizedSource};
+use crate::normalize::NormalizedSource;
 use crate::resolve::{CodeRepo, FileAt};
 
 /// A citation that held at `from`, to compare with the target (what it held is borrowed from
@@ -150,10 +150,11 @@ fn verdicts(
     renamed: Option<&str>,
 ) -> Vec<(usize, StaleVerdict)> {
     let norm = NormalizedSource::new(text);
+    let lines = LineIndex::new(text);
     let target = Target {
         text,
-        lines: LineIndex::new(text),
-        line_count: normalize::line_count(text),
+        line_count: lines.line_count(text),
+        lines,
     };
     let patterns: Vec<&str> = items
         .iter()

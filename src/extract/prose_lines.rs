@@ -61,30 +61,49 @@ pub(super) fn references(doc: &Doc, ext: &mut Extracted) {
     }
     let mut found = Vec::new();
     for (start, line) in prose(&doc.text) {
-        ext.approximate += APPROXIMATE.find_iter(line).count();
-        for re in [&*AFTER_PATH, &*BEFORE_PATH] {
-            for caps in re.captures_iter(line) {
-                let (Some(whole), Some(path), Some(a)) =
-                    (caps.get(0), caps.name("path"), caps.name("a"))
-                else {
-                    continue;
-                };
-                let b = caps.name("b").unwrap_or(a);
-                // "around line 80 of a.rs" is approximate: counted above, never a citation.
-                let before = line[..whole.start()].trim_end().to_ascii_lowercase();
-                let hedged = ["around", "near", "about", "approximately", "roughly"]
-                    .iter()
-                    .any(|w| before.ends_with(w));
-                if !hedged {
-                    found.push(citation(start, path, (a, b), whole));
-                }
-            }
+        // Every pattern but the continuation holds the word (see `mentions_line`).
+        if mentions_line(line) {
+            ext.approximate += APPROXIMATE.find_iter(line).count();
+            in_words(start, line, &mut found);
         }
-        continuations(start, line, &mut found);
+        if line.contains("`:") {
+            continuations(start, line, &mut found);
+        }
     }
     // A reference already read as a citation (`src/a.rs:12 (line 12)`) is not read twice.
     found.retain(|c: &Citation| !ext.citations.iter().any(|e| e.span.overlaps(c.span)));
     ext.citations.extend(found);
+}
+
+/// The line references in words of the prose line at `start` ("`a.rs` line 3", "lines 3-4 of
+/// a.rs"), unless hedged.
+fn in_words(start: usize, line: &str, found: &mut Vec<Citation>) {
+    for re in [&*AFTER_PATH, &*BEFORE_PATH] {
+        for caps in re.captures_iter(line) {
+            let (Some(whole), Some(path), Some(a)) =
+                (caps.get(0), caps.name("path"), caps.name("a"))
+            else {
+                continue;
+            };
+            let b = caps.name("b").unwrap_or(a);
+            // "around line 80 of a.rs" is approximate: counted, never a citation.
+            let before = line[..whole.start()].trim_end().to_ascii_lowercase();
+            let hedged = ["around", "near", "about", "approximately", "roughly"]
+                .iter()
+                .any(|w| before.ends_with(w));
+            if !hedged {
+                found.push(citation(start, path, (a, b), whole));
+            }
+        }
+    }
+}
+
+/// Whether `line` holds "line" in any case: the word every pattern of line numbers in words
+/// holds (no letter of it has a case variant outside ASCII), so most lines skip the regexes.
+fn mentions_line(line: &str) -> bool {
+    line.as_bytes()
+        .windows(4)
+        .any(|w| w.eq_ignore_ascii_case(b"line"))
 }
 
 /// A tentative citation of `path`, lines `a`-`b`, written at `whole` (offsets in the line that
@@ -167,6 +186,16 @@ mod tests {
             .iter()
             .map(|c| format!("{}:{}", c.raw_path, c.lines.unwrap()))
             .collect()
+    }
+
+    #[test]
+    fn no_letter_of_line_has_a_case_variant_outside_ascii() {
+        // `mentions_line` compares in ASCII only; `APPROXIMATE` is case-insensitive in Unicode.
+        let others: String = (0x80..=0x10FFFF).filter_map(char::from_u32).collect();
+        let any_case = Regex::new("(?i)[line]").unwrap();
+        assert_eq!(any_case.find(&others), None);
+        assert!(mentions_line("Around LINE 80"));
+        assert!(!mentions_line("lin e"));
     }
 
     #[test]

@@ -102,6 +102,15 @@ impl LineIndex {
         (line, before + col + 1)
     }
 
+    /// Lines in `text` (the text this index was built from), as editors count them: a trailing
+    /// newline ends the last line.
+    pub fn line_count(&self, text: &str) -> usize {
+        match text.is_empty() || text.ends_with('\n') {
+            true => self.starts.len() - 1,
+            false => self.starts.len(),
+        }
+    }
+
     /// Byte offset where 1-based `line` starts.
     pub fn line_start(&self, line: usize) -> Option<usize> {
         self.starts.get(line.checked_sub(1)?).copied()
@@ -124,6 +133,20 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_lines_as_editors_do() {
+        for (text, n) in [
+            ("", 0),
+            ("a", 1),
+            ("a\n", 1),
+            ("a\nb", 2),
+            ("a\nb\n", 2),
+            ("\n\n", 2),
+        ] {
+            assert_eq!(LineIndex::new(text).line_count(text), n, "{text:?}");
+        }
+    }
 
     #[test]
     fn line_col_counts_characters_from_one() {
