@@ -26,8 +26,6 @@ use super::{bare, front_matter, literal, sources};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
-static SENTENCE_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"[.!?]["')\]*_]*(?:\s+|$)"#).expect("sentence pattern"));
 /// A paragraph that lists the sources of the one before it (deepwiki-open).
 static SOURCES_PARAGRAPH: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^[\s*_>]*sources?[\s*_]*:").expect("sources paragraph"));
@@ -41,6 +39,31 @@ static HREF: LazyLock<Regex> = LazyLock::new(|| {
 });
 static EDITOR_LINK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"vscode://file/[^\s)<>`]+").expect("editor link pattern"));
+
+/// Where a sentence may end in `text`: a `.`, `!` or `?`, any closing quotes, brackets and
+/// emphasis, then whitespace (all of it, in the span) or the end of the text; as (start, end).
+/// By hand, not a regex: it runs on every text event of every doc.
+fn sentence_ends(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while let Some(i) = memchr::memchr3(b'.', b'!', b'?', &bytes[at..]).map(|i| at + i) {
+            let closers = bytes[i + 1..]
+                .iter()
+                .take_while(|b| b"\"')]*_".contains(b))
+                .count();
+            let end = i + 1 + closers;
+            let rest = &text[end..];
+            let space = rest.len() - rest.trim_start().len();
+            if space > 0 || rest.is_empty() {
+                at = end + space;
+                return Some((i, at));
+            }
+            at = i + 1;
+        }
+        None
+    })
+}
 
 /// One piece of a block, in doc order, before it is split into claims.
 enum Piece {
@@ -354,10 +377,10 @@ impl<'a> Walker<'a> {
                 hits.push((m.start(), Hit::Cite(Box::new(c))));
             }
         }
-        for m in SENTENCE_END.find_iter(text) {
-            let next = text[m.end()..].chars().next();
+        for (start, end) in sentence_ends(text) {
+            let next = text[end..].chars().next();
             if next.is_none_or(|c| c.is_uppercase() || c.is_ascii_digit() || "[(`*_".contains(c)) {
-                hits.push((m.start(), Hit::Break));
+                hits.push((start, Hit::Break));
             }
         }
         if !self.ext.sources.entries.is_empty() {
@@ -640,6 +663,24 @@ fn to_span(range: &Range<usize>) -> Span {
 mod tests {
     use super::*;
     use crate::model::{DocKind, LineStyle};
+
+    #[test]
+    fn sentence_ends_are_where_the_pattern_they_replace_matched() {
+        let pattern = Regex::new(r#"[.!?]["')\]*_]*(?:\s+|$)"#).unwrap();
+        let alphabet: Vec<char> = ".!?\"')]*_ \n\tax\u{a0}\u{2003}é".chars().collect();
+        let mut rng = fastrand::Rng::with_seed(38);
+        for _ in 0..20_000 {
+            let len = rng.usize(0..12);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            let want: Vec<(usize, usize)> = pattern
+                .find_iter(&text)
+                .map(|m| (m.start(), m.end()))
+                .collect();
+            assert_eq!(sentence_ends(&text).collect::<Vec<_>>(), want, "{text:?}");
+        }
+    }
 
     fn extract_text(text: &str) -> Extracted {
         let doc = Doc::new(
