@@ -79,10 +79,15 @@ pub(super) fn read(text: &str, block: Block, ext: &mut Extracted) {
     let parsed: Result<FrontMatter, _> = if yaml.trim().is_empty() {
         Ok(FrontMatter::default())
     } else {
-        // Front matter that is not a mapping says nothing to citegate; a mapping is read straight
-        // from the text so that a type error is located at its value.
+        // Front matter that is not a mapping says nothing to citegate. A mapping is taken from
+        // the parsed value when every field reads from it as is; otherwise (a number or a tag
+        // where a string is wanted, a type error) it is read straight from the text, as YAML
+        // reads scalars as strings, and a type error is located at its value. The text is
+        // parsed a second time only then.
         serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).and_then(|v| match v {
-            serde_yaml_ng::Value::Mapping(_) => serde_yaml_ng::from_str(yaml),
+            serde_yaml_ng::Value::Mapping(_) => {
+                serde_yaml_ng::from_value(v).or_else(|_| serde_yaml_ng::from_str(yaml))
+            }
             _ => Ok(FrontMatter::default()),
         })
     };
@@ -171,6 +176,54 @@ mod tests {
         read(typed, find(typed, 0).unwrap(), &mut ext);
         let at = ext.problems[0].span.start;
         assert_eq!(&typed[at..at + 1], "3", "{:?}", ext.problems);
+    }
+
+    #[test]
+    fn the_parsed_value_reads_as_the_text_does() {
+        // What the text reads as (the rule before the parsed value was used), against `read`.
+        fn from_text(yaml: &str) -> Option<(Option<String>, Vec<String>)> {
+            #[derive(serde::Deserialize)]
+            struct Fm {
+                citegate: Option<Pin>,
+                sources: Option<Vec<String>>,
+            }
+            #[derive(serde::Deserialize)]
+            struct Pin {
+                rev: Option<String>,
+            }
+            match serde_yaml_ng::from_str::<serde_yaml_ng::Value>(yaml).ok()? {
+                serde_yaml_ng::Value::Mapping(_) => {
+                    let fm: Fm = serde_yaml_ng::from_str(yaml).ok()?;
+                    let rev = fm.citegate.and_then(|p| p.rev);
+                    Some((rev, fm.sources.unwrap_or_default()))
+                }
+                _ => Some((None, Vec::new())),
+            }
+        }
+        for yaml in [
+            "citegate: {rev: abc}\nsources: [a.rs, b/c.py]",
+            "citegate:\n  rev: 1234567\nsources: [1, 2.50, true, ~x]",
+            "citegate: {rev: !tag v1}\nsources: [!!str 3]",
+            "citegate: [v2]\nsources: []",
+            "citegate: ~\nsources: ~",
+            "citegate: {rev: null}",
+            "- a\n- b",
+            "[null, [x.rs]]",
+            "plain",
+            "sources: {a: b}",
+            "sources: [a.rs, [b]]",
+            "citegate: {rev: 0x1f}\nsources: ['007', \"a.rs\"]",
+            "a: &x [p.rs]\nsources: *x",
+        ] {
+            let text = format!("---\n{yaml}\n---\n");
+            let mut ext = Extracted::default();
+            read(&text, find(&text, 0).unwrap(), &mut ext);
+            let got = ext.problems.is_empty().then(|| {
+                let paths = ext.citations.iter().map(|c| c.raw_path.clone()).collect();
+                (ext.doc_pin.clone(), paths)
+            });
+            assert_eq!(got, from_text(yaml), "{yaml}");
+        }
     }
 
     #[test]
