@@ -176,7 +176,8 @@ pub fn blamed_from(
     paths: &[&str],
 ) -> Result<Vec<Option<Oid>>, ObjectError> {
     let head = git.head().ok().and_then(|h| h.target());
-    let index = git.index().ok();
+    // Read only for a doc neither the target nor HEAD has (reading it checksums the whole file).
+    let mut index: Option<Option<git2::Index>> = None;
     // The docs of a folder read it once per commit.
     let mut trees = TreeCache::new(git);
     let mut out = vec![None; paths.len()];
@@ -186,8 +187,7 @@ pub fn blamed_from(
             out[i] = Some(target);
         } else if let Some(head) = head.filter(|h| holds(&mut trees, *h, path).unwrap_or(false)) {
             out[i] = Some(head);
-        } else if index
-            .as_ref()
+        } else if (index.get_or_insert_with(|| git.index().ok()).as_ref())
             .is_some_and(|x| x.get_path(std::path::Path::new(path), 0).is_some())
         {
             gone.push(i);

@@ -23,7 +23,7 @@ pub(super) fn drop_tentative(
     git: &Repository,
     target: Oid,
     docs: &mut [AuditedDoc],
-    implied: HashMap<CiteRef, Implied>,
+    mut implied: HashMap<CiteRef, Implied>,
 ) -> HashMap<CiteRef, Implied> {
     let mut exists: HashMap<(Oid, String), bool> = HashMap::new();
     let mut file_at = |rev: Oid, path: &str| {
@@ -55,6 +55,9 @@ pub(super) fn drop_tentative(
                 file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))
             })
             .collect();
+        if keep.iter().all(|k| *k) {
+            continue; // nothing dropped: its citations keep their indices
+        }
         let mut next = 0;
         for (index, kept) in keep.iter().enumerate() {
             if *kept {
@@ -70,14 +73,18 @@ pub(super) fn drop_tentative(
             keep[at.get() - 1]
         });
     }
+    if touched.is_empty() {
+        return implied;
+    }
+    // Only the docs that lost a citation are renumbered: the rest keep their entries as they are.
+    let renumbered: Vec<(CiteRef, Implied)> = implied
+        .extract_if(|cite, _| touched.contains(&cite.doc))
+        .collect();
+    // A dropped citation's pin goes with it.
+    implied.extend(
+        (renumbered.into_iter()).filter_map(|(cite, pin)| moved.get(&cite).map(|to| (*to, pin))),
+    );
     implied
-        .into_iter()
-        .filter_map(|(cite, pin)| match moved.get(&cite) {
-            Some(to) => Some((*to, pin)),
-            // A doc without tentative citations keeps its indices; a dropped citation, its pin.
-            None => (!touched.contains(&cite.doc)).then_some((cite, pin)),
-        })
-        .collect()
 }
 
 /// The same object at `path` in both revisions: a citation of it reads the same there.
