@@ -187,10 +187,27 @@ pub fn is_dotfile(file: &str) -> bool {
     })
 }
 
+/// Whether `text` has the start of a line spec as every bare citation writes it: `:` then a
+/// digit (or `L` and a digit), or `#L` and a digit. Most prose has none, colons included
+/// (`Note:`, `Sources:`). Any numeric character counts, as the pattern's `\d` is Unicode's.
+fn may_hold_lines(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b':', b'#', bytes).any(|i| {
+        let rest = &text[i + 1..];
+        let digits = match bytes[i] {
+            b':' => rest.strip_prefix('L').unwrap_or(rest),
+            _ => match rest.strip_prefix('L') {
+                Some(r) => r,
+                None => return false,
+            },
+        };
+        digits.chars().next().is_some_and(char::is_numeric)
+    })
+}
+
 fn find_where(text: &str, most: usize, dotfiles: bool) -> Vec<BareCitation> {
     let mut out = Vec::new();
-    // Every bare citation has a `:` or a `#` before its lines; most prose has neither.
-    if !text.contains([':', '#']) {
+    if !may_hold_lines(text) {
         return out;
     }
     for caps in BARE.captures_iter(text) {
@@ -257,6 +274,25 @@ fn find_where(text: &str, most: usize, dotfiles: bool) -> Vec<BareCitation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_the_pattern_matches_always_passes_the_prefilter() {
+        let alphabet: Vec<char> = ":#L1٣a/.- ".chars().collect();
+        let mut rng = fastrand::Rng::with_seed(38);
+        let mut matched = 0;
+        for _ in 0..50_000 {
+            let len = rng.usize(0..10);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.usize(..alphabet.len())])
+                .collect();
+            if BARE.is_match(&text) {
+                matched += 1;
+                assert!(may_hold_lines(&text), "{text:?}");
+            }
+        }
+        assert!(matched > 500, "{matched}");
+        assert!(!may_hold_lines("Note: see the cache. Sources: below, #Lx"));
+    }
 
     fn cites(text: &str) -> Vec<(String, i64, i64)> {
         find(text)
