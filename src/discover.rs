@@ -6,6 +6,7 @@
 //! Files named explicitly are always audited (a symbolic link, a FIFO or a device among them is
 //! reported by the loader, never read).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::model::DocKind;
@@ -26,14 +27,41 @@ pub struct DiscoverError {
 
 /// The docs under `paths`, sorted and without duplicates. Walked files must pass `wanted` (the
 /// configuration's include/exclude globs, over the path as walked); files named explicitly are
-/// always audited. `tracked`: the absolute paths of the files Git tracks (the index), found under
-/// a walked folder even where an ignore rule would skip them.
+/// always audited. `tracked` gives the absolute paths of the files Git tracks (the index), found
+/// under a walked folder even where an ignore rule would skip them; it is called on a thread of
+/// its own while the folders are walked.
 pub fn discover(
     paths: &[PathBuf],
     wanted: &dyn Fn(&Path) -> bool,
-    tracked: &[PathBuf],
+    tracked: &(dyn Fn() -> Vec<PathBuf> + Sync),
 ) -> Result<Vec<DocFile>, DiscoverError> {
+    std::thread::scope(|s| {
+        let index = std::thread::Builder::new().spawn_scoped(s, tracked);
+        let (mut out, folders) = walk(paths, wanted)?;
+        let tracked = match index {
+            Ok(index) => index
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => tracked(),
+        };
+        // A tracked doc the walk found is already listed, as it would be from the index.
+        let walked: HashSet<PathBuf> = out.iter().map(|f| f.path.clone()).collect();
+        for root in folders {
+            out.extend(tracked_under(root, &tracked, wanted, &walked));
+        }
+        out.sort();
+        out.dedup_by(|a, b| a.path == b.path);
+        Ok(out)
+    })
+}
+
+/// The files named in `paths` and the docs walked under its folders, with those folders.
+fn walk<'a>(
+    paths: &'a [PathBuf],
+    wanted: &dyn Fn(&Path) -> bool,
+) -> Result<(Vec<DocFile>, Vec<&'a Path>), DiscoverError> {
     let mut out = Vec::new();
+    let mut folders = Vec::new();
     for root in paths {
         // Not followed: a link named explicitly is reported by the loader, never read through.
         let meta = std::fs::symlink_metadata(root).map_err(|e| DiscoverError {
@@ -68,19 +96,19 @@ pub fn discover(
                 }
             }
         }
-        out.extend(tracked_under(root, tracked, wanted));
+        folders.push(root.as_path());
     }
-    out.sort();
-    out.dedup_by(|a, b| a.path == b.path);
-    Ok(out)
+    Ok((out, folders))
 }
 
-/// The tracked docs under the folder `root`, named from it as the walk names files; hidden files
-/// and folders are skipped as the walk skips them, and only regular files are kept.
+/// The tracked docs under the folder `root` that the walk did not list (`walked`), named from it
+/// as the walk names files; hidden files and folders are skipped as the walk skips them, and only
+/// regular files are kept.
 fn tracked_under<'a>(
     root: &'a Path,
     tracked: &'a [PathBuf],
     wanted: &'a dyn Fn(&Path) -> bool,
+    walked: &'a HashSet<PathBuf>,
 ) -> impl Iterator<Item = DocFile> + 'a {
     let abs = root.canonicalize().ok();
     tracked.iter().filter_map(move |t| {
@@ -89,6 +117,9 @@ fn tracked_under<'a>(
             .components()
             .any(|c| hidden(&c.as_os_str().to_string_lossy()));
         let path = clean(&root.join(rel));
+        if walked.contains(&path) {
+            return None;
+        }
         let kind = walked_kind(&path)?;
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
         (!hidden && regular && wanted(&path)).then_some(DocFile { path, kind })

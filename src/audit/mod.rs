@@ -148,7 +148,7 @@ where
         let name = name.unwrap_or_else(|| p.to_string_lossy().replace('\\', "/"));
         settings.config.wants_doc(&name)
     };
-    let tracked = repo.tracked_docs();
+    let tracked = || repo.tracked_docs();
     let mut files =
         discover::discover(&opts.paths, &wanted, &tracked).map_err(|e| AuditError::Path {
             path: e.path,

@@ -634,7 +634,7 @@ fn query(p: &offline::Pending, names: &Enclosing) -> Query {
 /// configuration leaves out): docs are never evidence for docs.
 fn doc_names(repo: &CodeRepo, report: &Report, paths: &[std::path::PathBuf]) -> HashSet<String> {
     let mut names: HashSet<String> = report.docs.iter().map(|d| d.doc.name.clone()).collect();
-    if let Ok(files) = crate::discover::discover(paths, &|_| true, &[]) {
+    if let Ok(files) = crate::discover::discover(paths, &|_| true, &Vec::new) {
         names.extend(files.iter().map(|f| audit::load::doc_name(repo, &f.path)));
     }
     names
