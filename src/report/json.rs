@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use std::borrow::Cow;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use git2::Oid;
@@ -97,17 +96,35 @@ struct JsonFinding<'a> {
     fix: Option<&'a Fix>,
 }
 
-/// The whole report as pretty-printed JSON, with a final newline. The findings (most of a large
-/// report) are rendered in parallel and spliced into the rest, byte for byte as one
-/// `to_string_pretty` of the whole would write them.
+/// The whole report as pretty-printed JSON, with a final newline.
 pub fn render(report: &Report) -> String {
     let s = &report.summary;
     let count = |k: &str| s.by_severity.get(k).copied().unwrap_or(0);
-    let findings: Vec<String> = report
+    let findings = report
         .findings
-        .par_iter()
+        .iter()
         .map(|f| {
-            serde_json::to_string_pretty(&json_finding(report, f)).expect("finding serialises")
+            let doc = &report.docs[f.doc].doc;
+            let (line, column) = (f.at.line, f.at.column);
+            JsonFinding {
+                rule: f.rule.as_str(),
+                family: f.rule.info().family,
+                severity: f.severity,
+                doc: &doc.name,
+                line,
+                column,
+                line_end: f.at.end_line,
+                column_end: f.at.end_column,
+                snippet: &f.at.snippet,
+                fingerprint: &f.at.fingerprint,
+                path: f.path.as_deref(),
+                start_line: f.lines.map(|l| l.start),
+                end_line: f.lines.map(|l| l.end),
+                revision: f.revision.map(|r| r.to_string()),
+                message: &f.message,
+                help: f.help.as_deref(),
+                fix: f.offered_fix(),
+            }
         })
         .collect();
     let mut with_findings: Vec<DocId> = report.findings.iter().map(|f| f.doc).collect();
@@ -148,69 +165,13 @@ pub fn render(report: &Report) -> String {
                 })
                 .collect()
         }),
-        findings: Vec::new(),
+        findings,
         docs,
     };
-    let rest = serde_json::to_string_pretty(&out).expect("report serialises");
-    let mut text = crate::escape::json_escapes(splice_items(&rest, "findings", &findings));
+    let mut text =
+        crate::escape::json_escapes(serde_json::to_string_pretty(&out).expect("report serialises"));
     text.push('\n');
     text
-}
-
-/// One finding as the report writes it.
-fn json_finding<'a>(report: &'a Report, f: &'a Finding) -> JsonFinding<'a> {
-    JsonFinding {
-        rule: f.rule.as_str(),
-        family: f.rule.info().family,
-        severity: f.severity,
-        doc: &report.docs[f.doc].doc.name,
-        line: f.at.line,
-        column: f.at.column,
-        line_end: f.at.end_line,
-        column_end: f.at.end_column,
-        snippet: &f.at.snippet,
-        fingerprint: &f.at.fingerprint,
-        path: f.path.as_deref(),
-        start_line: f.lines.map(|l| l.start),
-        end_line: f.lines.map(|l| l.end),
-        revision: f.revision.map(|r| r.to_string()),
-        message: &f.message,
-        help: f.help.as_deref(),
-        fix: f.offered_fix(),
-    }
-}
-
-/// `pretty` (a top-level object, pretty-printed with its `key` an empty array) with the items,
-/// each pretty-printed on its own, written into that array as a `to_string_pretty` of the whole
-/// would: each item's lines indented two levels deeper. JSON text has no raw newline inside a
-/// string, so every newline of an item is between its tokens; and the key is found only where
-/// it starts a line of the top-level object (two spaces in), which no string can.
-fn splice_items(pretty: &str, key: &str, items: &[String]) -> String {
-    let anchor = format!("\n  \"{key}\": []");
-    let at = pretty
-        .find(&anchor)
-        .expect("the empty array is in the report")
-        + anchor.len()
-        - "[]".len();
-    if items.is_empty() {
-        return pretty.to_string();
-    }
-    let size: usize = items.iter().map(|i| i.len() + i.len() / 8 + 8).sum();
-    let mut out = String::with_capacity(pretty.len() + size);
-    out.push_str(&pretty[..at]);
-    out.push('[');
-    for (k, item) in items.iter().enumerate() {
-        out.push_str(if k == 0 { "\n    " } else { ",\n    " });
-        for (n, line) in item.split('\n').enumerate() {
-            if n > 0 {
-                out.push_str("\n    ");
-            }
-            out.push_str(line);
-        }
-    }
-    out.push_str("\n  ]");
-    out.push_str(&pretty[at + "[]".len()..]);
-    out
 }
 
 /// A JSON report as `read` takes it.
@@ -387,51 +348,4 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{json, Value};
-
-    /// The report with `key` replaced by `items`, as one `to_string_pretty` writes it.
-    fn whole(mut rest: Value, key: &str, items: &[Value]) -> String {
-        rest[key] = Value::Array(items.to_vec());
-        serde_json::to_string_pretty(&rest).unwrap()
-    }
-
-    fn spliced(rest: &Value, key: &str, items: &[Value]) -> String {
-        let pretty = serde_json::to_string_pretty(rest).unwrap();
-        let items: Vec<String> = items
-            .iter()
-            .map(|i| serde_json::to_string_pretty(i).unwrap())
-            .collect();
-        splice_items(&pretty, key, &items)
-    }
-
-    #[test]
-    fn findings_rendered_apart_read_as_one_rendering_writes_them() {
-        // Strings that look like the anchor, newlines and quotes inside strings, nested arrays
-        // and objects, empty ones, and a key after the array.
-        let rest = json!({
-            "version": 1,
-            "summary": {"by_rule": {"\n  \"findings\": []": 2}, "findings": []},
-            "selected": ["  \"findings\": []", "a\nb"],
-            "findings": [],
-            "docs": [{"name": "x", "in_repo": true}],
-        });
-        let items = [
-            json!({"rule": "a", "fix": {"edit": {"text": "x\n  y", "spans": [1, [2, {}], []]}}}),
-            json!({"rule": "b", "help": null, "snippet": "\"findings\": []"}),
-            json!([]),
-            json!("plain"),
-        ];
-        for n in 0..=items.len() {
-            assert_eq!(
-                spliced(&rest, "findings", &items[..n]),
-                whole(rest.clone(), "findings", &items[..n]),
-                "with {n} items"
-            );
-        }
-    }
 }
