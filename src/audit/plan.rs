@@ -2,14 +2,16 @@
 //! resolved once, the citation-level rules, and the citations that go on grouped by the blob they
 //! cite.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+
+use rayon::prelude::*;
 
 use git2::{Oid, Repository};
 
 use super::history::Implied;
 use crate::check::Group;
 use crate::model::{AuditedDoc, CiteId, CiteRef, Finding, PinSource};
-use crate::model::{DocId, DocList};
+use crate::model::{Citation, DocId};
 use crate::resolve::trees::Trees;
 use crate::resolve::{CodeRepo, RevError};
 use crate::rules::{Rules, Subject};
@@ -99,9 +101,20 @@ pub(super) struct Plan {
     pub findings: Vec<Finding>,
 }
 
+/// A citation that goes on to be read: at `commit`, or at its implied pin `implied` when the
+/// blob there is not the target's.
+struct Next<'a> {
+    commit: Oid,
+    path: &'a str,
+    cite: CiteRef,
+    source: PinSource,
+    implied: Option<Oid>,
+}
+
 /// Plan the checks. `implied`: the implied pin of unpinned citations (see
 /// [`super::history::implied_pins`]); such a citation is read at its implied pin, or at the target
-/// when the cited blob is the same at both (nothing to compare).
+/// when the cited blob is the same at both (nothing to compare). The rules run per doc in
+/// parallel; pins are resolved, and implied pins' blobs compared, once each.
 pub(super) fn plan(
     repo: &CodeRepo,
     git: &Repository,
@@ -109,61 +122,167 @@ pub(super) fn plan(
     docs: &[AuditedDoc],
     implied: &HashMap<CiteRef, Implied>,
     rules: &Rules<'_>,
-    wanted: &dyn Fn(CiteRef) -> bool,
+    wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> Plan {
-    let mut findings = Vec::new();
-    let mut revs: HashMap<&str, Result<Oid, RevError>> = HashMap::new();
-    let mut trees = Trees::new(repo.worker());
-    // Whether the blob at an implied pin is the target's, once per (pin, path).
-    let mut same: HashMap<(Oid, &str), bool> = HashMap::new();
-    // Paths borrowed from the docs while grouping; owned, and sorted, once per group at the end.
-    let mut groups: HashMap<(Oid, &str), Vec<(CiteRef, PinSource)>> = HashMap::new();
-    for (di, d) in docs.enumerated() {
-        for (ci, c) in d.extracted.citations.enumerated() {
-            if !wanted(CiteRef { doc: di, index: ci }) {
-                continue;
-            }
-            let (pin, source) = d.pin_of(ci);
-            let commit = match pin {
-                None => Ok(target),
-                Some(p) => revs
-                    .entry(p)
-                    .or_insert_with(|| repo.resolve(git, p))
-                    .clone(),
-            };
-            let subject = Subject {
-                doc: di,
-                index: ci,
-                doc_text: &d.doc.text,
-                citation: c,
-                revision: commit.as_ref().ok().copied(),
-                pin: source,
-            };
-            let retrieved = c
-                .answer
-                .and_then(|a| d.extracted.answers[a].retrieved.as_deref());
-            let next = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
-            let Some((commit, path)) = next else { continue };
-            let cite = CiteRef { doc: di, index: ci };
-            let (commit, source) = match implied.get(&cite) {
-                Some(&Implied { pin, .. }) if pin != target => {
-                    let same = *same
-                        .entry((pin, path))
-                        .or_insert_with(|| same_blob(&mut trees, pin, target, path));
-                    (if same { target } else { pin }, PinSource::Implied)
-                }
-                _ => (commit, source),
-            };
-            groups
-                .entry((commit, path))
-                .or_default()
-                .push((cite, source));
-        }
-    }
-    let mut groups: Vec<Group> = groups
-        .into_iter()
-        .map(|((commit, path), cites)| ((commit, path.to_string()), cites))
+    let revs = resolve_pins(repo, git, docs, wanted);
+    let per_doc: Vec<(Vec<Finding>, Vec<Next>)> = (docs.par_iter().enumerate())
+        .map(|(di, d)| {
+            let di = DocId::new(di);
+            let mut findings = Vec::new();
+            let next = (wanted_in(d, di, wanted))
+                .filter_map(|(ci, c)| {
+                    let (pin, source) = d.pin_of(ci);
+                    let commit = pin.map_or(Ok(target), |p| revs[p].clone());
+                    let subject = Subject {
+                        doc: di,
+                        index: ci,
+                        doc_text: &d.doc.text,
+                        citation: c,
+                        revision: commit.as_ref().ok().copied(),
+                        pin: source,
+                    };
+                    let retrieved =
+                        (c.answer).and_then(|a| d.extracted.answers[a].retrieved.as_deref());
+                    let on = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
+                    let (commit, path) = on?;
+                    let cite = CiteRef { doc: di, index: ci };
+                    let implied = implied.get(&cite).map(|i| i.pin).filter(|p| *p != target);
+                    Some(Next {
+                        commit,
+                        path,
+                        cite,
+                        source,
+                        implied,
+                    })
+                })
+                .collect();
+            (findings, next)
+        })
         .collect();
-    groups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    Plan { groups, findings }
+    let same = same_at_target(repo, target, per_doc.iter().flat_map(|(_, next)| next));
+    let mut findings = Vec::new();
+    let mut reads: Vec<(Oid, &str, CiteRef, PinSource)> = Vec::new();
+    for (found, next) in per_doc {
+        findings.extend(found);
+        reads.extend(next.into_iter().map(|n| match n.implied {
+            Some(pin) => {
+                let at = if same[&(pin, n.path)] { target } else { pin };
+                (at, n.path, n.cite, PinSource::Implied)
+            }
+            None => (n.commit, n.path, n.cite, n.source),
+        }));
+    }
+    Plan {
+        groups: grouped(reads),
+        findings,
+    }
+}
+
+/// Each distinct pin of the citations `wanted` keeps, resolved once.
+fn resolve_pins<'a>(
+    repo: &CodeRepo,
+    git: &Repository,
+    docs: &'a [AuditedDoc],
+    wanted: &(dyn Fn(CiteRef) -> bool + Sync),
+) -> HashMap<&'a str, Result<Oid, RevError>> {
+    let pins: BTreeSet<&str> = (docs.par_iter().enumerate())
+        .map(|(di, d)| {
+            // Most citations of a doc share its pin: each run of one is counted once.
+            let mut last = None;
+            let pinned = wanted_in(d, DocId::new(di), wanted).filter_map(|(ci, _)| d.pin_of(ci).0);
+            let new = pinned.filter(|p| last.replace(*p) != Some(*p));
+            new.collect::<BTreeSet<&str>>()
+        })
+        .reduce(BTreeSet::new, |mut a, mut b| {
+            a.append(&mut b);
+            a
+        });
+    (pins.into_iter())
+        .map(|p| (p, repo.resolve(git, p)))
+        .collect()
+}
+
+/// Whether the blob at each (implied pin, path) of `next` is the target's, once per pair.
+fn same_at_target<'n, 'a: 'n>(
+    repo: &CodeRepo,
+    target: Oid,
+    next: impl Iterator<Item = &'n Next<'a>>,
+) -> HashMap<(Oid, &'a str), bool> {
+    let asked: BTreeSet<(Oid, &str)> = next.filter_map(|n| Some((n.implied?, n.path))).collect();
+    let mut trees = Trees::new(repo.worker());
+    (asked.into_iter())
+        .map(|(pin, path)| ((pin, path), same_blob(&mut trees, pin, target, path)))
+        .collect()
+}
+
+/// The citations of doc `di` that `wanted` keeps.
+fn wanted_in<'a>(
+    d: &'a AuditedDoc,
+    di: DocId,
+    wanted: &'a (dyn Fn(CiteRef) -> bool + Sync),
+) -> impl Iterator<Item = (CiteId, &'a Citation)> + 'a {
+    (d.extracted.citations.enumerated()).filter(move |(ci, _)| {
+        wanted(CiteRef {
+            doc: di,
+            index: *ci,
+        })
+    })
+}
+
+/// Citations grouped by the blob they read, (revision, path), in that order; each group's
+/// citations in doc order.
+fn grouped(mut reads: Vec<(Oid, &str, CiteRef, PinSource)>) -> Vec<Group> {
+    // By the IDs' bytes, as `Oid`'s order is (`git_oid_cmp`), without a call into libgit2 per
+    // comparison.
+    reads.par_sort_unstable_by(|a, b| (a.0.as_bytes(), a.1, a.2).cmp(&(b.0.as_bytes(), b.1, b.2)));
+    reads
+        .chunk_by(|a, b| a.0.as_bytes() == b.0.as_bytes() && a.1 == b.1)
+        .map(|g| {
+            let cites = g.iter().map(|r| (r.2, r.3)).collect();
+            ((g[0].0, g[0].1.to_string()), cites)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_are_in_the_order_of_their_ids_then_paths_and_keep_doc_order() {
+        // IDs whose first bytes tie and differ late, and paths that sort apart from their IDs.
+        let oid = |b: &[u8]| {
+            let mut raw = [7u8; 20];
+            raw[20 - b.len()..].copy_from_slice(b);
+            Oid::from_bytes(&raw).unwrap()
+        };
+        let ids = [oid(&[0xff, 1]), oid(&[0, 2]), oid(&[0x80]), oid(&[0, 1])];
+        let paths = ["b.rs", "a.rs", "a.rs/x", "B.rs"];
+        let mut reads = Vec::new();
+        for k in 0..40usize {
+            let cite = CiteRef {
+                doc: DocId::new(k % 3),
+                index: CiteId::new(k),
+            };
+            reads.push((ids[k * 7 % 4], paths[k * 5 % 4], cite, PinSource::Target));
+        }
+        let mut expected: Vec<((Oid, String), Vec<CiteRef>)> = Vec::new();
+        let mut keys: Vec<(Oid, &str)> = reads.iter().map(|r| (r.0, r.1)).collect();
+        keys.sort();
+        keys.dedup();
+        for (id, path) in keys {
+            let mut cites: Vec<CiteRef> = (reads.iter())
+                .filter(|r| (r.0, r.1) == (id, path))
+                .map(|r| r.2)
+                .collect();
+            cites.sort();
+            expected.push(((id, path.to_string()), cites));
+        }
+        reads.reverse();
+        let got: Vec<((Oid, String), Vec<CiteRef>)> = grouped(reads)
+            .into_iter()
+            .map(|(key, cites)| (key, cites.into_iter().map(|c| c.0).collect()))
+            .collect();
+        assert_eq!(got, expected);
+    }
 }
