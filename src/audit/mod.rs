@@ -432,29 +432,28 @@ fn claims_stage(
         .iter()
         .filter_map(|f| Some((f.cite, f.support.as_ref()?)))
         .collect();
-    for (di, d) in docs.enumerated() {
-        for (id, claim) in d.extracted.claims.enumerated() {
-            if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
-                continue;
+    // Per doc in parallel; findings keep the docs' order.
+    let per_doc: Vec<Vec<Finding>> = (docs.par_iter().enumerate())
+        .map(|(di, d)| {
+            let di = DocId::new(di);
+            let mut out = Vec::new();
+            for (id, claim) in d.extracted.claims.enumerated() {
+                if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
+                    continue;
+                }
+                let supports: Option<Vec<&Vec<bool>>> = (claim.citations.iter())
+                    .map(|&index| support.get(&CiteRef { doc: di, index }).copied())
+                    .collect();
+                let Some(supports) = supports else { continue };
+                let labels: Vec<String> = (claim.citations.iter())
+                    .map(|&ci| d.citation(ci).label())
+                    .collect();
+                rules.on_claim(di, (id, claim), &supports, &labels, &mut out);
             }
-            let supports: Option<Vec<&Vec<bool>>> = claim
-                .citations
-                .iter()
-                .map(|&index| {
-                    support
-                        .get(&crate::model::CiteRef { doc: di, index })
-                        .copied()
-                })
-                .collect();
-            let Some(supports) = supports else { continue };
-            let labels: Vec<String> = claim
-                .citations
-                .iter()
-                .map(|&ci| d.citation(ci).label())
-                .collect();
-            rules.on_claim(di, (id, claim), &supports, &labels, findings);
-        }
-    }
+            out
+        })
+        .collect();
+    findings.extend(per_doc.into_iter().flatten());
 }
 
 /// Where `span` is in `doc`, for every format.
