@@ -209,6 +209,9 @@ fn same_at_target<'n, 'a: 'n>(
     next: impl Iterator<Item = &'n Next<'a>>,
 ) -> HashMap<(Oid, &'a str), bool> {
     let asked: BTreeSet<(Oid, &str)> = next.filter_map(|n| Some((n.implied?, n.path))).collect();
+    if asked.is_empty() {
+        return HashMap::new(); // no repository handle opened for nothing
+    }
     let mut trees = Trees::new(repo.worker());
     (asked.into_iter())
         .map(|(pin, path)| ((pin, path), same_blob(&mut trees, pin, target, path)))
