@@ -65,9 +65,8 @@ pub fn plan<'r>(
     mut docs: Vec<AuditedDoc>,
     settings: &Settings,
 ) -> Planned<'r> {
-    let git = repo.worker();
     let implied = history::implied_when(settings.history, repo, target, &docs, &|_| true);
-    let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
+    let implied = plan::drop_tentative(repo, target, &mut docs, implied);
     Planned {
         repo,
         target,

@@ -9,7 +9,7 @@ use git2::{Oid, Repository};
 use rayon::prelude::*;
 
 use crate::check::{self, CiteFacts, Group, Needs};
-use crate::model::{AuditedDoc, CiteRef, DocId, DocList, PinSource};
+use crate::model::{AuditedDoc, CiteRef, DocId, PinSource};
 use crate::resolve::blame::{self, Job, ObjectError, TreeCache};
 use crate::resolve::CodeRepo;
 
@@ -29,18 +29,22 @@ pub fn implied_pins(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
-    wanted: &dyn Fn(CiteRef) -> bool,
+    wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> Result<HashMap<CiteRef, Implied>, ObjectError> {
-    let mut by_doc: BTreeMap<DocId, Vec<CiteRef>> = BTreeMap::new();
-    for (doc, d) in docs.enumerated() {
-        for (index, _) in d.extracted.citations.enumerated() {
-            let unpinned = d.pin_of(index).1 == PinSource::Target;
-            if unpinned && d.citation(index).repo_path().is_some() && wanted(CiteRef { doc, index })
-            {
-                by_doc.entry(doc).or_default().push(CiteRef { doc, index });
-            }
-        }
-    }
+    // The citations to blame, by doc in doc order (found per doc in parallel).
+    let by_doc: Vec<(DocId, Vec<CiteRef>)> = (docs.par_iter().enumerate())
+        .filter_map(|(doc, d)| {
+            let doc = DocId::new(doc);
+            let cites: Vec<CiteRef> = (d.extracted.citations.enumerated())
+                .filter(|(index, c)| {
+                    let unpinned = d.pin_of(*index).1 == PinSource::Target;
+                    unpinned && c.repo_path().is_some() && wanted(CiteRef { doc, index: *index })
+                })
+                .map(|(index, _)| CiteRef { doc, index })
+                .collect();
+            (!cites.is_empty()).then_some((doc, cites))
+        })
+        .collect();
     if by_doc.is_empty() {
         return Ok(HashMap::new());
     }
@@ -63,16 +67,12 @@ pub fn implied_pins(
         .map(|(d, _)| docs[*d].doc.name.as_str())
         .collect();
     let starts = blamed_from(&git, target, &names)?;
-    let mut out = HashMap::new();
-    let mut jobs = Vec::new();
-    let mut asked: Vec<&[CiteRef]> = Vec::new();
-    for ((doc, cites), start) in here.iter().zip(starts) {
-        if let Some(start) = start {
-            jobs.push(job(&docs[*doc], start, cites));
-            asked.push(cites);
-        }
-    }
-    for (cites, commits) in asked.into_iter().zip(blame_in_parallel(repo, &jobs)?) {
+    let (asked, jobs): (Vec<&[CiteRef]>, Vec<Job>) = (here.par_iter().zip(starts))
+        .filter_map(|((doc, cites), start)| Some((&cites[..], job(&docs[*doc], start?, cites))))
+        .unzip();
+    let mut out = HashMap::with_capacity(asked.iter().map(|a| a.len()).sum());
+    let blamed = blame_in_parallel(repo, &jobs)?;
+    for (cites, commits) in asked.into_iter().zip(blamed) {
         for (c, commit) in cites.iter().zip(commits) {
             if let Some(commit) = commit {
                 let implied = Implied {
@@ -97,7 +97,7 @@ pub fn implied_when(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
-    wanted: &dyn Fn(CiteRef) -> bool,
+    wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> HashMap<CiteRef, Implied> {
     if !history {
         return HashMap::new();

@@ -3,6 +3,7 @@
 //! → [`history`] (implied pins) → the rules at the blob, on stale verdicts, on claims and on docs →
 //! a sorted [`Report`]. [`check_docs`] runs everything after loading, on docs held in memory.
 
+mod aside;
 pub mod dump;
 pub mod fixpoint;
 pub mod history;
@@ -25,14 +26,15 @@ use crate::check::{self, quotes, CiteFacts, Needs};
 use crate::discover;
 use crate::fix::Relocation;
 use crate::model::{
-    AnswerId, Applicability, AuditedDoc, CiteRef, DocId, DocList, Finding, Fix, PinMove, PinSource,
-    Reason, Report, Summary,
+    AnswerId, Applicability, AuditedDoc, CiteRef, DocId, Finding, Fix, PinMove, PinSource, Reason,
+    Report, Summary,
 };
 use crate::registry::{RuleId, Severity};
 use crate::resolve::ahead::read_ahead;
 use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
 use crate::select;
+use aside::drop_aside;
 
 pub use load::MAX_DOC_BYTES;
 pub use options::{AuditError, AuditOptions, Shard};
@@ -45,11 +47,10 @@ pub use settings::{Levels, Settings};
 pub fn run(opts: &AuditOptions) -> Result<Report, AuditError> {
     let session = Session::open(opts)?;
     let report = run_in(&session, opts);
-    // What the run read is freed on a thread of its own while the caller writes the report: a
-    // run over a long history holds thousands of folders and libgit2's caches, and freeing them
-    // was a serial tenth of a second at the end of each run. (When no thread can be started,
-    // the closure, and the session with it, is dropped here.)
-    let _ = std::thread::Builder::new().spawn(move || drop(session));
+    // What the run read is freed while the caller writes the report: a run over a long history
+    // holds thousands of folders and libgit2's caches, and freeing them was a serial tenth of a
+    // second at the end of each run.
+    drop_aside(session);
     report
 }
 
@@ -269,19 +270,29 @@ fn check_unverified(
     let wanted = |c: CiteRef| focus.wants(c);
     let mut implied = history::implied_when(settings.history, repo, target, &docs, &wanted);
     implied.extend(focus.kept.iter().map(|(c, i)| (*c, *i)));
-    let implied = plan::drop_tentative(repo, &git, target, &mut docs, implied);
-    let implied_pins: BTreeMap<CiteRef, Oid> = implied.iter().map(|(c, i)| (*c, i.pin)).collect();
+    let implied = plan::drop_tentative(repo, target, &mut docs, implied);
+    // Sorted in parallel: the map is then built from sorted entries in one pass.
+    let mut implied_pins: Vec<(CiteRef, Oid)> =
+        implied.par_iter().map(|(c, i)| (*c, i.pin)).collect();
+    implied_pins.par_sort_unstable_by_key(|(c, _)| *c);
+    let implied_pins: BTreeMap<CiteRef, Oid> = implied_pins.into_iter().collect();
     let levels = settings.levels(&docs);
     let enabled = |rule: RuleId, doc: DocId| levels.on(rule, doc);
     let rules = Rules {
         enabled: &enabled,
         max_span_lines: settings.max_span_lines,
     };
-    let mut findings = Vec::new();
     // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
-    for (i, d) in docs.enumerated().filter(|_| focus.only.is_none()) {
-        rules.on_doc(i, d, &mut findings);
-    }
+    // Per doc in parallel; findings keep the docs' order.
+    let on_docs: Vec<Vec<Finding>> = (docs.par_iter().enumerate())
+        .filter(|_| focus.only.is_none())
+        .map(|(i, d)| {
+            let mut out = Vec::new();
+            rules.on_doc(DocId::new(i), d, &mut out);
+            out
+        })
+        .collect();
+    let mut findings: Vec<Finding> = on_docs.into_iter().flatten().collect();
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
@@ -321,9 +332,8 @@ fn check_unverified(
     findings.extend(at_blob);
     findings.append(&mut stale_findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
-    // What the rules decided from is not needed past here: give it back before the report's
-    // positions and snippets are made.
-    drop(facts);
+    // What the rules decided from is not needed past here.
+    drop_aside(facts);
     let levels = Graded {
         levels: &levels,
         config: &settings.config,

@@ -20,46 +20,27 @@ use crate::rules::{Rules, Subject};
 /// path) whose path is a file neither at the target nor at the citation's own revision (its pin,
 /// its doc's pin, else its implied pin): a citation of a file deleted since it was written is
 /// kept, and found `stale-deleted`. Returns `implied` keyed by the kept citations' new indices.
+/// What each doc keeps is decided per doc in parallel.
 pub(super) fn drop_tentative(
     repo: &CodeRepo,
-    git: &Repository,
     target: Oid,
     docs: &mut [AuditedDoc],
     mut implied: HashMap<CiteRef, Implied>,
 ) -> HashMap<CiteRef, Implied> {
-    let mut exists: HashMap<(Oid, String), bool> = HashMap::new();
-    let mut file_at = |rev: Oid, path: &str| {
-        *exists
-            .entry((rev, path.to_string()))
-            .or_insert_with(|| repo.blob_id(git, rev, path).is_some())
-    };
-    let mut pins: HashMap<String, Option<Oid>> = HashMap::new();
+    let keeps: Vec<(DocId, Vec<bool>)> = (docs.par_iter().enumerate())
+        .filter(|(_, d)| d.extracted.citations.iter().any(|c| c.tentative))
+        .filter_map(|(doc, d)| {
+            let doc = DocId::new(doc);
+            let keep = repo.with_handle(|git| kept(repo, git, target, (doc, d), &implied));
+            (!keep.iter().all(|k| *k)).then_some((doc, keep))
+        })
+        .collect();
+    if keeps.is_empty() {
+        return implied; // nothing dropped: every citation keeps its index
+    }
     let mut moved: HashMap<CiteRef, CiteRef> = HashMap::new();
     let mut touched = std::collections::HashSet::new();
-    for (doc, d) in docs.iter_mut().enumerate() {
-        let doc = DocId::new(doc);
-        if !d.extracted.citations.iter().any(|c| c.tentative) {
-            continue;
-        }
-        let keep: Vec<bool> = (0..d.extracted.citations.len())
-            .map(|index| {
-                let index = CiteId::new(index);
-                let c = d.citation(index);
-                let (true, Some(path)) = (c.tentative, c.repo_path()) else {
-                    return true;
-                };
-                let own = match d.pin_of(index).0 {
-                    Some(pin) => *pins
-                        .entry(pin.to_string())
-                        .or_insert_with(|| repo.resolve(git, pin).ok()),
-                    None => implied.get(&CiteRef { doc, index }).map(|i| i.pin),
-                };
-                file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))
-            })
-            .collect();
-        if keep.iter().all(|k| *k) {
-            continue; // nothing dropped: its citations keep their indices
-        }
+    for (doc, keep) in keeps {
         let mut next = 0;
         for (index, kept) in keep.iter().enumerate() {
             if *kept {
@@ -70,13 +51,10 @@ pub(super) fn drop_tentative(
         }
         touched.insert(doc);
         let at = std::cell::Cell::new(0);
-        d.extracted.retain_citations(|_| {
+        docs[doc.index()].extracted.retain_citations(|_| {
             at.set(at.get() + 1);
             keep[at.get() - 1]
         });
-    }
-    if touched.is_empty() {
-        return implied;
     }
     // Only the docs that lost a citation are renumbered: the rest keep their entries as they are.
     let renumbered: Vec<(CiteRef, Implied)> = implied
@@ -87,6 +65,37 @@ pub(super) fn drop_tentative(
         (renumbered.into_iter()).filter_map(|(cite, pin)| moved.get(&cite).map(|to| (*to, pin))),
     );
     implied
+}
+
+/// Which citations of doc `doc` [`drop_tentative`] keeps, in order.
+fn kept(
+    repo: &CodeRepo,
+    git: &Repository,
+    target: Oid,
+    (doc, d): (DocId, &AuditedDoc),
+    implied: &HashMap<CiteRef, Implied>,
+) -> Vec<bool> {
+    let mut exists: HashMap<(Oid, &str), bool> = HashMap::new();
+    let mut file_at = |rev: Oid, path| {
+        *exists
+            .entry((rev, path))
+            .or_insert_with(|| repo.blob_id(git, rev, path).is_some())
+    };
+    let mut pins: HashMap<&str, Option<Oid>> = HashMap::new();
+    (d.extracted.citations.enumerated())
+        .map(|(index, c)| {
+            let (true, Some(path)) = (c.tentative, c.repo_path()) else {
+                return true;
+            };
+            let own = match d.pin_of(index).0 {
+                Some(pin) => *pins
+                    .entry(pin)
+                    .or_insert_with(|| repo.resolve(git, pin).ok()),
+                None => implied.get(&CiteRef { doc, index }).map(|i| i.pin),
+            };
+            file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))
+        })
+        .collect()
 }
 
 /// The same object at `path` in both revisions: a citation of it reads the same there.

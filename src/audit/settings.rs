@@ -98,8 +98,9 @@ impl Settings {
     /// Each rule's severity for each doc (`None`: off), computed once per doc: the rules ask for
     /// every citation.
     pub fn levels(&self, docs: &[AuditedDoc]) -> Levels {
+        use rayon::prelude::*;
         Levels(
-            docs.iter()
+            docs.par_iter()
                 .map(|d| {
                     RuleId::ALL
                         .iter()

@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use git2::Oid;
 use rayon::prelude::*;
 
+use super::aside::drop_aside;
 use super::history::Implied;
 use super::load;
 use super::settings::Settings;
@@ -193,32 +194,41 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         for f in (checked.findings.iter()).filter(|f| f.rule.says_wrong(f.severity)) {
             failing.entry(f.doc).or_default().push(f);
         }
-        for (k, (doc, slots, outputs)) in rewritten.into_iter().enumerate() {
-            let check = Rechecked {
-                before: &report.docs[doc].doc.text,
-                after: &checked.docs[k],
-                failing: failing.get(&DocId::new(k)).map_or(&[][..], Vec::as_slice),
-            };
-            let mut at = 0;
-            for mut slot in slots {
-                let n = slot.edits().count();
-                let judged = check.judge(&slot, &outputs[at..at + n]);
-                at += n;
-                match judged {
-                    Judged::Holds => decided.push((slot, Ok(()))),
-                    Judged::Again(fixes, older, _) if slot.rounds > 1 => {
-                        slot.fixes = fixes;
-                        slot.at = slot.at.filter(|_| older);
-                        slot.rounds -= 1;
-                        pending.push(slot);
-                    }
-                    Judged::Unread if !slot.whole => {
-                        slot.whole = true;
-                        pending.push(slot);
-                    }
-                    Judged::Unread => decided.push((slot, Err(UNREAD.to_string()))),
-                    Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
+        // Judged per doc in parallel; the verdicts are taken in the batch's order.
+        let judged: Vec<Vec<(Slot, Judged)>> = (rewritten.into_par_iter().enumerate())
+            .map(|(k, (doc, slots, outputs))| {
+                let check = Rechecked {
+                    before: &report.docs[doc].doc.text,
+                    after: &checked.docs[k],
+                    failing: failing.get(&DocId::new(k)).map_or(&[][..], Vec::as_slice),
+                };
+                let mut at = 0;
+                let judge = |slot: Slot| {
+                    let n = slot.edits().count();
+                    let judged = check.judge(&slot, &outputs[at..at + n]);
+                    at += n;
+                    (slot, judged)
+                };
+                slots.into_iter().map(judge).collect()
+            })
+            .collect();
+        drop(failing);
+        drop_aside(checked);
+        for (mut slot, judged) in judged.into_iter().flatten() {
+            match judged {
+                Judged::Holds => decided.push((slot, Ok(()))),
+                Judged::Again(fixes, older, _) if slot.rounds > 1 => {
+                    slot.fixes = fixes;
+                    slot.at = slot.at.filter(|_| older);
+                    slot.rounds -= 1;
+                    pending.push(slot);
                 }
+                Judged::Unread if !slot.whole => {
+                    slot.whole = true;
+                    pending.push(slot);
+                }
+                Judged::Unread => decided.push((slot, Err(UNREAD.to_string()))),
+                Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
             }
         }
     }
