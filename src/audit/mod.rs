@@ -332,8 +332,10 @@ fn check_unverified(
     findings.extend(at_blob);
     findings.append(&mut stale_findings);
     claims_stage(&docs, &facts, &rules, &mut findings);
-    // What the rules decided from is not needed past here.
-    drop_aside(facts);
+    // What the rules decided from is not needed past here: give it back before the report's
+    // positions and snippets are made (freed aside, it raised the wiki corpus's peak RSS by up
+    // to 3 MB).
+    drop(facts);
     let levels = Graded {
         levels: &levels,
         config: &settings.config,
