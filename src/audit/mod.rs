@@ -283,16 +283,10 @@ fn check_unverified(
         max_span_lines: settings.max_span_lines,
     };
     // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
-    // Per doc in parallel; findings keep the docs' order.
-    let on_docs: Vec<Vec<Finding>> = (docs.par_iter().enumerate())
-        .filter(|_| focus.only.is_none())
-        .map(|(i, d)| {
-            let mut out = Vec::new();
-            rules.on_doc(DocId::new(i), d, &mut out);
-            out
-        })
-        .collect();
-    let mut findings: Vec<Finding> = on_docs.into_iter().flatten().collect();
+    let mut findings = match focus.only {
+        None => per_doc(&docs, |i, d, out| rules.on_doc(i, d, out)),
+        Some(_) => Vec::new(),
+    };
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
@@ -444,28 +438,36 @@ fn claims_stage(
         .iter()
         .filter_map(|f| Some((f.cite, f.support.as_ref()?)))
         .collect();
-    // Per doc in parallel; findings keep the docs' order.
-    let per_doc: Vec<Vec<Finding>> = (docs.par_iter().enumerate())
-        .map(|(di, d)| {
-            let di = DocId::new(di);
-            let mut out = Vec::new();
-            for (id, claim) in d.extracted.claims.enumerated() {
-                if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
-                    continue;
-                }
-                let supports: Option<Vec<&Vec<bool>>> = (claim.citations.iter())
-                    .map(|&index| support.get(&CiteRef { doc: di, index }).copied())
-                    .collect();
-                let Some(supports) = supports else { continue };
-                let labels: Vec<String> = (claim.citations.iter())
-                    .map(|&ci| d.citation(ci).label())
-                    .collect();
-                rules.on_claim(di, (id, claim), &supports, &labels, &mut out);
+    findings.extend(per_doc(docs, |di, d, out| {
+        for (id, claim) in d.extracted.claims.enumerated() {
+            if claim.citations.is_empty() || claim.literals.iter().all(|l| l.kind.is_none()) {
+                continue;
             }
+            let supports: Option<Vec<&Vec<bool>>> = (claim.citations.iter())
+                .map(|&index| support.get(&CiteRef { doc: di, index }).copied())
+                .collect();
+            let Some(supports) = supports else { continue };
+            let labels: Vec<String> = (claim.citations.iter())
+                .map(|&ci| d.citation(ci).label())
+                .collect();
+            rules.on_claim(di, (id, claim), &supports, &labels, out);
+        }
+    }));
+}
+
+/// The findings `each` makes on every doc, per doc in parallel, in the docs' order.
+fn per_doc(
+    docs: &[AuditedDoc],
+    each: impl Fn(DocId, &AuditedDoc, &mut Vec<Finding>) + Sync,
+) -> Vec<Finding> {
+    let found: Vec<Vec<Finding>> = (docs.par_iter().enumerate())
+        .map(|(i, d)| {
+            let mut out = Vec::new();
+            each(DocId::new(i), d, &mut out);
             out
         })
         .collect();
-    findings.extend(per_doc.into_iter().flatten());
+    found.into_iter().flatten().collect()
 }
 
 /// Where `span` is in `doc`, for every format.
