@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use citegate::extract::{extract, ExtractContext};
 use citegate::model::{Doc, DocKind};
-use pulldown_cmark::{Options, Parser};
+use pulldown_cmark::Parser;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -28,9 +28,7 @@ fn main() -> ExitCode {
         }
     };
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
-    // The options the Markdown extractor parses with.
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let options = citegate::extract::markdown::parser_options();
     let ctx = ExtractContext::default();
     println!("{} docs, {:.1} MB", docs.len(), bytes as f64 / 1e6);
     for _ in 0..rounds {

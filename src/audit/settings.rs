@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
 use crate::config::{self, Config};
@@ -98,7 +100,6 @@ impl Settings {
     /// Each rule's severity for each doc (`None`: off), computed once per doc: the rules ask for
     /// every citation.
     pub fn levels(&self, docs: &[AuditedDoc]) -> Levels {
-        use rayon::prelude::*;
         Levels(
             docs.par_iter()
                 .map(|d| {

@@ -115,11 +115,15 @@ struct Located {
     source_pos: usize,
 }
 
+/// The Markdown extensions docs are parsed with (tables, strikethrough, task lists; no smart
+/// punctuation, so the text keeps the bytes the doc has).
+pub fn parser_options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
 /// Extract a Markdown doc.
 pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
-    let mut options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    options.remove(Options::ENABLE_SMART_PUNCTUATION);
+    let options = parser_options();
     let mut w = Walker {
         doc,
         ctx,
