@@ -30,7 +30,7 @@ use crate::model::{
     Report, Summary,
 };
 use crate::registry::{RuleId, Severity};
-use crate::resolve::ahead::read_ahead;
+use crate::resolve::reads::read_each;
 use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
 use crate::select;
@@ -375,9 +375,8 @@ fn stale_stage(
         });
     }
     let by_path: Vec<(&str, Vec<StaleItem>)> = by_path.into_iter().collect();
-    // Blob IDs and the target's files are read on one thread while the paths read before are
-    // compared in parallel (see `resolve::ahead`).
-    let verdicts: Vec<(StaleItem, StaleVerdict)> = read_ahead(
+    // Blob IDs and the target's files are read and compared on every core (see `resolve::reads`).
+    let verdicts: Vec<(StaleItem, StaleVerdict)> = read_each(
         repo,
         &by_path,
         |git, (path, items)| stale::read(repo, git, target, path, items),

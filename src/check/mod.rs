@@ -21,7 +21,7 @@ use crate::model::{
 };
 use crate::normalize::{normalize, NormalizedSource};
 use crate::paths::resolve_path;
-use crate::resolve::ahead::read_ahead;
+use crate::resolve::reads::read_each;
 use crate::resolve::{CodeRepo, FileAt};
 
 use quotes::find_all;
@@ -39,9 +39,9 @@ pub trait Needs: Sync {
     fn literals(&self, doc: DocId) -> bool;
 }
 
-/// Gather the facts of every group: blobs are read on one thread while the groups read before
-/// are checked in parallel (see [`crate::resolve::ahead`]). `target`: what is held at any other
-/// revision is kept for the comparison with it. `tick` is called per group.
+/// Gather the facts of every group, read and checked on every core (see
+/// [`crate::resolve::reads`]). `target`: what is held at any other revision is kept for the
+/// comparison with it. `tick` is called per group.
 pub fn gather(
     repo: &CodeRepo,
     groups: &[Group],
@@ -50,7 +50,7 @@ pub fn gather(
     needs: &dyn Needs,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<CiteFacts> {
-    read_ahead(
+    read_each(
         repo,
         groups,
         |git, ((commit, path), _)| repo.file_at(git, *commit, path),

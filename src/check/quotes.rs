@@ -9,7 +9,7 @@ use git2::Oid;
 use super::facts::CiteFacts;
 use crate::model::{AuditedDoc, LineRange};
 use crate::normalize::{normalize, NormalizedSource};
-use crate::resolve::ahead::read_ahead;
+use crate::resolve::reads::read_each;
 use crate::resolve::{CodeRepo, FileAt};
 
 /// Quotes searched in one pass over the files: the automata of 70,000 lost quotes of one answer
@@ -184,8 +184,8 @@ fn search_elsewhere(
         .for_each(|places| places.sort_by_key(|p| p.0));
     let blobs: Vec<(Oid, Vec<(usize, String)>)> = by_blob.into_iter().collect();
     let commit_of = |k: usize| searches[k].commit;
-    // Blobs are read on one thread while those read before are searched (see `resolve::ahead`).
-    let hits: Vec<(usize, usize, String)> = read_ahead(
+    // Blobs are read and searched on every core (see `resolve::reads`).
+    let hits: Vec<(usize, usize, String)> = read_each(
         repo,
         &blobs,
         |git, (id, places)| repo.blob_at(git, *id, commit_of(places[0].0)),
@@ -327,8 +327,8 @@ fn scan_pass(
     let candidates: Vec<usize> = (0..paths.paths.len())
         .filter(|&i| wanted(&paths.paths[i]))
         .collect();
-    // Files are read on one thread while those read before are searched (see `resolve::ahead`).
-    let hits: Vec<(usize, usize, LineRange)> = read_ahead(
+    // Files are read and searched on every core (see `resolve::reads`).
+    let hits: Vec<(usize, usize, LineRange)> = read_each(
         repo,
         &candidates,
         |git, &i| repo.file_at(git, commit, &paths.paths[i]),

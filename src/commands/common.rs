@@ -87,11 +87,16 @@ pub fn plural(n: usize) -> &'static str {
 
 /// Write to stdout; a closed pipe (`citegate audit | head`) ends quietly.
 pub fn print_out(text: &str, code: ExitCode) -> ExitCode {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
+    print_with(code, |out| out.write_all(text.as_bytes()))
+}
+
+/// [`print_out`] for output written piece by piece (a large JSON report, streamed).
+pub fn print_with(
+    code: ExitCode,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> ExitCode {
+    let mut stdout = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
+    match write(&mut stdout).and_then(|_| stdout.flush()) {
         Ok(()) => code,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code,
         Err(e) => failed(format_args!("cannot write the report: {e}")),

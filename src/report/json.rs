@@ -12,6 +12,7 @@ use crate::model::Fix;
 use crate::model::Reason;
 use std::path::Path;
 
+use crate::escape::EscapingFormatter;
 use crate::model::{
     AuditedDoc, Doc, DocId, DocKind, Extracted, Finding, LineRange, Position, Report, Span, Summary,
 };
@@ -36,7 +37,7 @@ struct JsonReport<'a> {
     summary: JsonSummary<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     selected: Option<Vec<JsonSelected<'a>>>,
-    findings: Vec<JsonFinding<'a>>,
+    findings: Findings<'a>,
     /// The docs that have findings, and whether each is inside the repository (linkable).
     docs: Vec<JsonDoc<'a>>,
 }
@@ -96,37 +97,52 @@ struct JsonFinding<'a> {
     fix: Option<&'a Fix>,
 }
 
+/// The report's findings, each written as it is made (a large report is not held twice).
+struct Findings<'a>(&'a Report);
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        serializer.collect_seq(report.findings.iter().map(|f| json_finding(report, f)))
+    }
+}
+
+fn json_finding<'a>(report: &'a Report, f: &'a Finding) -> JsonFinding<'a> {
+    let doc = &report.docs[f.doc].doc;
+    let (line, column) = (f.at.line, f.at.column);
+    JsonFinding {
+        rule: f.rule.as_str(),
+        family: f.rule.info().family,
+        severity: f.severity,
+        doc: &doc.name,
+        line,
+        column,
+        line_end: f.at.end_line,
+        column_end: f.at.end_column,
+        snippet: &f.at.snippet,
+        fingerprint: &f.at.fingerprint,
+        path: f.path.as_deref(),
+        start_line: f.lines.map(|l| l.start),
+        end_line: f.lines.map(|l| l.end),
+        revision: f.revision.map(|r| r.to_string()),
+        message: &f.message,
+        help: f.help.as_deref(),
+        fix: f.offered_fix(),
+    }
+}
+
 /// The whole report as pretty-printed JSON, with a final newline.
 pub fn render(report: &Report) -> String {
+    let mut out = Vec::new();
+    write(report, &mut out).expect("a report is written to memory");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// [`render`] streamed to `out` (bidirectional and C1 controls escaped as
+/// [`crate::escape::json_escapes`] does).
+pub fn write(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let s = &report.summary;
     let count = |k: &str| s.by_severity.get(k).copied().unwrap_or(0);
-    let findings = report
-        .findings
-        .iter()
-        .map(|f| {
-            let doc = &report.docs[f.doc].doc;
-            let (line, column) = (f.at.line, f.at.column);
-            JsonFinding {
-                rule: f.rule.as_str(),
-                family: f.rule.info().family,
-                severity: f.severity,
-                doc: &doc.name,
-                line,
-                column,
-                line_end: f.at.end_line,
-                column_end: f.at.end_column,
-                snippet: &f.at.snippet,
-                fingerprint: &f.at.fingerprint,
-                path: f.path.as_deref(),
-                start_line: f.lines.map(|l| l.start),
-                end_line: f.lines.map(|l| l.end),
-                revision: f.revision.map(|r| r.to_string()),
-                message: &f.message,
-                help: f.help.as_deref(),
-                fix: f.offered_fix(),
-            }
-        })
-        .collect();
     let mut with_findings: Vec<DocId> = report.findings.iter().map(|f| f.doc).collect();
     with_findings.sort_unstable();
     with_findings.dedup();
@@ -137,7 +153,7 @@ pub fn render(report: &Report) -> String {
             in_repo: report.docs[i].doc.repo_dir.is_some(),
         })
         .collect();
-    let out = JsonReport {
+    let json = JsonReport {
         version: VERSION,
         revision: &report.revision,
         web_url: report.web_url.as_deref(),
@@ -165,13 +181,12 @@ pub fn render(report: &Report) -> String {
                 })
                 .collect()
         }),
-        findings,
+        findings: Findings(report),
         docs,
     };
-    let mut text =
-        crate::escape::json_escapes(serde_json::to_string_pretty(&out).expect("report serialises"));
-    text.push('\n');
-    text
+    let mut ser = serde_json::Serializer::with_formatter(&mut *out, EscapingFormatter::pretty());
+    json.serialize(&mut ser)?;
+    out.write_all(b"\n")
 }
 
 /// A JSON report as `read` takes it.

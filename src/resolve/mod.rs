@@ -1,9 +1,9 @@
 //! Resolution: revisions to commits and `(commit, path)` to what the object database holds there.
 //! Code is read straight from the object database: no checkout, no `git` process.
 
-pub mod ahead;
 pub mod blame;
 pub mod paths;
+pub mod reads;
 pub mod renames;
 pub mod repo;
 pub mod trees;
