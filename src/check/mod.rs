@@ -22,7 +22,7 @@ use crate::model::{
 use crate::normalize::{normalize, NormalizedSource};
 use crate::paths::resolve_path;
 use crate::resolve::reads::read_each;
-use crate::resolve::{CodeRepo, FileAt};
+use crate::resolve::{CodeRepo, Entry, FileAt};
 
 use quotes::find_all;
 use symbols::Symbols;
@@ -40,7 +40,8 @@ pub trait Needs: Sync {
 }
 
 /// Gather the facts of every group, read and checked on every core (see
-/// [`crate::resolve::reads`]). `target`: what is held at any other revision is kept for the
+/// [`crate::resolve::reads`]). Groups whose path holds the same blob (a file unchanged between
+/// revisions) read it once. `target`: what is held at any other revision is kept for the
 /// comparison with it. `tick` is called per group.
 pub fn gather(
     repo: &CodeRepo,
@@ -50,21 +51,121 @@ pub fn gather(
     needs: &dyn Needs,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<CiteFacts> {
-    read_each(
+    let entries = read_each(
         repo,
         groups,
-        |git, ((commit, path), _)| repo.file_at(git, *commit, path),
-        |((commit, path), cites), read| {
-            tick();
+        |git, ((commit, path), _)| repo.entry_at(git, *commit, path),
+        |_, entry| [entry],
+    );
+    let reads = Read::of(groups, entries, target);
+    let run = Gathering {
+        repo,
+        groups,
+        docs,
+        target,
+        needs,
+        tick,
+    };
+    let mut facts: Vec<(usize, Vec<CiteFacts>)> = read_each(
+        repo,
+        &reads,
+        |git, read| read.file(repo, git),
+        |read, file| run.facts(read, file),
+    );
+    facts.sort_unstable_by_key(|(g, _)| *g);
+    facts.into_iter().flat_map(|(_, f)| f).collect()
+}
+
+/// What [`gather`] works with.
+struct Gathering<'a> {
+    repo: &'a CodeRepo,
+    groups: &'a [Group],
+    docs: &'a [AuditedDoc],
+    target: Oid,
+    needs: &'a dyn Needs,
+    tick: &'a (dyn Fn() + Sync),
+}
+
+impl Gathering<'_> {
+    /// The facts of each group of `read` (by its index), given what was read.
+    fn facts(
+        &self,
+        read: &Read,
+        file: Result<FileAt, git2::Error>,
+    ) -> Vec<(usize, Vec<CiteFacts>)> {
+        // What is derived from a text once, for the citations of every group that reads it.
+        let mut text = match &file {
+            Ok(FileAt::Text(text)) => {
+                let cites = read.groups.iter().flat_map(|&g| &self.groups[g].1);
+                let cited = cites.map(|(c, _)| self.docs[c.doc].citation(c.index));
+                Some(BlobText::new(text, cited.collect()))
+            }
+            _ => None,
+        };
+        let each = read.groups.iter().map(|&g| {
+            (self.tick)();
+            let ((commit, path), cites) = &self.groups[g];
             let blob = Blob {
-                repo,
+                repo: self.repo,
                 commit: *commit,
                 path,
-                compare: *commit != target,
+                compare: *commit != self.target,
             };
-            blob.facts(read, cites, docs, needs)
-        },
-    )
+            let got = match (text.as_mut(), &file) {
+                (Some(text), _) => Got::Text(text),
+                (None, Ok(other)) => Got::Other(Some(other)),
+                (None, Err(_)) => Got::Other(None),
+            };
+            (g, blob.facts(got, cites, self.docs, self.needs))
+        });
+        each.collect()
+    }
+}
+
+/// One read for `groups` (indexes into the gathered groups): their path at each of their
+/// revisions holds the same blob, or, for a group alone, what its path is when not a blob.
+struct Read {
+    groups: Vec<usize>,
+    entry: Result<Entry, git2::Error>,
+    /// The revision the blob is read at: the target when one of the groups is at it (the
+    /// target's texts are kept for later readers).
+    at: Oid,
+}
+
+impl Read {
+    /// The reads of `groups`, in the order of each one's first group, given where each group's
+    /// path leads.
+    fn of(groups: &[Group], entries: Vec<Result<Entry, git2::Error>>, target: Oid) -> Vec<Read> {
+        let mut reads: Vec<Read> = Vec::new();
+        let mut blobs: HashMap<(Oid, &str), usize> = HashMap::new();
+        for (g, entry) in entries.into_iter().enumerate() {
+            let ((commit, path), _) = &groups[g];
+            if let Ok(Entry::Blob(id)) = entry {
+                if let Some(&r) = blobs.get(&(id, path.as_str())) {
+                    reads[r].groups.push(g);
+                    if *commit == target {
+                        reads[r].at = target;
+                    }
+                    continue;
+                }
+                blobs.insert((id, path), reads.len());
+            }
+            reads.push(Read {
+                groups: vec![g],
+                entry,
+                at: *commit,
+            });
+        }
+        reads
+    }
+
+    fn file(&self, repo: &CodeRepo, git: &git2::Repository) -> Result<FileAt, git2::Error> {
+        match &self.entry {
+            Ok(Entry::Blob(id)) => repo.blob_at(git, *id, self.at),
+            Ok(Entry::Other(file)) => Ok(file.clone()),
+            Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
+        }
+    }
 }
 
 /// One `(commit, path)` being read.
@@ -85,10 +186,32 @@ struct BlobText<'a> {
     parsed: Option<Option<Symbols>>,
 }
 
+/// What a group's read gave.
+enum Got<'r, 'a> {
+    /// A text, indexed once for every group that reads it.
+    Text(&'r mut BlobText<'a>),
+    /// No text: the path is missing or could not be read (`None`), or holds something else.
+    Other(Option<&'r FileAt>),
+}
+
+impl<'a> BlobText<'a> {
+    /// `text`, indexed for `citations` (every citation that reads it).
+    fn new(text: &'a str, citations: Vec<&Citation>) -> Self {
+        let lines = LineIndex::new(text);
+        BlobText {
+            text,
+            line_count: lines.line_count(text),
+            lines,
+            quotes: QuoteSearch::new(text, &citations),
+            parsed: None,
+        }
+    }
+}
+
 impl Blob<'_> {
     fn facts(
         &self,
-        read: Result<FileAt, git2::Error>,
+        got: Got<'_, '_>,
         cites: &[(CiteRef, PinSource)],
         docs: &[AuditedDoc],
         needs: &dyn Needs,
@@ -106,9 +229,9 @@ impl Blob<'_> {
             anchor_missing: false,
             held: None,
         };
-        let text = match read {
-            Ok(FileAt::Text(t)) => t,
-            Ok(FileAt::Missing) | Err(_) => {
+        let blob = match got {
+            Got::Text(blob) => blob,
+            Got::Other(None | Some(FileAt::Missing)) => {
                 // A citation missing at its implied pin is judged again at the target: the
                 // paths of that older revision are not worth listing for it.
                 let later = |(_, pin): &(CiteRef, PinSource)| *pin == PinSource::Implied;
@@ -134,27 +257,15 @@ impl Blob<'_> {
                     })
                     .collect();
             }
-            Ok(other) => {
-                let file = FileFacts::NotText(other);
+            Got::Other(Some(other)) => {
+                let file = FileFacts::NotText(other.clone());
                 return cites.iter().map(|c| base(c, file.clone())).collect();
             }
         };
-        let citations: Vec<&Citation> = cites
-            .iter()
-            .map(|(c, _)| docs[c.doc].citation(c.index))
-            .collect();
-        let lines = LineIndex::new(&text);
-        let mut blob = BlobText {
-            text: &text,
-            line_count: lines.line_count(&text),
-            lines,
-            quotes: QuoteSearch::new(&text, &citations),
-            parsed: None,
-        };
         cites
             .iter()
-            .zip(&citations)
-            .map(|(item, citation)| {
+            .map(|item| {
+                let citation = docs[item.0.doc].citation(item.0.index);
                 let mut f = base(
                     item,
                     FileFacts::Text {
@@ -162,7 +273,7 @@ impl Blob<'_> {
                     },
                 );
                 let literals = needs.literals(item.0.doc);
-                self.cite_facts(&mut f, &mut blob, citation, docs, literals);
+                self.cite_facts(&mut f, blob, citation, docs, literals);
                 f
             })
             .collect()
@@ -438,4 +549,53 @@ fn has_anchor(text: &str, name: &str) -> bool {
         })
     };
     matches!((marks("ANCHOR:"), marks("ANCHOR_END:")), (Some(a), Some(b)) if a < b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u8) -> Oid {
+        Oid::from_bytes(&[n; 20]).unwrap()
+    }
+
+    #[test]
+    fn groups_reading_one_blob_at_one_path_share_a_read_made_at_the_target_if_one_is() {
+        let (old, mid, target) = (id(1), id(2), id(3));
+        let group = |commit: Oid, path: &str| -> Group { ((commit, path.to_string()), Vec::new()) };
+        let groups = vec![
+            group(old, "a.rs"),
+            group(old, "b.rs"),
+            group(old, "gone.rs"),
+            group(mid, "a.rs"),
+            group(mid, "copy.rs"),
+            group(target, "a.rs"),
+            group(target, "b.rs"),
+        ];
+        let (same, other, changed) = (id(10), id(11), id(12));
+        let entries = vec![
+            Ok(Entry::Blob(same)),
+            Ok(Entry::Blob(other)),
+            Ok(Entry::Other(FileAt::Missing)),
+            Ok(Entry::Blob(same)),
+            // The same blob at another path: another language, another read.
+            Ok(Entry::Blob(same)),
+            Ok(Entry::Blob(same)),
+            // b.rs changed since: a read of its own.
+            Ok(Entry::Blob(changed)),
+        ];
+        let reads = Read::of(&groups, entries, target);
+        let seen: Vec<(Vec<usize>, Oid)> = reads.iter().map(|r| (r.groups.clone(), r.at)).collect();
+        assert_eq!(
+            seen,
+            vec![
+                (vec![0, 3, 5], target),
+                (vec![1], old),
+                (vec![2], old),
+                (vec![4], mid),
+                (vec![6], target),
+            ]
+        );
+        assert!(matches!(reads[2].entry, Ok(Entry::Other(FileAt::Missing))));
+    }
 }

@@ -8,4 +8,4 @@ pub mod renames;
 pub mod repo;
 pub mod trees;
 
-pub use repo::{CodeRepo, FileAt, RevError};
+pub use repo::{CodeRepo, Entry, FileAt, RevError};

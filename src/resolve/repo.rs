@@ -156,6 +156,15 @@ impl ObjectError {
     }
 }
 
+/// What a path names at a commit, before its blob is read (see [`CodeRepo::entry_at`]).
+#[derive(Debug, Clone)]
+pub enum Entry {
+    /// A regular file: its blob.
+    Blob(Oid),
+    /// Anything else, as [`CodeRepo::file_at`] says it.
+    Other(FileAt),
+}
+
 /// What a path names at a commit.
 #[derive(Debug, Clone)]
 pub enum FileAt {
@@ -369,6 +378,20 @@ impl CodeRepo {
         commit: Oid,
         path: &str,
     ) -> Result<FileAt, git2::Error> {
+        match self.entry_at(repo, commit, path)? {
+            Entry::Blob(id) => self.blob_at(repo, id, commit),
+            Entry::Other(file) => Ok(file),
+        }
+    }
+
+    /// What `path` names at `commit`, from its trees alone: a regular file's blob (not read), or
+    /// what else is there.
+    pub fn entry_at(
+        &self,
+        repo: &Repository,
+        commit: Oid,
+        path: &str,
+    ) -> Result<Entry, git2::Error> {
         let tree = repo.find_commit(commit)?.tree().inspect_err(|e| {
             if let Ok(c) = repo.find_commit(commit) {
                 self.broken_object(ObjectError::new(c.tree_id(), "tree", e));
@@ -377,10 +400,10 @@ impl CodeRepo {
         let entry = match tree.get_path(Path::new(path)) {
             Ok(e) => e,
             Err(e) if e.code() == git2::ErrorCode::NotFound => {
-                return Ok(match submodule_above(&tree, path) {
+                return Ok(Entry::Other(match submodule_above(&tree, path) {
                     Some(module) => FileAt::InSubmodule(module),
                     None => FileAt::Missing,
-                })
+                }))
             }
             Err(e) => {
                 // A folder on the way that cannot be read: the path's existence is unknown.
@@ -389,10 +412,10 @@ impl CodeRepo {
             }
         };
         Ok(match entry.filemode() {
-            0o040000 => FileAt::Directory,
-            0o160000 => FileAt::Submodule,
-            0o120000 => FileAt::Symlink,
-            _ => self.blob_at(repo, entry.id(), commit)?,
+            0o040000 => Entry::Other(FileAt::Directory),
+            0o160000 => Entry::Other(FileAt::Submodule),
+            0o120000 => Entry::Other(FileAt::Symlink),
+            _ => Entry::Blob(entry.id()),
         })
     }
 
