@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use git2::{ObjectType, Oid, Repository};
 
@@ -33,7 +33,8 @@ pub struct CodeRepo {
     /// The branch, tag and remote-tracking branch names that hold a `/` (`release/v7.1.x`), so a
     /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
     pub slash_refs: Vec<String>,
-    paths: Mutex<HashMap<Oid, Arc<PathIndex>>>,
+    /// Each commit's file paths, listed once: a thread asking while another lists them waits.
+    paths: Mutex<HashMap<Oid, Arc<OnceLock<Arc<PathIndex>>>>>,
     /// Files followed through renames, with its caches.
     renames: Follower,
     /// The target's text blobs, by object ID, once read: the checks at the target and the stale
@@ -94,6 +95,20 @@ fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
         end += 1;
     }
     None
+}
+
+/// Every file path at `commit`, indexed (none when it cannot be read).
+fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
+    let mut out = Vec::new();
+    if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
+        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(ObjectType::Blob) {
+                out.push(format!("{dir}{}", entry.name().unwrap_or("")));
+            }
+            git2::TreeWalkResult::Ok
+        });
+    }
+    PathIndex::new(out)
 }
 
 /// Why a revision did not resolve.
@@ -475,33 +490,22 @@ impl CodeRepo {
     /// and dropped after. (A lent handle, kept for the run with its caches, added 3-4 MB to the
     /// wiki corpus's peak and saved no measurable time on the versioned-docs corpus.)
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
-        if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
-            return p.clone();
-        }
-        self.paths_at(&self.worker(), commit)
+        let slot = self.paths_slot(commit);
+        let listed = slot.get_or_init(|| Arc::new(list_paths(&self.worker(), commit)));
+        listed.clone()
     }
 
     /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
     /// cross-file search needs it.
     pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
-        if let Some(p) = self.paths.lock().expect("paths lock").get(&commit) {
-            return p.clone();
-        }
-        let mut out = Vec::new();
-        if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
-            let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-                if entry.kind() == Some(ObjectType::Blob) {
-                    out.push(format!("{dir}{}", entry.name().unwrap_or("")));
-                }
-                git2::TreeWalkResult::Ok
-            });
-        }
-        let out = Arc::new(PathIndex::new(out));
-        self.paths
-            .lock()
-            .expect("paths lock")
-            .insert(commit, out.clone());
-        out
+        let slot = self.paths_slot(commit);
+        slot.get_or_init(|| Arc::new(list_paths(repo, commit)))
+            .clone()
+    }
+
+    fn paths_slot(&self, commit: Oid) -> Arc<OnceLock<Arc<PathIndex>>> {
+        let mut known = self.paths.lock().expect("paths lock");
+        known.entry(commit).or_default().clone()
     }
 
     /// Where `path` (a file at `from`, gone at `to`) is at `to` when it was renamed, as
@@ -563,5 +567,17 @@ mod tests {
         // A call while one is lent (another thread) opens a second handle; both are kept.
         repo.with_handle(|_| repo.with_handle(|_| ()));
         assert_eq!(kept(&repo), 2);
+    }
+
+    #[test]
+    fn a_commits_paths_are_listed_once_for_threads_asking_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let labels = crate::fixture::build("@@@ commit v1 c\n@@@ file src/a.rs\nx\n", dir.path());
+        let commit = labels.unwrap()["v1"];
+        let repo = CodeRepo::discover(dir.path()).unwrap();
+        let (a, b) = rayon::join(|| repo.paths(commit), || repo.paths(commit));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(Arc::ptr_eq(&a, &repo.paths_at(&repo.worker(), commit)));
+        assert_eq!(a.paths, vec!["src/a.rs"]);
     }
 }
