@@ -1,7 +1,7 @@
 //! Quote search: every quote of a blob in one pass over its normalised text, and the search of
 //! other files for quotes found nowhere in their own.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::Oid;
@@ -136,26 +136,39 @@ struct Search {
 
 /// For each search, for each of its quotes: the first other file at its revision, with its
 /// extension, that holds the quote (text blobs up to 1 MiB; the audited docs, in `skip`, are not
-/// searched: a quote is always found in the doc that quotes it). A blob is read, normalised and
-/// searched once for all the searches whose files it is, at whatever revisions and paths, for
-/// all their quotes at once; a blob that holds none of the quotes' longest words is not.
+/// searched: a quote is always found in the doc that quotes it). A blob is read and normalised
+/// once for all the searches whose files it is, at whatever revisions and paths; a file that
+/// holds none of a search's quotes' longest words is not searched for them.
 fn search_elsewhere(
     repo: &CodeRepo,
     searches: &[Search],
     skip: &HashSet<&str>,
 ) -> Vec<Vec<Option<String>>> {
-    let mut out: Vec<Vec<Option<String>>> = searches
+    struct Ready {
+        prefilter: AhoCorasick,
+        ac: AhoCorasick,
+    }
+    let ready: Vec<Option<Ready>> = searches
         .iter()
-        .map(|s| vec![None; s.quotes.len()])
+        .map(|s| {
+            let words: Vec<&str> = s
+                .quotes
+                .iter()
+                .map(|(_, q)| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
+                .collect();
+            let prefilter = AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(&words)
+                .ok()?;
+            let ac = AhoCorasick::new(s.quotes.iter().map(|(_, q)| q)).ok()?;
+            Some(Ready { prefilter, ac })
+        })
         .collect();
-    let Some(quotes) = Quotes::of(searches) else {
-        return out;
-    };
     // Blob → the (search, path) pairs it is a candidate file of. One revision's listing at a
     // time, kept only while its candidates are picked: a wiki citing many revisions would
     // otherwise hold all their listings at once.
     let mut wanted: Vec<usize> = (0..searches.len())
-        .filter(|&k| !searches[k].quotes.is_empty())
+        .filter(|&k| ready[k].is_some() && !searches[k].quotes.is_empty())
         .collect();
     wanted.sort_by_key(|&k| (searches[k].commit, k));
     let git = repo.worker();
@@ -176,11 +189,33 @@ fn search_elsewhere(
         repo,
         &blobs,
         |git, (id, places)| repo.blob_at(git, *id, commit_of(places[0].0)),
-        |(_, places), read| match read {
-            Ok(FileAt::Text(text)) if text.len() <= 1 << 20 => quotes.hits(&text, places),
-            _ => Vec::new(),
+        |(_, places), read| {
+            let Ok(FileAt::Text(text)) = read else {
+                return Vec::new();
+            };
+            if text.len() > 1 << 20 {
+                return Vec::new();
+            }
+            let mut norm: Option<String> = None;
+            let mut out = Vec::new();
+            for (k, path) in places {
+                let Some(r) = &ready[*k] else { continue };
+                if !r.prefilter.is_match(text.as_bytes()) {
+                    continue;
+                }
+                let norm = norm.get_or_insert_with(|| normalize(&text));
+                out.extend(
+                    r.ac.find_overlapping_iter(norm.as_str())
+                        .map(|m| (*k, m.pattern().as_usize(), path.clone())),
+                );
+            }
+            out
         },
     );
+    let mut out: Vec<Vec<Option<String>>> = searches
+        .iter()
+        .map(|s| vec![None; s.quotes.len()])
+        .collect();
     // The first file in path order wins, whatever the thread count.
     for (k, quote, path) in hits {
         let slot = &mut out[k][quote];
@@ -189,82 +224,6 @@ fn search_elsewhere(
         }
     }
     out
-}
-
-/// The distinct quotes of a run of searches, with an automaton for them all and one for their
-/// longest words (normalisation only touches whitespace, so a blob that holds a quote holds its
-/// longest word verbatim).
-struct Quotes {
-    /// Each distinct quote's searches: (search, the quote's place in it).
-    owners: Vec<Vec<(usize, usize)>>,
-    ac: AhoCorasick,
-    prefilter: AhoCorasick,
-}
-
-impl Quotes {
-    /// `None` when an automaton cannot be built (too large): nothing is found.
-    fn of(searches: &[Search]) -> Option<Quotes> {
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut patterns: Vec<&str> = Vec::new();
-        let mut owners: Vec<Vec<(usize, usize)>> = Vec::new();
-        for (k, search) in searches.iter().enumerate() {
-            for (at, (_, quote)) in search.quotes.iter().enumerate() {
-                let id = *ids.entry(quote).or_insert_with(|| {
-                    patterns.push(quote);
-                    owners.push(Vec::new());
-                    patterns.len() - 1
-                });
-                owners[id].push((k, at));
-            }
-        }
-        if patterns.is_empty() {
-            return None;
-        }
-        let words = patterns
-            .iter()
-            .map(|q| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q));
-        let prefilter = AhoCorasick::builder()
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(words)
-            .ok()?;
-        let ac = AhoCorasick::new(&patterns).ok()?;
-        Some(Quotes {
-            owners,
-            ac,
-            prefilter,
-        })
-    }
-
-    /// (search, quote, path) for each quote `text` holds, for each of its `places` (search, path;
-    /// in search order) whose search has that quote.
-    fn hits(&self, text: &str, places: &[(usize, String)]) -> Vec<(usize, usize, String)> {
-        // The searches with a quote whose longest word is in the text: only their places can
-        // hold a quote.
-        let mut hinted: Vec<usize> = (self.prefilter.find_overlapping_iter(text.as_bytes()))
-            .flat_map(|m| &self.owners[m.pattern().as_usize()])
-            .map(|&(k, _)| k)
-            .collect();
-        hinted.sort_unstable();
-        hinted.dedup();
-        if !places.iter().any(|(k, _)| hinted.binary_search(k).is_ok()) {
-            return Vec::new();
-        }
-        let norm = normalize(text);
-        let mut held: Vec<usize> = (self.ac.find_overlapping_iter(norm.as_str()))
-            .map(|m| m.pattern().as_usize())
-            .collect();
-        held.sort_unstable();
-        held.dedup();
-        let mut out = Vec::new();
-        for id in held {
-            for &(k, at) in &self.owners[id] {
-                let first = places.partition_point(|(p, _)| *p < k);
-                let here = places[first..].iter().take_while(|(p, _)| *p == k);
-                out.extend(here.map(|(_, path)| (k, at, path.clone())));
-            }
-        }
-        out
-    }
 }
 
 /// The candidate files of the searches `same` (all at one revision): (blob, search, path) for
@@ -390,55 +349,4 @@ fn scan_pass(
         out[quote].push((paths.paths[i].clone(), lines));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn search(commit: u8, quotes: &[&str]) -> Search {
-        Search {
-            commit: Oid::from_bytes(&[commit; 20]).unwrap(),
-            extension: Some("rs".to_string()),
-            quotes: quotes.iter().map(|q| (0, q.to_string())).collect(),
-        }
-    }
-
-    #[test]
-    fn a_blob_is_searched_once_for_the_quotes_of_every_search_it_is_a_place_of() {
-        // The same quote lost at two revisions, and one quote of each search alone.
-        let searches = [
-            search(1, &["let shared = 1;", "fn only_first()"]),
-            search(2, &["fn only_second()", "let shared = 1;"]),
-            search(3, &["let shared = 1;"]),
-        ];
-        let quotes = Quotes::of(&searches).unwrap();
-        let text = "fn only_first() {}\nlet   shared =\n 1;\nfn only_second() {}\n";
-        let place = |k: usize, p: &str| (k, p.to_string());
-        let mut hits = quotes.hits(
-            text,
-            &[place(0, "a.rs"), place(1, "b.rs"), place(1, "c.rs")],
-        );
-        hits.sort();
-        let hit = |k: usize, q: usize, p: &str| (k, q, p.to_string());
-        assert_eq!(
-            hits,
-            vec![
-                hit(0, 0, "a.rs"),
-                hit(0, 1, "a.rs"),
-                hit(1, 0, "b.rs"),
-                hit(1, 0, "c.rs"),
-                hit(1, 1, "b.rs"),
-                hit(1, 1, "c.rs"),
-            ]
-        );
-        // A blob only the third search looks in, and one holding no quote's longest word.
-        assert_eq!(
-            quotes.hits(text, &[place(2, "d.rs")]),
-            vec![hit(2, 0, "d.rs")]
-        );
-        assert!(quotes
-            .hits("fn other() {}\n", &[place(0, "a.rs")])
-            .is_empty());
-    }
 }
