@@ -1,10 +1,11 @@
 //! Quote search: every quote of a blob in one pass over its normalised text, and the search of
 //! other files for quotes found nowhere in their own.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use git2::Oid;
+use rayon::prelude::*;
 
 use super::facts::CiteFacts;
 use crate::model::{AuditedDoc, LineRange};
@@ -16,38 +17,44 @@ use crate::resolve::{CodeRepo, FileAt};
 /// batch took about 45 MB at once (measured); passes of this many keep them to a few MB.
 const QUOTES_PER_PASS: usize = 4_096;
 
-/// Line ranges of every occurrence of each pattern in the normalised text, in one pass.
+/// Line ranges of every occurrence of each pattern in the normalised text, overlapping ones
+/// included.
 pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
-    let mut found = vec![Vec::new(); patterns.len()];
-    let push = |found: &mut Vec<Vec<LineRange>>, id: usize, start: usize, end: usize| {
+    let lines = |(start, end)| {
         let (s, e) = norm.lines_of(start, end);
-        found[id].push(LineRange::new(s as i64, e as i64));
+        LineRange::new(s as i64, e as i64)
     };
-    match patterns {
-        [] => return found,
-        // Most blobs have one quote: a substring search needs no automaton.
-        [one] if !one.is_empty() => {
-            let step = one.chars().next().map_or(1, char::len_utf8);
-            let mut from = 0;
-            while let Some(i) = norm.text[from..].find(one) {
-                push(&mut found, 0, from + i, from + i + one.len());
-                from += i + step;
-            }
-            return found;
-        }
-        _ => {}
+    if patterns.len() <= PATTERNS_EACH && patterns.iter().all(|p| !p.is_empty()) {
+        let each = |p: &&str| occurrences(&norm.text, p).map(lines).collect();
+        return patterns.iter().map(each).collect();
     }
-    // A blob has few quotes: a contiguous NFA builds much faster than a DFA and searches nearly as
-    // fast at that size.
+    let mut found = vec![Vec::new(); patterns.len()];
+    // Many quotes: a contiguous NFA builds much faster than a DFA and searches nearly as fast
+    // at that size.
     let ac = AhoCorasick::builder()
         .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(patterns);
     if let Ok(ac) = ac {
         for m in ac.find_overlapping_iter(&norm.text) {
-            push(&mut found, m.pattern().as_usize(), m.start(), m.end());
+            found[m.pattern().as_usize()].push(lines((m.start(), m.end())));
         }
     }
     found
+}
+
+/// Where each occurrence of `needle` (not empty) in `text` starts and ends, overlapping ones
+/// included, in order.
+fn occurrences<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    // The next search starts a character after the last match's start: a match of valid UTF-8
+    // in valid UTF-8 starts on a character boundary.
+    let step = needle.chars().next().map_or(1, char::len_utf8);
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + finder.find(&text.as_bytes()[from..])?;
+        from = at + step;
+        Some((at, at + needle.len()))
+    })
 }
 
 /// Another file that holds each quote found nowhere in its own file, for
@@ -137,33 +144,16 @@ struct Search {
 /// For each search, for each of its quotes: the first other file at its revision, with its
 /// extension, that holds the quote (text blobs up to 1 MiB; the audited docs, in `skip`, are not
 /// searched: a quote is always found in the doc that quotes it). A blob is read and normalised
-/// once for all the searches whose files it is, at whatever revisions and paths; a file that
-/// holds none of a search's quotes' longest words is not searched for them.
+/// once for all the searches whose files it is, at whatever revisions and paths, and scanned once
+/// for all their quotes' longest words ([`Prefilter`]); a search none of whose words the blob
+/// holds is not run on it.
 fn search_elsewhere(
     repo: &CodeRepo,
     searches: &[Search],
     skip: &HashSet<&str>,
 ) -> Vec<Vec<Option<String>>> {
-    struct Ready {
-        prefilter: AhoCorasick,
-        ac: AhoCorasick,
-    }
-    let ready: Vec<Option<Ready>> = searches
-        .iter()
-        .map(|s| {
-            let words: Vec<&str> = s
-                .quotes
-                .iter()
-                .map(|(_, q)| q.split(' ').max_by_key(|w| w.len()).unwrap_or(q))
-                .collect();
-            let prefilter = AhoCorasick::builder()
-                .kind(Some(AhoCorasickKind::DFA))
-                .build(&words)
-                .ok()?;
-            let ac = AhoCorasick::new(s.quotes.iter().map(|(_, q)| q)).ok()?;
-            Some(Ready { prefilter, ac })
-        })
-        .collect();
+    let quotes_of = |s: &Search| Finders::new(s.quotes.iter().map(|(_, q)| q.as_str()));
+    let ready: Vec<Option<Finders>> = searches.iter().map(quotes_of).collect();
     // Blob → the (search, path) pairs it is a candidate file of. One revision's listing at a
     // time, kept only while its candidates are picked: a wiki citing many revisions would
     // otherwise hold all their listings at once.
@@ -182,32 +172,33 @@ fn search_elsewhere(
     by_blob
         .values_mut()
         .for_each(|places| places.sort_by_key(|p| p.0));
-    let blobs: Vec<(Oid, Vec<(usize, String)>)> = by_blob.into_iter().collect();
+    let (sets, blobs) = Prefilter::for_blobs(searches, by_blob);
     let commit_of = |k: usize| searches[k].commit;
     // Blobs are read and searched on every core (see `resolve::reads`).
     let hits: Vec<(usize, usize, String)> = read_each(
         repo,
         &blobs,
-        |git, (id, places)| repo.blob_at(git, *id, commit_of(places[0].0)),
-        |(_, places), read| {
+        |git, (id, _, places)| repo.blob_at(git, *id, commit_of(places[0].0)),
+        |(_, set, places), read| {
             let Ok(FileAt::Text(text)) = read else {
                 return Vec::new();
             };
             if text.len() > 1 << 20 {
                 return Vec::new();
             }
+            let runs = sets[*set].searches_in(&text);
             let mut norm: Option<String> = None;
             let mut out = Vec::new();
-            for (k, path) in places {
-                let Some(r) = &ready[*k] else { continue };
-                if !r.prefilter.is_match(text.as_bytes()) {
+            for same in places.chunk_by(|a, b| a.0 == b.0) {
+                let k = same[0].0;
+                let Some(quotes) = ready[k].as_ref().filter(|_| runs.contains(&k)) else {
                     continue;
-                }
+                };
                 let norm = norm.get_or_insert_with(|| normalize(&text));
-                out.extend(
-                    r.ac.find_overlapping_iter(norm.as_str())
-                        .map(|m| (*k, m.pattern().as_usize(), path.clone())),
-                );
+                quotes.each_in(norm, |quote| {
+                    out.extend(same.iter().map(|(_, path)| (k, quote, path.clone())));
+                    false
+                });
             }
             out
         },
@@ -224,6 +215,136 @@ fn search_elsewhere(
         }
     }
     out
+}
+
+/// The longest words of the quotes of every search a set of blobs are candidates of: a blob is
+/// scanned for all of them at once, not once per search (a wiki's blob is a candidate of a dozen
+/// searches, one per cited revision it is unchanged in). Normalisation only touches whitespace,
+/// so a quote's longest word occurs verbatim in any file that holds the quote.
+struct Prefilter {
+    /// The searches of the set, in order.
+    searches: Vec<usize>,
+    /// For each word, the searches (indexes into `searches`) one of whose quotes it is from.
+    of_word: Vec<Vec<usize>>,
+    /// `None` when they could not be put in an automaton: every search of the set is run.
+    words: Option<Finders>,
+}
+
+/// Which of some patterns a text holds.
+enum Finders {
+    /// A few patterns: each with its own vectorised substring search (an automaton over a few
+    /// steps through the text several times slower).
+    Each(Vec<memchr::memmem::Finder<'static>>),
+    /// More: one automaton, one pass.
+    Automaton(AhoCorasick),
+}
+
+/// Up to this many patterns, a text is searched once per pattern: an automaton over a few steps
+/// through the text several times slower than a vectorised substring search.
+const PATTERNS_EACH: usize = 8;
+
+impl Finders {
+    /// `None` when the automaton cannot be built.
+    fn new<'a>(patterns: impl ExactSizeIterator<Item = &'a str>) -> Option<Finders> {
+        if patterns.len() <= PATTERNS_EACH {
+            let finder = |p: &str| memchr::memmem::Finder::new(p.as_bytes()).into_owned();
+            return Some(Finders::Each(patterns.map(finder).collect()));
+        }
+        AhoCorasick::new(patterns).ok().map(Finders::Automaton)
+    }
+
+    /// Call `found` with the index of each pattern `text` holds (perhaps more than once),
+    /// until it returns `true`.
+    fn each_in(&self, text: &str, mut found: impl FnMut(usize) -> bool) {
+        match self {
+            Finders::Each(finders) => {
+                for (i, finder) in finders.iter().enumerate() {
+                    if finder.find(text.as_bytes()).is_some() && found(i) {
+                        return;
+                    }
+                }
+            }
+            Finders::Automaton(ac) => {
+                for m in ac.find_overlapping_iter(text) {
+                    if found(m.pattern().as_usize()) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Prefilter {
+    /// One prefilter per distinct set of searches among `by_blob`'s blobs (built on every core),
+    /// and each blob with its set's index and its places.
+    #[allow(clippy::type_complexity)]
+    fn for_blobs(
+        searches: &[Search],
+        by_blob: BTreeMap<Oid, Vec<(usize, String)>>,
+    ) -> (Vec<Prefilter>, Vec<(Oid, usize, Vec<(usize, String)>)>) {
+        let mut sets: HashMap<Vec<usize>, usize> = HashMap::new();
+        let blobs: Vec<(Oid, usize, Vec<(usize, String)>)> = by_blob
+            .into_iter()
+            .map(|(id, places)| {
+                let mut set: Vec<usize> = places.iter().map(|p| p.0).collect();
+                set.dedup();
+                let next = sets.len();
+                (id, *sets.entry(set).or_insert(next), places)
+            })
+            .collect();
+        let mut sets: Vec<(Vec<usize>, usize)> = sets.into_iter().collect();
+        sets.sort_by_key(|s| s.1);
+        let built = sets
+            .into_par_iter()
+            .map(|(set, _)| Prefilter::new(searches, set))
+            .collect();
+        (built, blobs)
+    }
+
+    fn new(searches: &[Search], set: Vec<usize>) -> Prefilter {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut words: Vec<&str> = Vec::new();
+        let mut of_word: Vec<Vec<usize>> = Vec::new();
+        for (at, &k) in set.iter().enumerate() {
+            for (_, q) in &searches[k].quotes {
+                let word = q.split(' ').max_by_key(|w| w.len()).unwrap_or(q);
+                let id = *ids.entry(word).or_insert_with(|| {
+                    words.push(word);
+                    of_word.push(Vec::new());
+                    words.len() - 1
+                });
+                if of_word[id].last() != Some(&at) {
+                    of_word[id].push(at);
+                }
+            }
+        }
+        Prefilter {
+            searches: set,
+            of_word,
+            words: Finders::new(words.into_iter()),
+        }
+    }
+
+    /// The searches of the set that may find a quote in `text`: those one of whose words it
+    /// holds.
+    fn searches_in(&self, text: &str) -> Vec<usize> {
+        let mut runs = vec![false; self.searches.len()];
+        let mut left = runs.len();
+        let Some(words) = &self.words else {
+            return self.searches.clone();
+        };
+        words.each_in(text, |word| {
+            for &at in &self.of_word[word] {
+                left -= usize::from(!runs[at]);
+                runs[at] = true;
+            }
+            left == 0 // every search runs: the rest of the text cannot add one
+        });
+        (self.searches.iter().zip(runs))
+            .filter_map(|(&k, run)| run.then_some(k))
+            .collect()
+    }
 }
 
 /// The candidate files of the searches `same` (all at one revision): (blob, search, path) for
@@ -349,4 +470,44 @@ fn scan_pass(
         out[quote].push((paths.paths[i].clone(), lines));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every occurrence of each pattern, overlapping ones included, by one automaton: what
+    /// `find_all` returned for every blob before it searched a few quotes one by one.
+    fn by_automaton(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
+        let mut found = vec![Vec::new(); patterns.len()];
+        let ac = AhoCorasick::new(patterns).unwrap();
+        for m in ac.find_overlapping_iter(&norm.text) {
+            let (s, e) = norm.lines_of(m.start(), m.end());
+            found[m.pattern().as_usize()].push(LineRange::new(s as i64, e as i64));
+        }
+        found
+    }
+
+    #[test]
+    fn overlapping_and_repeated_quotes_are_all_found() {
+        let norm = NormalizedSource::new("aaa\n  é é é\naaa b\n");
+        let patterns = ["aa", "é é", "a b", "aaa", "aa"];
+        let found = find_all(&norm, &patterns);
+        assert_eq!(found, by_automaton(&norm, &patterns));
+        assert_eq!(found[0].len(), 4, "{found:?}");
+        assert_eq!(found[1].len(), 2, "{found:?}");
+        assert_eq!(found[2], vec![LineRange::new(3, 3)]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_few_quotes_one_by_one_are_found_as_by_one_automaton(
+            text in "([abé \n]){0,60}",
+            patterns in proptest::collection::vec("[abé ]{1,4}", 1..12),
+        ) {
+            let norm = NormalizedSource::new(&text);
+            let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(find_all(&norm, &patterns), by_automaton(&norm, &patterns));
+        }
+    }
 }
