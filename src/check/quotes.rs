@@ -152,13 +152,11 @@ fn search_elsewhere(
     searches: &[Search],
     skip: &HashSet<&str>,
 ) -> Vec<Vec<Option<String>>> {
-    let quotes_of = |s: &Search| Finders::new(s.quotes.iter().map(|(_, q)| q.as_str()));
-    let ready: Vec<Option<Finders>> = searches.iter().map(quotes_of).collect();
     // Blob → the (search, path) pairs it is a candidate file of. One revision's listing at a
     // time, kept only while its candidates are picked: a wiki citing many revisions would
     // otherwise hold all their listings at once.
     let mut wanted: Vec<usize> = (0..searches.len())
-        .filter(|&k| ready[k].is_some() && !searches[k].quotes.is_empty())
+        .filter(|&k| !searches[k].quotes.is_empty())
         .collect();
     wanted.sort_by_key(|&k| (searches[k].commit, k));
     let git = repo.worker();
@@ -186,19 +184,17 @@ fn search_elsewhere(
             if text.len() > 1 << 20 {
                 return Vec::new();
             }
-            let runs = sets[*set].searches_in(&text);
             let mut norm: Option<String> = None;
             let mut out = Vec::new();
-            for same in places.chunk_by(|a, b| a.0 == b.0) {
-                let k = same[0].0;
-                let Some(quotes) = ready[k].as_ref().filter(|_| runs.contains(&k)) else {
-                    continue;
-                };
+            for (k, quote) in sets[*set].quotes_in(&text) {
                 let norm = norm.get_or_insert_with(|| normalize(&text));
-                quotes.each_in(norm, |quote| {
-                    out.extend(same.iter().map(|(_, path)| (k, quote, path.clone())));
-                    false
-                });
+                let q = &searches[k].quotes[quote].1;
+                if memchr::memmem::find(norm.as_bytes(), q.as_bytes()).is_none() {
+                    continue;
+                }
+                let from = places.partition_point(|p| p.0 < k);
+                let same = places[from..].iter().take_while(|p| p.0 == k);
+                out.extend(same.map(|(_, path)| (k, quote, path.clone())));
             }
             out
         },
@@ -219,14 +215,13 @@ fn search_elsewhere(
 
 /// The longest words of the quotes of every search a set of blobs are candidates of: a blob is
 /// scanned for all of them at once, not once per search (a wiki's blob is a candidate of a dozen
-/// searches, one per cited revision it is unchanged in). Normalisation only touches whitespace,
-/// so a quote's longest word occurs verbatim in any file that holds the quote.
+/// searches, one per cited revision it is unchanged in), and only the quotes whose word it holds
+/// are searched for. Normalisation only touches whitespace, so a quote's longest word occurs
+/// verbatim in any file that holds the quote.
 struct Prefilter {
-    /// The searches of the set, in order.
-    searches: Vec<usize>,
-    /// For each word, the searches (indexes into `searches`) one of whose quotes it is from.
-    of_word: Vec<Vec<usize>>,
-    /// `None` when they could not be put in an automaton: every search of the set is run.
+    /// For each word, the quotes it is the longest word of: (search, index in its quotes).
+    of_word: Vec<Vec<(usize, usize)>>,
+    /// `None` when they could not be put in an automaton: every quote is searched for.
     words: Option<Finders>,
 }
 
@@ -253,23 +248,18 @@ impl Finders {
         AhoCorasick::new(patterns).ok().map(Finders::Automaton)
     }
 
-    /// Call `found` with the index of each pattern `text` holds (perhaps more than once),
-    /// until it returns `true`.
-    fn each_in(&self, text: &str, mut found: impl FnMut(usize) -> bool) {
+    /// Whether `text` holds each pattern.
+    fn held(&self, text: &str) -> Vec<bool> {
         match self {
-            Finders::Each(finders) => {
-                for (i, finder) in finders.iter().enumerate() {
-                    if finder.find(text.as_bytes()).is_some() && found(i) {
-                        return;
-                    }
-                }
-            }
+            Finders::Each(finders) => (finders.iter())
+                .map(|f| f.find(text.as_bytes()).is_some())
+                .collect(),
             Finders::Automaton(ac) => {
+                let mut held = vec![false; ac.patterns_len()];
                 for m in ac.find_overlapping_iter(text) {
-                    if found(m.pattern().as_usize()) {
-                        return;
-                    }
+                    held[m.pattern().as_usize()] = true;
                 }
+                held
             }
         }
     }
@@ -297,53 +287,44 @@ impl Prefilter {
         sets.sort_by_key(|s| s.1);
         let built = sets
             .into_par_iter()
-            .map(|(set, _)| Prefilter::new(searches, set))
+            .map(|(set, _)| Prefilter::new(searches, &set))
             .collect();
         (built, blobs)
     }
 
-    fn new(searches: &[Search], set: Vec<usize>) -> Prefilter {
+    fn new(searches: &[Search], set: &[usize]) -> Prefilter {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         let mut words: Vec<&str> = Vec::new();
-        let mut of_word: Vec<Vec<usize>> = Vec::new();
-        for (at, &k) in set.iter().enumerate() {
-            for (_, q) in &searches[k].quotes {
+        let mut of_word: Vec<Vec<(usize, usize)>> = Vec::new();
+        for &k in set {
+            for (i, (_, q)) in searches[k].quotes.iter().enumerate() {
                 let word = q.split(' ').max_by_key(|w| w.len()).unwrap_or(q);
                 let id = *ids.entry(word).or_insert_with(|| {
                     words.push(word);
                     of_word.push(Vec::new());
                     words.len() - 1
                 });
-                if of_word[id].last() != Some(&at) {
-                    of_word[id].push(at);
-                }
+                of_word[id].push((k, i));
             }
         }
         Prefilter {
-            searches: set,
             of_word,
             words: Finders::new(words.into_iter()),
         }
     }
 
-    /// The searches of the set that may find a quote in `text`: those one of whose words it
-    /// holds.
-    fn searches_in(&self, text: &str) -> Vec<usize> {
-        let mut runs = vec![false; self.searches.len()];
-        let mut left = runs.len();
-        let Some(words) = &self.words else {
-            return self.searches.clone();
+    /// The quotes that may be in `text`, (search, index in its quotes), in order: those whose
+    /// word it holds.
+    fn quotes_in(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut quotes: Vec<(usize, usize)> = match &self.words {
+            Some(words) => (words.held(text).into_iter().zip(&self.of_word))
+                .filter(|(held, _)| *held)
+                .flat_map(|(_, quotes)| quotes.iter().copied())
+                .collect(),
+            None => self.of_word.iter().flatten().copied().collect(),
         };
-        words.each_in(text, |word| {
-            for &at in &self.of_word[word] {
-                left -= usize::from(!runs[at]);
-                runs[at] = true;
-            }
-            left == 0 // every search runs: the rest of the text cannot add one
-        });
-        (self.searches.iter().zip(runs))
-            .filter_map(|(&k, run)| run.then_some(k))
-            .collect()
+        quotes.sort_unstable();
+        quotes
     }
 }
 
