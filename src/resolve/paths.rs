@@ -2,6 +2,8 @@
 //! file name elsewhere, a near name in the same or a near folder). [`super::CodeRepo`] builds one
 //! per commit and caches it.
 
+use rapidfuzz::distance::levenshtein;
+
 /// Every file path at one commit, indexed by file name and folder for suggestions. The indexes
 /// are positions into `paths`, sorted: a wiki citing many revisions keeps one index per
 /// revision, so they hold no copies of the names.
@@ -69,39 +71,99 @@ impl PathIndex {
     pub fn suggest(&self, missing: &str) -> Vec<String> {
         let (dir, name) = split(missing);
         let path = |i: &u32| &self.paths[*i as usize];
+        // Each string is compared with many: its bit vectors are built once (a bit-parallel
+        // edit distance, which stops once the limit is passed).
+        let whole = levenshtein::BatchComparator::new(missing.chars());
         let same = self.run(&self.by_name, |p| split(p).1, name);
         if !same.is_empty() {
             let mut same: Vec<&String> = same.iter().map(path).collect();
-            same.sort_by_key(|p| (strsim::levenshtein(missing, p), p.len()));
+            same.sort_by_cached_key(|p| (whole.distance(p.chars()), p.len()));
             return same.into_iter().take(3).cloned().collect();
         }
-        let near = |a: &str, b: &str| {
-            let limit = (a.len() / 4).max(2);
-            a.len().abs_diff(b.len()) <= limit && strsim::levenshtein(a, b) <= limit
-        };
         let in_dir = self.run(&self.by_dir, |p| split(p).0, dir);
         let dirs: Vec<&[u32]> = match in_dir.is_empty() {
             false => vec![in_dir],
-            true => (self.dirs.iter())
-                .map(|&(start, end)| &self.by_dir[start..end])
-                .filter(|files| near(dir, split(path(&files[0])).0))
-                .collect(),
+            true => {
+                let near_dir = Near::new(dir);
+                (self.dirs.iter())
+                    .map(|&(start, end)| &self.by_dir[start..end])
+                    .filter(|files| near_dir.is(split(path(&files[0])).0))
+                    .collect()
+            }
         };
+        let near_name = Near::new(name);
         let mut found: Vec<(usize, &String)> = dirs
             .into_iter()
             .flatten()
             .map(path)
-            .filter(|p| near(name, split(p).1))
-            .map(|p| (strsim::levenshtein(missing, p), p))
+            .filter(|p| near_name.is(split(p).1))
+            .map(|p| (whole.distance(p.chars()), p))
             .collect();
         found.sort();
         found.into_iter().take(3).map(|(_, p)| p.clone()).collect()
     }
 }
 
+/// Whether a name is near `to`: its length (in bytes) and its edit distance (in characters)
+/// within a quarter of `to`'s length, or 2.
+struct Near {
+    to: levenshtein::BatchComparator<char>,
+    len: usize,
+    limit: usize,
+}
+
+impl Near {
+    fn new(to: &str) -> Near {
+        Near {
+            to: levenshtein::BatchComparator::new(to.chars()),
+            len: to.len(),
+            limit: (to.len() / 4).max(2),
+        }
+    }
+
+    fn is(&self, other: &str) -> bool {
+        let args = levenshtein::Args::default().score_cutoff(self.limit);
+        self.len.abs_diff(other.len()) <= self.limit
+            && self.to.distance_with_args(other.chars(), &args).is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The textbook edit distance over characters (what `strsim::levenshtein`, used before,
+    /// computed).
+    fn reference(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let next = (diagonal + usize::from(ca != *cb))
+                    .min(row[j] + 1)
+                    .min(row[j + 1] + 1);
+                diagonal = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn near_names_and_distances_are_the_textbook_ones(
+            a in "[ab/é.]{0,12}",
+            b in "[ab/é.]{0,12}",
+        ) {
+            let limit = (a.len() / 4).max(2);
+            let near = a.len().abs_diff(b.len()) <= limit && reference(&a, &b) <= limit;
+            proptest::prop_assert_eq!(Near::new(&a).is(&b), near);
+            let whole = levenshtein::BatchComparator::new(a.chars());
+            proptest::prop_assert_eq!(whole.distance(b.chars()), reference(&a, &b));
+        }
+    }
 
     #[test]
     fn suggests_the_same_file_name_then_near_paths() {
