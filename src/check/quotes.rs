@@ -170,7 +170,7 @@ fn search_elsewhere(
     by_blob
         .values_mut()
         .for_each(|places| places.sort_by_key(|p| p.0));
-    let (sets, blobs) = Prefilter::for_blobs(searches, by_blob);
+    let (sets, words, blobs) = Prefilter::for_blobs(searches, by_blob);
     let commit_of = |k: usize| searches[k].commit;
     // Blobs are read and searched on every core (see `resolve::reads`).
     let hits: Vec<(usize, usize, String)> = read_each(
@@ -186,7 +186,7 @@ fn search_elsewhere(
             }
             let mut norm: Option<String> = None;
             let mut out = Vec::new();
-            for (k, quote) in sets[*set].quotes_in(&text) {
+            for (k, quote) in sets[*set].quotes_in(&text, &words) {
                 let norm = norm.get_or_insert_with(|| normalize(&text));
                 let q = &searches[k].quotes[quote].1;
                 if memchr::memmem::find(norm.as_bytes(), q.as_bytes()).is_none() {
@@ -221,58 +221,74 @@ fn search_elsewhere(
 struct Prefilter {
     /// For each word, the quotes it is the longest word of: (search, index in its quotes).
     of_word: Vec<Vec<(usize, usize)>>,
-    /// `None` when they could not be put in an automaton: every quote is searched for.
-    words: Option<Finders>,
+    scan: Scan,
 }
 
-/// Which of some patterns a text holds.
-enum Finders {
-    /// A few patterns: each with its own vectorised substring search (an automaton over a few
-    /// steps through the text several times slower).
+/// How a [`Prefilter`] finds its words in a text.
+enum Scan {
+    /// A few words: each with its own vectorised substring search (an automaton over a few
+    /// words steps through the text several times slower).
     Each(Vec<memchr::memmem::Finder<'static>>),
-    /// More: one automaton, one pass.
-    Automaton(AhoCorasick),
+    /// More: the run's automaton over every search's words ([`Words`]), one pass; each of
+    /// its words that is one of this set's, by index.
+    Shared(HashMap<usize, usize>),
 }
 
-/// Up to this many patterns, a text is searched once per pattern: an automaton over a few steps
-/// through the text several times slower than a vectorised substring search.
+/// Up to this many patterns (a blob's quotes, a [`Prefilter`]'s words), each is looked for with
+/// its own vectorised substring search: an automaton over a few steps through the text several
+/// times slower.
 const PATTERNS_EACH: usize = 8;
 
-impl Finders {
-    /// `None` when the automaton cannot be built.
-    fn new<'a>(patterns: impl ExactSizeIterator<Item = &'a str>) -> Option<Finders> {
-        if patterns.len() <= PATTERNS_EACH {
-            let finder = |p: &str| memchr::memmem::Finder::new(p.as_bytes()).into_owned();
-            return Some(Finders::Each(patterns.map(finder).collect()));
-        }
-        AhoCorasick::new(patterns).ok().map(Finders::Automaton)
-    }
+/// The longest word of each quote of a run's searches, once each, and (when a set of searches
+/// has more than [`PATTERNS_EACH`] of them) one automaton over all: a DFA, which steps through a
+/// text several times faster than an NFA, built once for the run rather than once per set.
+struct Words<'a> {
+    ids: HashMap<&'a str, usize>,
+    automaton: Option<AhoCorasick>,
+}
 
-    /// Whether `text` holds each pattern.
-    fn held(&self, text: &str) -> Vec<bool> {
-        match self {
-            Finders::Each(finders) => (finders.iter())
-                .map(|f| f.find(text.as_bytes()).is_some())
-                .collect(),
-            Finders::Automaton(ac) => {
-                let mut held = vec![false; ac.patterns_len()];
-                for m in ac.find_overlapping_iter(text) {
-                    held[m.pattern().as_usize()] = true;
-                }
-                held
-            }
+/// Up to this many words the run's automaton is a DFA (its memory grows with them); more, a
+/// contiguous NFA.
+const WORDS_IN_A_DFA: usize = 2_000;
+
+fn longest_word(quote: &str) -> &str {
+    quote.split(' ').max_by_key(|w| w.len()).unwrap_or(quote)
+}
+
+impl<'a> Words<'a> {
+    fn new(searches: &'a [Search], wanted: bool) -> Words<'a> {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut all: Vec<&str> = Vec::new();
+        for (_, q) in searches.iter().flat_map(|s| &s.quotes) {
+            let word = longest_word(q);
+            ids.entry(word).or_insert_with(|| {
+                all.push(word);
+                all.len() - 1
+            });
         }
+        let kind = match all.len() <= WORDS_IN_A_DFA {
+            true => AhoCorasickKind::DFA,
+            false => AhoCorasickKind::ContiguousNFA,
+        };
+        let automaton = wanted
+            .then(|| AhoCorasick::builder().kind(Some(kind)).build(&all).ok())
+            .flatten();
+        Words { ids, automaton }
     }
 }
 
 impl Prefilter {
     /// One prefilter per distinct set of searches among `by_blob`'s blobs (built on every core),
-    /// and each blob with its set's index and its places.
+    /// the run's [`Words`], and each blob with its set's index and its places.
     #[allow(clippy::type_complexity)]
     fn for_blobs(
         searches: &[Search],
         by_blob: BTreeMap<Oid, Vec<(usize, String)>>,
-    ) -> (Vec<Prefilter>, Vec<(Oid, usize, Vec<(usize, String)>)>) {
+    ) -> (
+        Vec<Prefilter>,
+        Words<'_>,
+        Vec<(Oid, usize, Vec<(usize, String)>)>,
+    ) {
         let mut sets: HashMap<Vec<usize>, usize> = HashMap::new();
         let blobs: Vec<(Oid, usize, Vec<(usize, String)>)> = by_blob
             .into_iter()
@@ -285,11 +301,16 @@ impl Prefilter {
             .collect();
         let mut sets: Vec<(Vec<usize>, usize)> = sets.into_iter().collect();
         sets.sort_by_key(|s| s.1);
-        let built = sets
+        let mut built: Vec<Prefilter> = sets
             .into_par_iter()
             .map(|(set, _)| Prefilter::new(searches, &set))
             .collect();
-        (built, blobs)
+        let shared = |p: &Prefilter| matches!(p.scan, Scan::Shared(_));
+        let words = Words::new(searches, built.iter().any(shared));
+        for p in built.iter_mut().filter(|p| shared(p)) {
+            p.share(searches, &words);
+        }
+        (built, words, blobs)
     }
 
     fn new(searches: &[Search], set: &[usize]) -> Prefilter {
@@ -298,7 +319,7 @@ impl Prefilter {
         let mut of_word: Vec<Vec<(usize, usize)>> = Vec::new();
         for &k in set {
             for (i, (_, q)) in searches[k].quotes.iter().enumerate() {
-                let word = q.split(' ').max_by_key(|w| w.len()).unwrap_or(q);
+                let word = longest_word(q);
                 let id = *ids.entry(word).or_insert_with(|| {
                     words.push(word);
                     of_word.push(Vec::new());
@@ -307,22 +328,48 @@ impl Prefilter {
                 of_word[id].push((k, i));
             }
         }
-        Prefilter {
-            of_word,
-            words: Finders::new(words.into_iter()),
-        }
+        let scan = match words.len() <= PATTERNS_EACH {
+            true => {
+                let finder = |w: &&str| memchr::memmem::Finder::new(w.as_bytes()).into_owned();
+                Scan::Each(words.iter().map(finder).collect())
+            }
+            false => Scan::Shared(HashMap::new()),
+        };
+        Prefilter { of_word, scan }
+    }
+
+    /// Index this set's words by their place in the run's automaton.
+    fn share(&mut self, searches: &[Search], words: &Words<'_>) {
+        let ours = self.of_word.iter().enumerate().map(|(local, quotes)| {
+            let (k, i) = quotes[0];
+            (words.ids[longest_word(&searches[k].quotes[i].1)], local)
+        });
+        self.scan = Scan::Shared(ours.collect());
     }
 
     /// The quotes that may be in `text`, (search, index in its quotes), in order: those whose
     /// word it holds.
-    fn quotes_in(&self, text: &str) -> Vec<(usize, usize)> {
-        let mut quotes: Vec<(usize, usize)> = match &self.words {
-            Some(words) => (words.held(text).into_iter().zip(&self.of_word))
-                .filter(|(held, _)| *held)
-                .flat_map(|(_, quotes)| quotes.iter().copied())
+    fn quotes_in(&self, text: &str, words: &Words<'_>) -> Vec<(usize, usize)> {
+        let held: Vec<bool> = match (&self.scan, &words.automaton) {
+            (Scan::Each(finders), _) => (finders.iter())
+                .map(|f| f.find(text.as_bytes()).is_some())
                 .collect(),
-            None => self.of_word.iter().flatten().copied().collect(),
+            (Scan::Shared(ours), Some(automaton)) => {
+                let mut held = vec![false; self.of_word.len()];
+                for m in automaton.find_overlapping_iter(text) {
+                    if let Some(&local) = ours.get(&m.pattern().as_usize()) {
+                        held[local] = true;
+                    }
+                }
+                held
+            }
+            // No automaton could be built: every quote is searched for.
+            (Scan::Shared(_), None) => vec![true; self.of_word.len()],
         };
+        let mut quotes: Vec<(usize, usize)> = (held.into_iter().zip(&self.of_word))
+            .filter(|(held, _)| *held)
+            .flat_map(|(_, quotes)| quotes.iter().copied())
+            .collect();
         quotes.sort_unstable();
         quotes
     }
