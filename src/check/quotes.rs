@@ -145,8 +145,8 @@ struct Search {
 /// extension, that holds the quote (text blobs up to 1 MiB; the audited docs, in `skip`, are not
 /// searched: a quote is always found in the doc that quotes it). A blob is read and normalised
 /// once for all the searches whose files it is, at whatever revisions and paths, and scanned once
-/// for all their quotes' longest words ([`Prefilter`]); a search none of whose words the blob
-/// holds is not run on it.
+/// for all their quotes' longest words ([`Prefilter`]); a quote whose longest word the blob does
+/// not hold is not searched for in it.
 fn search_elsewhere(
     repo: &CodeRepo,
     searches: &[Search],
@@ -525,6 +525,45 @@ mod tests {
         assert_eq!(found[0].len(), 4, "{found:?}");
         assert_eq!(found[1].len(), 2, "{found:?}");
         assert_eq!(found[2], vec![LineRange::new(3, 3)]);
+    }
+
+    /// The quotes each set's prefilter lets through for `text`, when a set has a few words (each
+    /// looked for on its own) and when it has more (the run's automaton).
+    #[test]
+    fn a_prefilter_lets_through_exactly_the_quotes_whose_longest_word_a_text_holds() {
+        let search = |quotes: &[&str]| Search {
+            commit: Oid::ZERO_SHA1,
+            extension: None,
+            quotes: (quotes.iter().enumerate())
+                .map(|(i, q)| (i, q.to_string()))
+                .collect(),
+        };
+        let many: Vec<String> = (0..12).map(|i| format!("x = word{i:02}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let searches = [
+            search(&["let alpha = 1", "beta()", "let alpha = 2"]),
+            search(&many),
+        ];
+        let at = |n: u8| Oid::from_bytes(&[n; 20]).unwrap();
+        let by_blob = BTreeMap::from([
+            (at(1), vec![(0, "a.rs".to_string())]),
+            (
+                at(2),
+                vec![(0, "b.rs".to_string()), (1, "b.rs".to_string())],
+            ),
+        ]);
+        let (sets, words, blobs) = Prefilter::for_blobs(&searches, by_blob);
+        let (few, both) = (&sets[blobs[0].1], &sets[blobs[1].1]);
+        assert!(matches!(few.scan, Scan::Each(_)) && matches!(both.scan, Scan::Shared(_)));
+        let text = "fn f() { alpha; beta(); word03 word11 word1 }";
+        assert_eq!(few.quotes_in(text, &words), vec![(0, 0), (0, 1), (0, 2)]);
+        assert_eq!(few.quotes_in("beta()", &words), vec![(0, 1)]);
+        assert!(few.quotes_in("beta", &words).is_empty());
+        assert_eq!(
+            both.quotes_in(text, &words),
+            vec![(0, 0), (0, 1), (0, 2), (1, 3), (1, 11)]
+        );
+        assert!(both.quotes_in("nothing here", &words).is_empty());
     }
 
     proptest::proptest! {
