@@ -99,16 +99,23 @@ fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
 
 /// Every file path at `commit`, indexed (none when it cannot be read).
 fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
+    PathIndex::new(files_at(repo, commit).into_iter().map(|f| f.0).collect())
+}
+
+/// Every file at `commit` (symbolic links included): its path, blob and mode; none when the
+/// commit's tree cannot be read.
+fn files_at(repo: &Repository, commit: Oid) -> Vec<(String, Oid, i32)> {
     let mut out = Vec::new();
     if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
         let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(ObjectType::Blob) {
-                out.push(format!("{dir}{}", entry.name().unwrap_or("")));
+                let path = format!("{dir}{}", entry.name().unwrap_or(""));
+                out.push((path, entry.id(), entry.filemode()));
             }
             git2::TreeWalkResult::Ok
         });
     }
-    PathIndex::new(out)
+    out
 }
 
 /// Why a revision did not resolve.
@@ -474,16 +481,9 @@ impl CodeRepo {
     /// Every regular file at `commit` (not a symbolic link or submodule) with its blob ID, in
     /// tree order.
     pub fn blob_ids(&self, repo: &Repository, commit: Oid) -> Vec<(String, Oid)> {
-        let mut out = Vec::new();
-        if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
-            let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-                if entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000 {
-                    out.push((format!("{dir}{}", entry.name().unwrap_or("")), entry.id()));
-                }
-                git2::TreeWalkResult::Ok
-            });
-        }
-        out
+        let files = files_at(repo, commit).into_iter();
+        let regular = files.filter(|f| f.2 != 0o120000);
+        regular.map(|(path, id, _)| (path, id)).collect()
     }
 
     /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet,
