@@ -102,20 +102,51 @@ fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
     PathIndex::new(files_at(repo, commit).into_iter().map(|f| f.0).collect())
 }
 
-/// Every file at `commit` (symbolic links included): its path, blob and mode; none when the
-/// commit's tree cannot be read.
+/// Every file at `commit` (symbolic links included): its path, blob and mode, in tree order
+/// (as a pre-order `git_tree_walk` lists them); none when the commit's tree cannot be read, and
+/// what was listed before a folder that cannot be read. Each folder's entries are read straight
+/// from its tree with the path built in one buffer: the walk's callback cost more than the
+/// reading (a `str` check of the folder and a `format!` per file).
 fn files_at(repo: &Repository, commit: Oid) -> Vec<(String, Oid, i32)> {
     let mut out = Vec::new();
     if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
-        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(ObjectType::Blob) {
-                let path = format!("{dir}{}", entry.name().unwrap_or(""));
-                out.push((path, entry.id(), entry.filemode()));
-            }
-            git2::TreeWalkResult::Ok
-        });
+        let _ = files_under(repo, &tree, &mut String::new(), &mut out);
     }
     out
+}
+
+/// The files under `tree`, their paths prefixed with `prefix` (restored on return). A name that
+/// is not UTF-8 cannot be cited from a doc and is left out.
+fn files_under(
+    repo: &Repository,
+    tree: &git2::Tree<'_>,
+    prefix: &mut String,
+    out: &mut Vec<(String, Oid, i32)>,
+) -> Result<(), git2::Error> {
+    let at = prefix.len();
+    for entry in tree.iter() {
+        let Ok(name) = std::str::from_utf8(entry.name_bytes()) else {
+            continue;
+        };
+        match entry.kind() {
+            Some(ObjectType::Blob) => {
+                let mut path = String::with_capacity(at + name.len());
+                path.push_str(prefix);
+                path.push_str(name);
+                out.push((path, entry.id(), entry.filemode()));
+            }
+            Some(ObjectType::Tree) => {
+                let sub = repo.find_tree(entry.id())?;
+                prefix.push_str(name);
+                prefix.push('/');
+                let listed = files_under(repo, &sub, prefix, out);
+                prefix.truncate(at);
+                listed?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Why a revision did not resolve.
@@ -567,6 +598,38 @@ mod tests {
         // A call while one is lent (another thread) opens a second handle; both are kept.
         repo.with_handle(|_| repo.with_handle(|_| ()));
         assert_eq!(kept(&repo), 2);
+    }
+
+    #[test]
+    fn files_are_listed_as_libgit2s_pre_order_walk_lists_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "@@@ commit v1 c\n@@@ file b.rs\nx\n@@@ file a/z/deep.rs\ny\n\
+                    @@@ file a/b.rs\nz\n@@@ file a-b/c.rs\nw\n@@@ symlink a/link.rs b.rs\n\
+                    @@@ submodule vendor/lib 0123456789abcdef0123456789abcdef01234567\n";
+        let commit = crate::fixture::build(spec, dir.path()).unwrap()["v1"];
+        let git = Repository::open(dir.path()).unwrap();
+        let tree = git.find_commit(commit).unwrap().tree().unwrap();
+        let mut walked = Vec::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |folder, entry| {
+            if entry.kind() == Some(ObjectType::Blob) {
+                let path = format!("{folder}{}", entry.name().unwrap());
+                walked.push((path, entry.id(), entry.filemode()));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .unwrap();
+        let listed = files_at(&git, commit);
+        assert_eq!(listed, walked);
+        let paths: Vec<&str> = listed.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["a-b/c.rs", "a/b.rs", "a/link.rs", "a/z/deep.rs", "b.rs"]
+        );
+        assert_eq!(
+            listed[2].2, 0o120000,
+            "the symbolic link is listed with its mode"
+        );
+        assert!(files_at(&git, Oid::ZERO_SHA1).is_empty());
     }
 
     #[test]
