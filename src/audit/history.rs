@@ -9,8 +9,9 @@ use git2::{Oid, Repository};
 use rayon::prelude::*;
 
 use crate::check::{self, CiteFacts, Group, Needs};
-use crate::model::{AuditedDoc, CiteRef, DocId, PinSource};
+use crate::model::{AuditedDoc, CiteRef, DocId, FileStat, PinSource};
 use crate::resolve::blame::{self, Job, ObjectError, TreeCache};
+use crate::resolve::index;
 use crate::resolve::CodeRepo;
 
 /// An unpinned citation's implied pin: the code commit it is checked at, and the commit that
@@ -67,8 +68,15 @@ pub fn implied_pins(
         .map(|(d, _)| docs[*d].doc.name.as_str())
         .collect();
     let starts = blamed_from(&git, target, &names)?;
-    let (asked, jobs): (Vec<&[CiteRef]>, Vec<Job>) = (here.par_iter().zip(starts))
-        .filter_map(|((doc, cites), start)| Some((&cites[..], job(&docs[*doc], start?, cites))))
+    // What Git's index says each doc's text is, to skip hashing it (see `Job::known`).
+    let stats: Vec<(&str, Option<FileStat>)> = (names.iter().zip(&here))
+        .map(|(name, (doc, _))| (*name, docs[*doc].doc.stat))
+        .collect();
+    let known = index::vouched(&git, &stats);
+    let (asked, jobs): (Vec<&[CiteRef]>, Vec<Job>) = (here.par_iter().zip(starts).zip(known))
+        .filter_map(|(((doc, cites), start), known)| {
+            Some((&cites[..], job(&docs[*doc], start?, known, cites)))
+        })
         .unzip();
     let mut out = HashMap::with_capacity(asked.iter().map(|a| a.len()).sum());
     let blamed = blame_in_parallel(repo, &jobs)?;
@@ -154,11 +162,12 @@ fn blame_in_parallel(
     Ok(out)
 }
 
-fn job<'a>(d: &'a AuditedDoc, newest: Oid, cites: &[CiteRef]) -> Job<'a> {
+fn job<'a>(d: &'a AuditedDoc, newest: Oid, known: Option<Oid>, cites: &[CiteRef]) -> Job<'a> {
     Job {
         path: d.doc.name.clone(),
         newest,
         text: d.doc.text.as_bytes(),
+        known,
         lines: cites
             .iter()
             .map(|c| d.doc.lines.line(d.citation(c.index).span.start))
@@ -243,7 +252,7 @@ fn in_own_repository(
     if !holds(&mut TreeCache::new(&doc_git), head, &rel)? {
         return Ok(Vec::new());
     }
-    let mut job = job(d, head, cites);
+    let mut job = job(d, head, None, cites);
     job.path = rel;
     let commits = blame::blame(&doc_git, std::slice::from_ref(&job))?;
     let history = first_parent_times(git, target);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::discover::DocFile;
 use crate::extract::{self, ExtractContext};
-use crate::model::{AuditedDoc, CitedPath, Doc, DocKind, Extracted, Span, Syntax};
+use crate::model::{AuditedDoc, CitedPath, Doc, DocKind, Extracted, FileStat, Span, Syntax};
 use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
@@ -35,8 +35,8 @@ pub fn read_and_extract(
         extracted.problem(RuleId::MalformedDoc, Span::new(at, at), message);
         keep(&name, doc.text.as_bytes()).then(|| AuditedDoc::new(doc, extracted))
     };
-    let bytes = match read_bytes(&file.path) {
-        Ok(b) => b,
+    let (bytes, stat) = match read_bytes(&file.path) {
+        Ok(read) => read,
         Err(message) => return broken(String::new(), 0, message),
     };
     if !keep(&name, &bytes) {
@@ -46,7 +46,8 @@ pub fn read_and_extract(
         Ok(t) => t,
         Err((text, at, message)) => return broken(text, at, message),
     };
-    let doc = Doc::new(file.path.clone(), name, repo_dir, file.kind, text);
+    let mut doc = Doc::new(file.path.clone(), name, repo_dir, file.kind, text);
+    doc.stat = stat;
     let extracted = extract::extract(&doc, ctx);
     Some(AuditedDoc::new(doc, extracted))
 }
@@ -152,8 +153,9 @@ pub fn doc_name(repo: &CodeRepo, path: &Path) -> String {
 /// The bytes of a doc, read only when it is a regular file within the size limit: a symbolic
 /// link is never followed (it could lead out of the repository, and `fix` would replace it), nor
 /// is a folder on its way that is one, and a FIFO or device is never opened (reading one can
-/// block forever).
-fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+/// block forever). With the bytes, the file's stat data taken after reading them (see
+/// [`FileStat`]).
+fn read_bytes(path: &Path) -> Result<(Vec<u8>, Option<FileStat>), String> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read the doc: {e}"))?;
     let kind = meta.file_type();
     if kind.is_symlink() {
@@ -181,7 +183,12 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
             MAX_DOC_BYTES >> 20
         ));
     }
-    std::fs::read(path).map_err(|e| format!("cannot read the doc: {e}"))
+    let failed = |e: std::io::Error| format!("cannot read the doc: {e}");
+    let mut file = std::fs::File::open(path).map_err(failed)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(failed)?;
+    let stat = file.metadata().ok().as_ref().and_then(FileStat::of);
+    Ok((bytes, stat))
 }
 
 /// A doc's bytes as text; or what can be shown of it, where it goes wrong, and why.

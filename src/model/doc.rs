@@ -39,6 +39,46 @@ pub struct Doc {
     pub kind: DocKind,
     pub text: String,
     pub lines: LineIndex,
+    /// The file's stat data taken right after `text` was read from it; `None` for a text from an
+    /// editor, a rewritten one, or where stat data cannot be had.
+    pub stat: Option<FileStat>,
+}
+
+/// What Git's index records of a file's stat data (`git status` trusts an entry whose data
+/// match the file's, unless the entry is racily clean), as read from the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStat {
+    /// Seconds (as the index keeps them, in 32 bits) and nanoseconds.
+    pub mtime: (u32, u32),
+    pub ctime: (u32, u32),
+    pub size: u64,
+    pub ino: u64,
+    pub uid: u32,
+    pub gid: u32,
+    pub mode: u32,
+}
+
+impl FileStat {
+    #[cfg(unix)]
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileStat> {
+        use std::os::unix::fs::MetadataExt;
+        let time = |secs: i64, nanos: i64| Some((secs as u32, u32::try_from(nanos).ok()?));
+        Some(FileStat {
+            mtime: time(meta.mtime(), meta.mtime_nsec())?,
+            ctime: time(meta.ctime(), meta.ctime_nsec())?,
+            size: meta.size(),
+            ino: meta.ino(),
+            uid: meta.uid(),
+            gid: meta.gid(),
+            mode: meta.mode(),
+        })
+    }
+
+    /// No stat data to compare where the index's are not Unix's.
+    #[cfg(not(unix))]
+    pub fn of(_: &std::fs::Metadata) -> Option<FileStat> {
+        None
+    }
 }
 
 impl Doc {
@@ -57,6 +97,7 @@ impl Doc {
             kind,
             text,
             lines,
+            stat: None,
         }
     }
 

@@ -16,7 +16,7 @@ pub use citation::{
     Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,
     PathStyle, PinSource, Quote, Syntax,
 };
-pub use doc::{Doc, DocKind};
+pub use doc::{Doc, DocKind, FileStat};
 pub use extracted::{
     Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList, DocProblem, Extracted, Marker,
     ObjectAt, Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation,

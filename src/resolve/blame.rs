@@ -35,6 +35,9 @@ pub struct Job<'a> {
     pub newest: Oid,
     /// The doc's text as it is on disk (or in the editor).
     pub text: &'a [u8],
+    /// The blob ID of `text` when Git's index vouches for it (see [`super::index`]): it is then
+    /// not hashed.
+    pub known: Option<Oid>,
     /// The 1-based lines whose commit is asked for.
     pub lines: Vec<usize>,
 }
@@ -199,7 +202,7 @@ impl Walk<'_> {
             .filter_map(|(slot, &l)| Some((u32::try_from(l.checked_sub(1)?).ok()?, slot as u32)))
             .filter(|(l, _)| *l < count)
             .collect();
-        let committed = Oid::hash_object(ObjectType::Blob, job.text).ok() == Some(blob);
+        let committed = self.holds_text(blob, job)?;
         let (lines, content) = if committed {
             // Read only if this version turns out to need a diff (no copy of every doc held).
             (asked, None)
@@ -217,6 +220,19 @@ impl Walk<'_> {
         };
         self.hold(job.newest, time, suspect);
         Ok(())
+    }
+
+    /// Whether `blob` is the job's text. Git's index vouching for it is taken when the sizes
+    /// agree (a checkout filter, such as line-end conversion or LFS, changes the size); else
+    /// the text is hashed.
+    fn holds_text(&self, blob: Oid, job: &Job<'_>) -> Result<bool, ObjectError> {
+        if job.known == Some(blob) {
+            let odb = (self.git.odb()).map_err(|e| ObjectError::new(blob, "blob", &e))?;
+            if let Ok((size, _)) = odb.read_header(blob) {
+                return Ok(size == job.text.len());
+            }
+        }
+        Ok(Oid::hash_object(ObjectType::Blob, job.text).ok() == Some(blob))
     }
 
     /// Put lines in flight at `commit`, merged with the same doc's lines already there.

@@ -252,6 +252,7 @@ fn compare(seed: u64, steps: usize) -> Result<(), TestCaseError> {
         path: h.path.clone(),
         newest: head,
         text: &text,
+        known: None,
         lines: (1..=expected.len()).collect(),
     };
     let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
@@ -285,6 +286,7 @@ fn a_line_deleted_and_written_again_is_the_later_commits() {
         path: h.path.clone(),
         newest: back,
         text: b"intro\nsee src/lib.rs:1\nend\n",
+        known: None,
         lines: vec![1, 2, 3],
     };
     let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
@@ -308,6 +310,7 @@ fn a_merge_gives_the_lines_to_a_parent_with_the_same_blob_before_a_rename_in_ano
         path: h.path.clone(),
         newest: merge,
         text: &text,
+        known: None,
         lines: vec![1, 2],
     };
     let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
@@ -324,6 +327,7 @@ fn uncommitted_lines_have_no_commit() {
         path: h.path.clone(),
         newest: c,
         text: b"one\nnew\ntwo\n",
+        known: None,
         lines: vec![1, 2, 3, 4],
     };
     let got = blame::blame(&h.git, &[job]).unwrap().remove(0);
@@ -381,6 +385,7 @@ fn implied_pins_are_git_blames_on_every_fixture_history() {
                 path: path.clone(),
                 newest: head,
                 text: &text,
+                known: None,
                 lines: (1..=expected.len()).collect(),
             };
             let got: Vec<Oid> = blame::blame(&git, &[job])
@@ -394,4 +399,34 @@ fn implied_pins_are_git_blames_on_every_fixture_history() {
         }
     }
     assert!(lines > 50, "only {lines} doc lines compared");
+}
+
+#[test]
+fn the_index_vouching_for_a_text_is_taken_only_when_the_sizes_agree() {
+    // A line-end filter writes CRLF on disk for an LF blob: the index vouches for the blob, but
+    // the text is not it, and blame must see the lines as changed, as hashing would.
+    let mut h = History::new();
+    let first = h.commit(b"one\ntwo\n", &[]);
+    let second = h.commit(b"one\ntwo\nthree\n", &[first]);
+    let tree = h.git.find_commit(second).unwrap().tree().unwrap();
+    let blob = tree.get_path(Path::new(&h.path)).unwrap().id();
+    let blame = |text: &[u8], known: Option<Oid>| {
+        let job = Job {
+            path: h.path.clone(),
+            newest: second,
+            text,
+            known,
+            lines: vec![1, 2, 3],
+        };
+        blame::blame(&h.git, &[job]).unwrap().remove(0)
+    };
+    let lf: &[u8] = b"one\ntwo\nthree\n";
+    let crlf: &[u8] = b"one\r\ntwo\r\nthree\r\n";
+    let committed = vec![Some(first), Some(first), Some(second)];
+    assert_eq!(blame(lf, Some(blob)), committed);
+    assert_eq!(blame(lf, None), committed);
+    assert_eq!(blame(crlf, Some(blob)), blame(crlf, None));
+    assert_ne!(blame(crlf, None), committed);
+    // The index vouching for another blob: the text is hashed.
+    assert_eq!(blame(lf, Some(Oid::ZERO_SHA1)), committed);
 }

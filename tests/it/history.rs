@@ -2,6 +2,7 @@
 //! object the history needs but cannot give does to the run.
 
 use citegate::audit::{AuditError, AuditOptions};
+use citegate::model::FileStat;
 use citegate::testing::{self, Fixture};
 use git2::{Oid, Repository};
 
@@ -296,5 +297,61 @@ fn dump_streams_citations_in_the_bytes_of_one_pretty_json_document() {
     assert!(
         text == pretty.replace('\u{202e}', "\\u202e") + "\n",
         "not the pretty printer's bytes"
+    );
+}
+
+#[test]
+fn a_doc_gits_index_vouches_for_gets_the_implied_pins_hashing_it_gives() {
+    // The doc was written at v1; v2 moved the cited line down. Blame gives the citation v1 (the
+    // doc is committed as is), where it holds: stale, moved.
+    let spec = "@@@ commit v1 code and doc
+@@@ file src/a.rs
+fn keep() {
+    let ttl = 30;
+}
+@@@ file docs/a.md
+The TTL: src/a.rs:2.
+@@@ commit v2 a line above
+@@@ file src/a.rs
+// cache
+fn keep() {
+    let ttl = 30;
+}
+";
+    let fx = Fixture::build(spec).unwrap();
+    let doc = fx.path().join("docs/a.md");
+    let hour = std::time::Duration::from_secs(3600);
+    let now = std::time::SystemTime::now();
+    let file = std::fs::File::options().write(true).open(&doc).unwrap();
+    file.set_modified(now - hour).unwrap();
+    // Recorded again with the doc's stat data, in an index written after them.
+    let git = Repository::open(fx.path()).unwrap();
+    let mut index = git.index().unwrap();
+    index.add_path(std::path::Path::new("docs/a.md")).unwrap();
+    index.write().unwrap();
+    let vouched = |git: &Repository| {
+        let stat = FileStat::of(&std::fs::metadata(&doc).unwrap());
+        citegate::resolve::index::vouched(git, &[("docs/a.md", stat)])[0]
+    };
+    assert!(vouched(&git).is_some(), "the index vouches for the doc");
+    let trusted = fx.audit(&["docs"], AuditOptions::default()).unwrap();
+    // The same index, as old as the doc: every entry racily clean, so the doc is hashed.
+    let written = std::fs::File::options()
+        .write(true)
+        .open(fx.path().join(".git/index"));
+    written.unwrap().set_modified(now - hour).unwrap();
+    assert_eq!(vouched(&Repository::open(fx.path()).unwrap()), None);
+    let hashed = fx.audit(&["docs"], AuditOptions::default()).unwrap();
+    let rules = |r: &citegate::model::Report| -> Vec<String> {
+        r.findings
+            .iter()
+            .map(|f| format!("{:?} {}", f.rule, f.message))
+            .collect()
+    };
+    assert_eq!(rules(&trusted), rules(&hashed));
+    assert!(
+        rules(&trusted).iter().any(|r| r.starts_with("StaleMoved")),
+        "{:?}",
+        rules(&trusted)
     );
 }
