@@ -99,7 +99,12 @@ fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
 
 /// Every file path at `commit`, indexed (none when it cannot be read).
 fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
-    PathIndex::new(files_at(repo, commit).into_iter().map(|f| f.0).collect())
+    let files = files_at(repo, commit);
+    // Not collected in place: that would keep the listing's buffer, twice the size of the paths'
+    // (an index is kept per revision for the whole run).
+    let mut paths = Vec::with_capacity(files.len());
+    paths.extend(files.into_iter().map(|f| f.0));
+    PathIndex::new(paths)
 }
 
 /// Every file at `commit` (symbolic links included): its path, blob and mode, in tree order
