@@ -180,10 +180,7 @@ pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> St
     while !text.is_char_boundary(to) {
         to += 1;
     }
-    let context = text[from..to]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let context = words(&text[from..to]);
     let snippet = text.get(span.start..span.end).unwrap_or("");
     let mut h = fnv1a(FNV_OFFSET, rule.as_str().as_bytes());
     for part in [doc.name.as_bytes(), snippet.as_bytes(), context.as_bytes()] {
@@ -192,6 +189,25 @@ pub fn fingerprint(rule: RuleId, doc: &Doc, span: Span, occurrence: usize) -> St
     }
     h = fnv1a(h, &(occurrence as u64).to_le_bytes());
     format!("{h:016x}")
+}
+
+/// `s`'s words (as `split_whitespace` splits them) joined by one space. An ASCII text without a
+/// vertical tab (the one ASCII whitespace `split_ascii_whitespace` keeps) is split byte by byte,
+/// not decoded character by character.
+fn words(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut push = |w: &str| {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    };
+    if s.is_ascii() && !s.as_bytes().contains(&0x0b) {
+        s.split_ascii_whitespace().for_each(&mut push);
+    } else {
+        s.split_whitespace().for_each(&mut push);
+    }
+    out
 }
 
 impl Finding {
@@ -231,5 +247,32 @@ impl Finding {
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn words_are_split_whitespaces_joined_by_one_space(
+            s in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    " ", "\t", "\n", "\r", "\x0b", "\x0c", "a", "Zz", "\u{a0}", "\u{2003}", "é", "\u{85}",
+                ]),
+                0..40,
+            )
+        ) {
+            let s: String = s.concat();
+            let expected = s.split_whitespace().collect::<Vec<_>>().join(" ");
+            prop_assert_eq!(super::words(&s), expected);
+        }
+    }
+
+    #[test]
+    fn a_vertical_tab_splits_words_as_unicode_says() {
+        assert_eq!(super::words(" a\x0bb \t\nc\r\n"), "a b c");
+        assert_eq!(super::words("a\u{a0}b"), "a b");
     }
 }
