@@ -8,7 +8,13 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "example: cargo is missing; install Rust (rustup) first" >&2
   exit 2
 fi
-cargo build --locked --quiet --bins --example fixture --features testing
+# Without CMake, libgit2 is built with the system's zlib instead of zlib-ng (same verdicts, a
+# little slower).
+features=(--features testing)
+if ! command -v cmake >/dev/null 2>&1; then
+  features=(--no-default-features --features testing,mcp,lsp,llm)
+fi
+cargo build --locked --quiet --bins --example fixture "${features[@]}"
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug"
 dir="${CARGO_TARGET_DIR:-target}/example"
 rm -rf "$dir"

@@ -32,7 +32,10 @@ fi
 
 from_source() {
   echo "citegate: $1; building from source with cargo install --locked (a few minutes)" >&2
-  cargo install --locked --root "$root" --path "$source_dir"
+  # Without CMake, libgit2 is built with the system's zlib instead of zlib-ng (same verdicts).
+  local features=()
+  command -v cmake >/dev/null 2>&1 || features=(--no-default-features --features mcp,lsp,llm)
+  cargo install --locked --root "$root" --path "$source_dir" ${features[@]+"${features[@]}"}
   on_path
 }
 

@@ -26,6 +26,8 @@ pip_install() {
 }
 
 need python3 || apt_install python3
+# CMake: the default build compiles zlib-ng for libgit2 (the `zlib-ng` feature).
+need cmake || apt_install cmake
 # The official MCP Python SDK: the real client `tests/it/mcp.rs` talks to `citegate mcp` with.
 python3 -c "import mcp" >/dev/null 2>&1 || pip_install mcp
 # pytest-lsp (pygls): the real LSP client `tests/it/lsp.rs` drives `citegate lsp` with.

@@ -315,24 +315,42 @@ fn install(
     arch: &str,
     version: &str,
 ) -> std::process::Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install.sh");
-    // A stand-in `cargo` records how the fallback build is asked for.
+    let fake_bin = fake_bin(dir);
+    // CMake is there: the fallback builds the default features (zlib-ng included).
+    script(&fake_bin.join("cmake"), "#!/bin/sh\nexit 0\n");
+    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
+    run_install(dir, release, (os, arch, version), &path)
+}
+
+/// A folder of stand-ins: a `cargo` that records how the fallback build is asked for.
+fn fake_bin(dir: &Path) -> std::path::PathBuf {
     let fake_bin = dir.join("fake-bin");
     std::fs::create_dir_all(&fake_bin).unwrap();
-    let cargo = fake_bin.join("cargo");
-    std::fs::write(
-        &cargo,
-        format!(
+    script(
+        &fake_bin.join("cargo"),
+        &format!(
             "#!/bin/sh\necho \"$@\" > {}\nroot=\"$4\"\nmkdir -p \"$root/bin\"\nprintf '#!/bin/sh\\necho citegate source\\n' > \"$root/bin/citegate\"\nchmod +x \"$root/bin/citegate\"\n",
             dir.join("cargo-args").display()
         ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&cargo).unwrap().permissions();
+    );
+    fake_bin
+}
+
+fn script(file: &Path, text: &str) {
+    std::fs::write(file, text).unwrap();
+    let mut perms = std::fs::metadata(file).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&cargo, perms).unwrap();
-    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
-    Command::new("bash")
+    std::fs::set_permissions(file, perms).unwrap();
+}
+
+fn run_install(
+    dir: &Path,
+    release: &Path,
+    (os, arch, version): (&str, &str, &str),
+    path: &str,
+) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install.sh");
+    Command::new(which("bash"))
         .arg(script)
         .env("PATH", path)
         .env("RUNNER_OS", os)
@@ -344,6 +362,14 @@ fn install(
         .env("GITHUB_PATH", dir.join("github-path"))
         .output()
         .unwrap()
+}
+
+/// Where `tool` is on the test's own PATH.
+fn which(tool: &str) -> std::path::PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(tool))
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| panic!("{tool} is not on the PATH"))
 }
 
 #[test]
@@ -431,6 +457,34 @@ fn install_step_builds_from_source_only_when_no_asset_fits() {
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains("citegate source"));
     }
+}
+
+#[test]
+fn install_step_builds_without_zlib_ng_where_cmake_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = fake_release(dir.path(), &["x86_64-unknown-linux-musl"], false);
+    let fake_bin = fake_bin(dir.path());
+    // A PATH with the stand-in cargo and the two tools it runs, and no CMake.
+    let tools = dir.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    for tool in ["mkdir", "chmod"] {
+        std::os::unix::fs::symlink(which(tool), tools.join(tool)).unwrap();
+    }
+    let path = format!("{}:{}", fake_bin.display(), tools.display());
+    let out = run_install(dir.path(), &release, ("FreeBSD", "X64", "v0.1.0"), &path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let args = std::fs::read_to_string(dir.path().join("cargo-args")).unwrap();
+    assert_eq!(
+        args.trim(),
+        format!(
+            "install --locked --root {} --path /the/action --no-default-features --features mcp,lsp,llm",
+            dir.path().join("root").display()
+        )
+    );
 }
 
 #[test]
