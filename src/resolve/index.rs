@@ -36,9 +36,14 @@ pub fn vouched(git: &Repository, files: &[(&str, Option<FileStat>)]) -> Vec<Opti
             .and_then(FileStat::of)
     };
     let before = stamp();
-    let Ok(index) = git.index() else {
+    // A handle kept across runs (the language server's) holds the index it read first: read
+    // again when the file changed since.
+    let Ok(mut index) = git.index() else {
         return out;
     };
+    if index.read(false).is_err() {
+        return out;
+    }
     let Some(written) = before.filter(|b| stamp() == Some(*b)) else {
         return out;
     };
@@ -115,5 +120,15 @@ mod tests {
         assert_eq!(vouched(&git, &[("doc.md", stat())]), [None]);
         add(SystemTime::now() - hour, 0);
         assert!(vouched(&git, &[("doc.md", stat())])[0].is_some());
+        // The index rewritten behind a handle that read it before (the file untouched, its
+        // entry now assumed unchanged): the handle reads the entry again.
+        let other = Repository::open(dir.path()).unwrap();
+        assert!(vouched(&other, &[("doc.md", stat())])[0].is_some());
+        let mut index = git.index().unwrap();
+        let mut entry = index.get_path(Path::new("doc.md"), 0).unwrap();
+        entry.flags |= ASSUME_VALID;
+        index.add(&entry).unwrap();
+        index.write().unwrap();
+        assert_eq!(vouched(&other, &[("doc.md", stat())]), [None]);
     }
 }
