@@ -14,13 +14,16 @@
 //! the same tree as its parent's has the parent's answer, unread, and each version of a folder
 //! on a followed path is read once per run (raw, into one buffer). A walk then compares small
 //! numbers per commit. Rename detection runs only where the followed file is gone, once per pair
-//! of commits and only when that diff deletes a file; each answer is kept per (pin, target,
-//! path). The target's history is read once, with each commit's root tree; a range keeps what
-//! every walk through it needs (its commits by position, where each commit's last child is).
+//! of commits and only when that diff deletes a file, on that diff limited to the files that
+//! differ (libgit2 then reads only the folders they are in); each answer is kept per (pin,
+//! target, path). The target's history is read once, with each commit's root tree; a range
+//! keeps what every walk through it needs (its commits by position, where each commit's last
+//! child is), and is taken from that history even for a pin outside it (a branch never merged:
+//! only the branch's own commits are read).
 
 use std::collections::HashMap as StdMap;
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use git2::{ObjectType, Oid, Repository, Sort};
@@ -122,6 +125,25 @@ struct Graph {
 }
 
 impl Graph {
+    /// Where `from`'s ancestry enters the target's history: `from` itself when it is there, else
+    /// the first commits of it that are, found by reading the commits outside it (a pin on a
+    /// branch never merged reads its branch's own commits, not the target's whole history again).
+    fn entry_points(&self, repo: &Repository, from: Oid) -> Vec<usize> {
+        let (mut inside, mut outside, mut seen) = (Vec::new(), vec![from], HashSet::default());
+        while let Some(c) = outside.pop() {
+            match self.at.get(&c) {
+                Some(&i) => inside.push(i),
+                None if seen.insert(c) => {
+                    if let Ok(commit) = repo.find_commit(c) {
+                        outside.extend(commit.parent_ids());
+                    }
+                }
+                None => {}
+            }
+        }
+        inside
+    }
+
     /// The root tree of `commit`: from the graph when it is one of the target's ancestors.
     fn tree(&self, repo: &Repository, commit: Oid) -> Result<Oid, git2::Error> {
         match self.at.get(&commit) {
@@ -332,23 +354,18 @@ impl Follower {
         if let Some(r) = self.ranges.lock().expect("ranges lock").get(&(from, to)) {
             return r.clone();
         }
-        let commits: Commits = match graph.at.get(&from) {
-            // A pin in the target's history: everything but its own ancestors.
-            Some(&pin) => {
-                let mut older = vec![false; graph.order.len()];
-                let mut stack = vec![pin];
-                while let Some(i) = stack.pop() {
-                    if !std::mem::replace(&mut older[i], true) {
-                        stack.extend(&graph.parents[i]);
-                    }
-                }
-                (graph.order.iter().zip(&older))
-                    .filter(|(_, old)| !**old)
-                    .map(|(c, _)| c.clone())
-                    .collect()
+        // Everything in the target's history but the pin's own ancestors.
+        let mut older = vec![false; graph.order.len()];
+        let mut stack = graph.entry_points(repo, from);
+        while let Some(i) = stack.pop() {
+            if !std::mem::replace(&mut older[i], true) {
+                stack.extend(&graph.parents[i]);
             }
-            None => walk(repo, Some(from), to).0,
-        };
+        }
+        let commits: Commits = (graph.order.iter().zip(&older))
+            .filter(|(_, old)| !**old)
+            .map(|(c, _)| c.clone())
+            .collect();
         let range = Arc::new(Range::new(graph, from, &commits));
         self.ranges
             .lock()
@@ -400,7 +417,7 @@ impl Follower {
         if let Some(g) = self.graphs.lock().expect("graphs lock").get(&to) {
             return g.clone();
         }
-        let (order, trees) = walk(repo, None, to);
+        let (order, trees) = walk(repo, to);
         let at: HashMap<Oid, usize> = (order.iter().enumerate()).map(|(i, c)| (c.0, i)).collect();
         let parents = (order.iter())
             .map(|(_, ps)| ps.iter().filter_map(|p| at.get(p).copied()).collect())
@@ -569,12 +586,11 @@ fn extend<T: Clone + Default>(
 
 /// `to` and its ancestors that are not `hide`'s, parents before children, with their parents;
 /// and each one's root tree.
-fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> (Commits, Vec<Oid>) {
+fn walk(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
     let (mut commits, mut trees) = (Commits::new(), Vec::new());
     if let Ok(mut walk) = repo.revwalk() {
-        let ready = walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok()
-            && walk.push(to).is_ok()
-            && hide.is_none_or(|h| walk.hide(h).is_ok());
+        let ready =
+            walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).is_ok() && walk.push(to).is_ok();
         for id in walk.flatten().take_while(|_| ready) {
             if let Ok(c) = repo.find_commit(id) {
                 commits.push((id, c.parent_ids().collect()));
@@ -587,17 +603,11 @@ fn walk(repo: &Repository, hide: Option<Oid>, to: Oid) -> (Commits, Vec<Oid>) {
 
 /// Every rename git's rename detection finds between two trees: old path → new path.
 pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
-    // A rename needs a deleted file: without one, the full diff and the added files' blobs are
-    // not read at all (a commit that adds docs and removes nothing is the usual case).
-    if !has_deletion(repo, a, b)? {
+    // A rename needs a deleted file: without one, the diff and the added files' blobs are not
+    // read at all (a commit that adds docs and removes nothing is the usual case).
+    let Some(mut diff) = changed_files_diff(repo, a, b)? else {
         return Ok(Renames::new());
-    }
-    let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
-    let mut diff = repo.diff_tree_to_tree(Some(&a), Some(&b), None)?;
-    // A rename needs a deleted file: without one, the added files' blobs are not read.
-    if !diff.deltas().any(|d| d.status() == git2::Delta::Deleted) {
-        return Ok(Renames::new());
-    }
+    };
     let mut find = git2::DiffFindOptions::new();
     find.renames(true);
     diff.find_similar(Some(&mut find))?;
@@ -609,37 +619,119 @@ pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git
         .collect())
 }
 
-/// Whether a path of tree `a` is gone (or of another kind) in tree `b`: only folders whose tree
-/// changed are read, each in one pass over both sorted entry lists.
-fn has_deletion(repo: &Repository, a: Oid, b: Oid) -> Result<bool, git2::Error> {
-    if a == b {
-        return Ok(false);
+/// The diff of trees `a` and `b` limited to the files that differ (the same deltas as the whole
+/// trees' diff, and libgit2 reads no folder that no changed file is in); `None` when nothing of
+/// `a` is gone from `b`.
+fn changed_files_diff(
+    repo: &Repository,
+    a: Oid,
+    b: Oid,
+) -> Result<Option<git2::Diff<'_>>, git2::Error> {
+    let mut changed = Changes::default();
+    changed.between(repo, a, b, &mut Vec::new())?;
+    if !changed.deleted {
+        return Ok(None);
     }
-    let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
-    let mut theirs = tb.iter().peekable();
-    for e in ta.iter() {
-        // Entries of `b` that sort before `e` were added: skip them.
-        while theirs
-            .peek()
-            .is_some_and(|f| git_order(f, &e) == std::cmp::Ordering::Less)
-        {
-            theirs.next();
-        }
-        let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Equal) else {
-            return Ok(true);
-        };
-        if f.id() == e.id() {
-            continue;
-        }
-        let gone = match (e.kind(), f.kind()) {
-            (Some(ObjectType::Tree), Some(ObjectType::Tree)) => has_deletion(repo, e.id(), f.id())?,
-            (x, y) => x != y,
-        };
-        if gone {
-            return Ok(true);
-        }
+    let mut opts = git2::DiffOptions::new();
+    opts.disable_pathspec_match(true);
+    for path in changed.paths {
+        opts.pathspec(path);
     }
-    Ok(false)
+    let (a, b) = (repo.find_tree(a)?, repo.find_tree(b)?);
+    repo.diff_tree_to_tree(Some(&a), Some(&b), Some(&mut opts))
+        .map(Some)
+}
+
+/// What differs between two trees, read only where a folder's tree changed (each folder in one
+/// pass over both sorted entry lists).
+#[derive(Debug, Default)]
+struct Changes {
+    /// Every file (or submodule) whose entry differs, by its object or mode, or is on one side
+    /// only. Only files are listed, never a folder: libgit2's walk of a path list loses a folder
+    /// listed as `a` once it has passed `a-b/x` (`a-b` sorts before `a/`).
+    paths: Vec<Vec<u8>>,
+    /// Whether a path of the first tree is gone from the second, or of another kind there.
+    deleted: bool,
+}
+
+impl Changes {
+    /// The changes from tree `a` to tree `b`, both in the folder `prefix` (`a/b/`, or empty).
+    fn between(
+        &mut self,
+        repo: &Repository,
+        a: Oid,
+        b: Oid,
+        prefix: &mut Vec<u8>,
+    ) -> Result<(), git2::Error> {
+        if a == b {
+            return Ok(());
+        }
+        let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
+        let mut theirs = tb.iter().peekable();
+        for e in ta.iter() {
+            // Entries of `b` that sort before `e` were added.
+            while let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Less) {
+                self.files(repo, prefix, &f)?;
+            }
+            let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Equal) else {
+                self.files(repo, prefix, &e)?;
+                self.deleted = true;
+                continue;
+            };
+            if f.id() == e.id() && f.filemode() == e.filemode() {
+                continue;
+            }
+            match (e.kind(), f.kind()) {
+                (Some(ObjectType::Tree), Some(ObjectType::Tree)) => {
+                    self.inside(prefix, &e, |c, p| c.between(repo, e.id(), f.id(), p))?
+                }
+                (x, y) => {
+                    self.files(repo, prefix, &e)?;
+                    self.deleted |= x != y;
+                }
+            }
+        }
+        for f in theirs {
+            self.files(repo, prefix, &f)?;
+        }
+        Ok(())
+    }
+
+    /// The entry's path, or every file under it when it is a folder.
+    fn files(
+        &mut self,
+        repo: &Repository,
+        prefix: &mut Vec<u8>,
+        e: &git2::TreeEntry<'_>,
+    ) -> Result<(), git2::Error> {
+        if e.kind() != Some(ObjectType::Tree) {
+            self.paths.push([prefix, e.name_bytes()].concat());
+            return Ok(());
+        }
+        self.inside(prefix, e, |c, p| {
+            repo.find_tree(e.id())?
+                .iter()
+                .try_for_each(|inner| c.files(repo, p, &inner))
+        })
+    }
+
+    /// `step` with the folder `e` appended to the prefix.
+    fn inside<F>(
+        &mut self,
+        prefix: &mut Vec<u8>,
+        e: &git2::TreeEntry<'_>,
+        step: F,
+    ) -> Result<(), git2::Error>
+    where
+        F: FnOnce(&mut Changes, &mut Vec<u8>) -> Result<(), git2::Error>,
+    {
+        let len = prefix.len();
+        prefix.extend_from_slice(e.name_bytes());
+        prefix.push(b'/');
+        let done = step(self, prefix);
+        prefix.truncate(len);
+        done
+    }
 }
 
 /// Git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
@@ -652,6 +744,8 @@ fn git_order(x: &git2::TreeEntry<'_>, y: &git2::TreeEntry<'_>) -> std::cmp::Orde
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::path::{Path, PathBuf};
 
     /// A tree from `path → content` (folders made as needed; content `/` makes an empty folder).
     fn tree(git: &Repository, files: &[(&str, &str)]) -> Oid {
@@ -751,6 +845,209 @@ mod tests {
         assert_eq!(follower.renamed(&git, commits[4], to, "src/f.rs"), None);
     }
 
+    /// The renames of the two trees' whole diff, as libgit2 finds them without a path list.
+    fn renames_of_whole_diff(git: &Repository, a: Oid, b: Oid) -> Renames {
+        let (a, b) = (git.find_tree(a).unwrap(), git.find_tree(b).unwrap());
+        let mut diff = git.diff_tree_to_tree(Some(&a), Some(&b), None).unwrap();
+        let mut find = git2::DiffFindOptions::new();
+        find.renames(true);
+        diff.find_similar(Some(&mut find)).unwrap();
+        let name = |f: git2::DiffFile<'_>| f.path().unwrap().to_str().unwrap().to_string();
+        (diff.deltas())
+            .filter(|d| d.status() == git2::Delta::Renamed)
+            .map(|d| (name(d.old_file()), name(d.new_file())))
+            .collect()
+    }
+
+    #[test]
+    fn the_diff_limited_to_changed_paths_finds_the_whole_diffs_renames() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let body = |n: usize| {
+            (0..40)
+                .map(|i| format!("line {i} of {n}\n"))
+                .collect::<String>()
+        };
+        let (f1, f2, f3) = (body(1), body(2), body(3));
+        let edited = f1.replace("line 3 of 1", "line three");
+        let states: Vec<Vec<(&str, &str)>> = vec![
+            vec![
+                ("a/x.rs", &f1),
+                ("a.b", &f2),
+                ("a0", "z"),
+                ("deep/er/y.rs", &f3),
+            ],
+            // A rename with an edit into a folder that sorts around `a` (`a-b/`), and a file added.
+            vec![
+                ("a-b/x.rs", &edited),
+                ("a.b", &f2),
+                ("a0", "z"),
+                ("deep/er/y.rs", &f3),
+                ("n", "n"),
+            ],
+            // Two renames at once, one deep; an unrelated file deleted.
+            vec![
+                ("a-b/x2.rs", &edited),
+                ("b.b", &f2),
+                ("a0", "z"),
+                ("deep/y.rs", &f3),
+            ],
+            // A folder replaced by a file of its name, and a file by a folder.
+            vec![
+                ("a-b", "file"),
+                ("b.b/inner.rs", &f2),
+                ("a0", "z"),
+                ("deep/y.rs", &f3),
+                ("x2.rs", &edited),
+            ],
+            // Two equally good targets for one deleted file.
+            vec![("c1", &f3), ("c2", &f3), ("a0", "z"), ("x2.rs", &edited)],
+        ];
+        let trees: Vec<Oid> = states.iter().map(|s| tree(&git, s)).collect();
+        let mut renamed = 0;
+        for &a in &trees {
+            for &b in &trees {
+                let whole = renames_of_whole_diff(&git, a, b);
+                assert_eq!(renames_between(&git, a, b).unwrap(), whole);
+                renamed += whole.len();
+            }
+        }
+        assert!(renamed >= 10, "the fixture has renames to find ({renamed})");
+    }
+
+    /// A diff's deltas: status, old path, new path.
+    fn deltas(diff: &git2::Diff<'_>) -> Vec<(git2::Delta, Option<PathBuf>, Option<PathBuf>)> {
+        let path = |f: git2::DiffFile<'_>| f.path().map(Path::to_path_buf);
+        (diff.deltas())
+            .map(|d| (d.status(), path(d.old_file()), path(d.new_file())))
+            .collect()
+    }
+
+    /// A random folder: names that sort around each other (`a`, `a-b`, `a.b`, `a0`), each a file
+    /// (one of a few contents) or, above the third level, possibly a folder.
+    fn random_folder(depth: u32) -> impl Strategy<Value = Vec<(String, Option<u8>)>> {
+        let names = prop::sample::subsequence(vec!["a", "a-b", "a.b", "a0", "b", "a b"], 0..5);
+        let leaf = prop::collection::vec(prop::option::weighted(0.9, 0u8..4), 6);
+        (names, leaf, prop::collection::vec(0u8..2, 6)).prop_map(
+            move |(names, contents, folder)| {
+                (names.into_iter().enumerate())
+                    .map(|(i, n)| match (depth < 2 && folder[i] == 1, contents[i]) {
+                        (true, _) => (format!("{n}/"), None),
+                        (false, c) => (n.to_string(), c),
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    /// The tree of random files: each folder of `random_folder` filled from the next strategy
+    /// values (`fill`), the files' contents long enough for rename detection to pair them.
+    fn random_tree(git: &Repository, seed: &[Vec<(String, Option<u8>)>]) -> Oid {
+        let body = |c: u8| {
+            (0..30)
+                .map(|i| format!("row {i} {}\n", i * c as usize))
+                .collect::<String>()
+        };
+        let mut files: Vec<(String, String)> = Vec::new();
+        let mut folders = vec![(String::new(), 0usize)];
+        let mut next = 0;
+        while let Some((prefix, _)) = folders.pop() {
+            let Some(level) = seed.get(next) else { break };
+            next += 1;
+            for (name, content) in level {
+                match name.strip_suffix('/') {
+                    Some(dir) => folders.push((format!("{prefix}{dir}/"), 0)),
+                    None => files.push((format!("{prefix}{name}"), body(content.unwrap_or(9)))),
+                }
+            }
+        }
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str()))
+            .collect();
+        tree(git, &files)
+    }
+
+    #[test]
+    fn the_changed_files_diff_has_the_whole_diffs_deltas_on_random_trees() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let levels = || prop::collection::vec(random_folder(1), 1..6);
+        let mut runner = proptest::test_runner::TestRunner::default();
+        let (compared, renamed) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        runner
+            .run(&(levels(), levels()), |(x, y)| {
+                let (a, b) = (random_tree(&git, &x), random_tree(&git, &y));
+                let (ta, tb) = (git.find_tree(a).unwrap(), git.find_tree(b).unwrap());
+                let whole = git.diff_tree_to_tree(Some(&ta), Some(&tb), None).unwrap();
+                if let Some(limited) = changed_files_diff(&git, a, b).unwrap() {
+                    prop_assert_eq!(deltas(&limited), deltas(&whole));
+                    compared.set(compared.get() + 1);
+                }
+                let expected = renames_of_whole_diff(&git, a, b);
+                renamed.set(renamed.get() + usize::from(!expected.is_empty()));
+                prop_assert_eq!(renames_between(&git, a, b).unwrap(), expected);
+                Ok(())
+            })
+            .unwrap();
+        let (compared, renamed) = (compared.get(), renamed.get());
+        assert!(
+            compared > 50 && renamed > 10,
+            "{compared} diffs, {renamed} with renames"
+        );
+    }
+
+    #[test]
+    fn a_pin_on_a_branch_never_merged_is_followed_from_where_it_forked() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let body = (0..20).map(|i| format!("line {i}\n")).collect::<String>();
+        let (f, gone) = (("src/f.rs", body.as_str()), ("src/gone.rs", "old"));
+        // Main: `f` renamed to `g` (and `gone` deleted) after the fork.
+        let main = history(
+            &git,
+            &[
+                &[("base", "0"), f, gone],
+                &[("base", "1"), f, gone],
+                &[("base", "1"), ("src/g.rs", &body)],
+                &[("base", "2"), ("src/g.rs", &body)],
+            ],
+        );
+        // A branch from the second commit, two commits of its own, never merged.
+        let sig = git2::Signature::new("t", "t@example.com", &git2::Time::new(0, 0)).unwrap();
+        let mut branch = main[1];
+        for n in ["b1", "b2"] {
+            let files = [("base", "1"), f, gone, ("src/branch.rs", n)];
+            let tree = git.find_tree(tree(&git, &files)).unwrap();
+            let parent = git.find_commit(branch).unwrap();
+            branch = git.commit(None, &sig, &sig, n, &tree, &[&parent]).unwrap();
+        }
+        let to = main[3];
+        let follower = Follower::default();
+        assert_eq!(
+            follower.renamed(&git, branch, to, "src/f.rs").as_deref(),
+            Some("src/g.rs")
+        );
+        assert_eq!(follower.renamed(&git, branch, to, "src/gone.rs"), None);
+        // The range is the target's commits the pin does not descend from, as a revision walk
+        // of the target hiding the pin lists them.
+        let graph = follower.graph(&git, to);
+        let range = follower.range(&git, &graph, branch, to);
+        let listed: Vec<Oid> = range.commits.iter().map(|c| graph.order[c.0].0).collect();
+        let mut walk = git.revwalk().unwrap();
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE).unwrap();
+        walk.push(to).unwrap();
+        walk.hide(branch).unwrap();
+        assert_eq!(listed, walk.map(Result::unwrap).collect::<Vec<_>>());
+        assert_eq!(listed, main[2..].to_vec());
+        // A target older than the pin (the pin descends from it): nothing to walk.
+        let older = follower.graph(&git, main[1]);
+        assert!(follower
+            .range(&git, &older, branch, main[1])
+            .commits
+            .is_empty());
+    }
+
     #[test]
     fn a_deletion_is_found_in_one_pass_over_sorted_entries() {
         let dir = tempfile::tempdir().unwrap();
@@ -762,6 +1059,11 @@ mod tests {
             ("z/deep/y.rs", "4"),
         ];
         let t = |files: &[(&str, &str)]| tree(&git, files);
+        let deleted = |a: Oid, b: Oid| {
+            let mut changed = Changes::default();
+            changed.between(&git, a, b, &mut Vec::new()).unwrap();
+            changed.deleted
+        };
         let before = t(&base);
         // Added files and a changed file: nothing deleted.
         let added = t(&[
@@ -772,7 +1074,7 @@ mod tests {
             ("b", "6"),
             ("z/deep/y.rs", "4!"),
         ]);
-        assert!(!has_deletion(&git, before, added).unwrap());
+        assert!(!deleted(before, added));
         // A file deleted deep down, next to added ones.
         let deep = t(&[
             ("a.b", "1"),
@@ -780,10 +1082,10 @@ mod tests {
             ("a0", "3"),
             ("z/deep/w.rs", "4"),
         ]);
-        assert!(has_deletion(&git, before, deep).unwrap());
+        assert!(deleted(before, deep));
         // `a` (a folder) and `a.b`, `a0` (files) sort around each other; removing `a.b` is seen.
         let no_ab = t(&[("a/x.rs", "2"), ("a0", "3"), ("z/deep/y.rs", "4")]);
-        assert!(has_deletion(&git, before, no_ab).unwrap());
+        assert!(deleted(before, no_ab));
         // A folder replaced by a file of the same name is a deletion.
         let kind = t(&[
             ("a.b", "1"),
@@ -791,7 +1093,7 @@ mod tests {
             ("a0", "3"),
             ("z/deep/y.rs", "4"),
         ]);
-        assert!(has_deletion(&git, before, kind).unwrap());
-        assert!(!has_deletion(&git, before, before).unwrap());
+        assert!(deleted(before, kind));
+        assert!(!deleted(before, before));
     }
 }
