@@ -167,48 +167,68 @@ impl<T> Column<T> {
     }
 }
 
-/// A folder's entries, sorted by name: read from the object database once per run.
+/// A folder's entries: read from the object database once per run.
 type Folder = Arc<Entries>;
 
-/// A folder's entries, sorted by name, their names in one buffer: a run reads thousands of
+/// A folder's entries as its tree object holds them (in Git's order of names, a folder's name
+/// compared as if it ended in `/`), over one copy of the object: a run reads thousands of
 /// folders (every version of each folder on a followed path), and one allocation each, not one
-/// per name, is what reading and freeing them costs.
+/// per name, is what reading and freeing them costs; nothing is sorted or converted until asked.
 #[derive(Debug)]
 struct Entries {
     /// The folder's tree.
     id: Oid,
-    names: Box<[u8]>,
-    /// Each entry: where its name is in `names` (start, end), its object and kind.
-    entries: Box<[(u32, u32, Oid, ObjectType)]>,
+    /// The tree object's content (`mode SP name NUL id`, repeated).
+    raw: Box<[u8]>,
+    /// Each entry: where its name is in `raw` (start, end: its ID's 20 bytes follow a NUL
+    /// there), and its kind.
+    entries: Box<[(u32, u32, ObjectType)]>,
 }
 
 impl Entries {
-    /// The entries of a tree object's raw content (`mode SP name NUL id`, repeated); `None`
-    /// when it is not one.
+    /// The entries of a tree object's raw content; `None` when it is not one.
     fn parse(id: Oid, raw: &[u8]) -> Option<Entries> {
-        let (mut names, mut entries) = (Vec::new(), Vec::new());
-        let mut rest = raw;
-        while !rest.is_empty() {
-            let space = rest.iter().position(|b| *b == b' ')?;
-            let nul = space + rest[space..].iter().position(|b| *b == 0)?;
-            let id = Oid::from_bytes(rest.get(nul + 1..nul + 21)?).ok()?;
+        let mut entries = Vec::new();
+        let mut at = 0;
+        while at < raw.len() {
+            let rest = &raw[at..];
+            let space = memchr::memchr(b' ', rest)?;
+            let nul = space + memchr::memchr(0, &rest[space..])?;
+            rest.get(nul + 1..nul + 21)?;
             let kind = match &rest[..space] {
                 b"40000" | b"040000" => ObjectType::Tree,
                 b"160000" => ObjectType::Commit,
                 _ => ObjectType::Blob,
             };
-            let start = names.len() as u32;
-            names.extend_from_slice(&rest[space + 1..nul]);
-            entries.push((start, names.len() as u32, id, kind));
-            rest = &rest[nul + 21..];
+            entries.push(((at + space + 1) as u32, (at + nul) as u32, kind));
+            at += nul + 21;
         }
-        let name = |e: &(u32, u32, Oid, ObjectType)| &names[e.0 as usize..e.1 as usize];
-        entries.sort_unstable_by(|a, b| name(a).cmp(name(b)));
         Some(Entries {
             id,
-            names: names.into(),
+            raw: raw.into(),
             entries: entries.into(),
         })
+    }
+
+    fn name(&self, e: &(u32, u32, ObjectType)) -> &[u8] {
+        &self.raw[e.0 as usize..e.1 as usize]
+    }
+
+    fn id_of(&self, e: &(u32, u32, ObjectType)) -> Oid {
+        let at = e.1 as usize + 1;
+        Oid::from_bytes(&self.raw[at..at + 20]).expect("20 bytes, checked when parsed")
+    }
+
+    /// Where the entry named `name` is: looked for as a file, then as a folder, by Git's order.
+    fn position(&self, name: &[u8]) -> Option<usize> {
+        let key = |e: &(u32, u32, ObjectType)| {
+            let tail = (e.2 == ObjectType::Tree).then_some(&b'/');
+            self.name(e).iter().chain(tail)
+        };
+        let as_file = |e: &(u32, u32, ObjectType)| key(e).cmp(name.iter());
+        let as_folder = |e: &(u32, u32, ObjectType)| key(e).cmp(name.iter().chain(Some(&b'/')));
+        (self.entries.binary_search_by(as_file).ok())
+            .or_else(|| self.entries.binary_search_by(as_folder).ok())
     }
 }
 
@@ -533,17 +553,13 @@ impl Follower {
 /// The entry `name` of a folder: its object and kind. `near` is where it was in the last
 /// folder searched (the same folder one commit earlier, usually): looked at first.
 fn find(folder: &Folder, name: &str, near: &mut usize) -> Option<(Oid, ObjectType)> {
-    let names = &folder.names;
-    let name_of = |e: &(u32, u32, Oid, ObjectType)| &names[e.0 as usize..e.1 as usize];
     let at = match folder.entries.get(*near) {
-        Some(e) if name_of(e) == name.as_bytes() => *near,
-        _ => (folder.entries)
-            .binary_search_by(|e| name_of(e).cmp(name.as_bytes()))
-            .ok()?,
+        Some(e) if folder.name(e) == name.as_bytes() => *near,
+        _ => folder.position(name.as_bytes())?,
     };
     *near = at;
-    let (_, _, id, kind) = folder.entries[at];
-    Some((id, kind))
+    let e = &folder.entries[at];
+    Some((folder.id_of(e), e.2))
 }
 
 /// A column from position `first` on, of what `read` says of each commit's folder in `folder` (a
@@ -791,7 +807,14 @@ mod tests {
         let git = Repository::init(dir.path()).unwrap();
         let id = tree(
             &git,
-            &[("b.rs", "1"), ("a/x.rs", "2"), ("a.b", "3"), ("é z", "4")],
+            &[
+                ("b.rs", "1"),
+                ("a/x.rs", "2"),
+                ("a.b", "3"),
+                ("é z", "4"),
+                ("a-b/y.rs", "5"),
+                ("a0", "6"),
+            ],
         );
         let odb = git.odb().unwrap();
         let raw = odb.read(id).unwrap();
@@ -805,6 +828,14 @@ mod tests {
             assert_eq!(found, Some((e.id(), e.kind().unwrap())), "{:?}", e.name());
         }
         assert_eq!(find(&folder, "a/x.rs", &mut 0), None);
+        assert_eq!(find(&folder, "a-", &mut 0), None);
+        // The hint is only a hint: a wrong one is searched past.
+        let mut near = 0;
+        assert_eq!(
+            find(&folder, "a0", &mut near),
+            Some((t.get_name("a0").unwrap().id(), ObjectType::Blob))
+        );
+        assert_eq!(folder.name(&folder.entries[near]), b"a0");
         assert!(Entries::parse(id, b"100644 cut").is_none());
     }
 
