@@ -600,8 +600,8 @@ fn extend<T: Clone + Default>(
     }
 }
 
-/// `to` and its ancestors that are not `hide`'s, parents before children, with their parents;
-/// and each one's root tree.
+/// `to` and its ancestors, parents before children, with their parents; and each one's root
+/// tree.
 fn walk(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
     let (mut commits, mut trees) = (Commits::new(), Vec::new());
     if let Ok(mut walk) = repo.revwalk() {
