@@ -221,12 +221,9 @@ impl Entries {
 
     /// Where the entry named `name` is: looked for as a file, then as a folder, by Git's order.
     fn position(&self, name: &[u8]) -> Option<usize> {
-        let key = |e: &(u32, u32, ObjectType)| {
-            let tail = (e.2 == ObjectType::Tree).then_some(&b'/');
-            self.name(e).iter().chain(tail)
-        };
-        let as_file = |e: &(u32, u32, ObjectType)| key(e).cmp(name.iter());
-        let as_folder = |e: &(u32, u32, ObjectType)| key(e).cmp(name.iter().chain(Some(&b'/')));
+        let key = |e: &(u32, u32, ObjectType)| git_key(self.name(e), e.2 == ObjectType::Tree);
+        let as_file = |e: &(u32, u32, ObjectType)| key(e).cmp(git_key(name, false));
+        let as_folder = |e: &(u32, u32, ObjectType)| key(e).cmp(git_key(name, true));
         (self.entries.binary_search_by(as_file).ok())
             .or_else(|| self.entries.binary_search_by(as_folder).ok())
     }
@@ -752,9 +749,13 @@ impl Changes {
 
 /// Git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
 fn git_order(x: &git2::TreeEntry<'_>, y: &git2::TreeEntry<'_>) -> std::cmp::Ordering {
-    let tail = |e: &git2::TreeEntry<'_>| (e.kind() == Some(ObjectType::Tree)).then_some(&b'/');
-    let nx = x.name_bytes().iter().chain(tail(x));
-    nx.cmp(y.name_bytes().iter().chain(tail(y)))
+    let folder = |e: &git2::TreeEntry<'_>| e.kind() == Some(ObjectType::Tree);
+    git_key(x.name_bytes(), folder(x)).cmp(git_key(y.name_bytes(), folder(y)))
+}
+
+/// What an entry named `name` sorts by in a tree: its name, and a `/` after a folder's.
+fn git_key(name: &[u8], folder: bool) -> impl Iterator<Item = &u8> + '_ {
+    name.iter().chain(folder.then_some(&b'/'))
 }
 
 #[cfg(test)]
@@ -955,40 +956,37 @@ mod tests {
     }
 
     /// A random folder: names that sort around each other (`a`, `a-b`, `a.b`, `a0`), each a file
-    /// (one of a few contents) or, above the third level, possibly a folder.
-    fn random_folder(depth: u32) -> impl Strategy<Value = Vec<(String, Option<u8>)>> {
+    /// (one of a few contents) or a folder (named with a trailing `/`).
+    fn random_folder() -> impl Strategy<Value = Vec<(String, u8)>> {
         let names = prop::sample::subsequence(vec!["a", "a-b", "a.b", "a0", "b", "a b"], 0..5);
-        let leaf = prop::collection::vec(prop::option::weighted(0.9, 0u8..4), 6);
-        (names, leaf, prop::collection::vec(0u8..2, 6)).prop_map(
-            move |(names, contents, folder)| {
-                (names.into_iter().enumerate())
-                    .map(|(i, n)| match (depth < 2 && folder[i] == 1, contents[i]) {
-                        (true, _) => (format!("{n}/"), None),
-                        (false, c) => (n.to_string(), c),
-                    })
-                    .collect()
-            },
-        )
+        let kinds = prop::collection::vec((0u8..5, any::<bool>()), 6);
+        (names, kinds).prop_map(|(names, kinds)| {
+            (names.into_iter().zip(kinds))
+                .map(|(n, (content, folder))| match folder {
+                    true => (format!("{n}/"), 0),
+                    false => (n.to_string(), content),
+                })
+                .collect()
+        })
     }
 
-    /// The tree of random files: each folder of `random_folder` filled from the next strategy
-    /// values (`fill`), the files' contents long enough for rename detection to pair them.
-    fn random_tree(git: &Repository, seed: &[Vec<(String, Option<u8>)>]) -> Oid {
+    /// The tree of random files: the root and then each folder met is filled from the next of
+    /// `levels` (folders left over stay out), the files' contents long enough for rename
+    /// detection to pair them.
+    fn random_tree(git: &Repository, levels: &[Vec<(String, u8)>]) -> Oid {
         let body = |c: u8| {
             (0..30)
                 .map(|i| format!("row {i} {}\n", i * c as usize))
                 .collect::<String>()
         };
         let mut files: Vec<(String, String)> = Vec::new();
-        let mut folders = vec![(String::new(), 0usize)];
-        let mut next = 0;
-        while let Some((prefix, _)) = folders.pop() {
-            let Some(level) = seed.get(next) else { break };
-            next += 1;
+        let mut folders = vec![String::new()];
+        for level in levels {
+            let Some(prefix) = folders.pop() else { break };
             for (name, content) in level {
                 match name.strip_suffix('/') {
-                    Some(dir) => folders.push((format!("{prefix}{dir}/"), 0)),
-                    None => files.push((format!("{prefix}{name}"), body(content.unwrap_or(9)))),
+                    Some(dir) => folders.push(format!("{prefix}{dir}/")),
+                    None => files.push((format!("{prefix}{name}"), body(*content))),
                 }
             }
         }
@@ -1003,7 +1001,7 @@ mod tests {
     fn the_changed_files_diff_has_the_whole_diffs_deltas_on_random_trees() {
         let dir = tempfile::tempdir().unwrap();
         let git = Repository::init(dir.path()).unwrap();
-        let levels = || prop::collection::vec(random_folder(1), 1..6);
+        let levels = || prop::collection::vec(random_folder(), 1..6);
         let mut runner = proptest::test_runner::TestRunner::default();
         let (compared, renamed) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
         runner
