@@ -23,6 +23,7 @@ use std::rc::Rc;
 use git2::{ObjectType, Oid, Repository};
 use gix_imara_diff::{Algorithm, Diff, InternedInput};
 
+use super::folders::Folders;
 use super::renames::{renames_between, Renames};
 pub use super::repo::ObjectError;
 
@@ -428,7 +429,8 @@ impl Walk<'_> {
     ) -> Result<Option<Origin>, ObjectError> {
         let key = (parent_tree, tree);
         if self.renames.as_ref().is_none_or(|(k, _)| *k != key) {
-            let found = renames_between(self.git, parent_tree, tree)
+            // Folders read for this diff only: the walk keeps nothing across the history.
+            let found = renames_between(self.git, &Folders::default(), parent_tree, tree)
                 .map_err(|e| ObjectError::new(parent, "commit", &e))?;
             self.renames = Some((key, found));
         }

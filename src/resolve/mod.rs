@@ -2,6 +2,7 @@
 //! Code is read straight from the object database: no checkout, no `git` process.
 
 pub mod blame;
+pub mod folders;
 pub mod index;
 pub mod paths;
 pub mod reads;

@@ -19,8 +19,12 @@ pub struct PathIndex {
     dirs: Vec<(usize, usize)>,
 }
 
+/// A path's folder and file name (a byte search: the index splits every path of a revision).
 fn split(p: &str) -> (&str, &str) {
-    p.rsplit_once('/').unwrap_or(("", p))
+    match memchr::memrchr(b'/', p.as_bytes()) {
+        Some(i) => (&p[..i], &p[i + 1..]),
+        None => ("", p),
+    }
 }
 
 /// Positions in `paths` sorted by `key` of the path, then by position.

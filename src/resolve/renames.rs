@@ -28,6 +28,8 @@ use std::sync::{Arc, Mutex};
 
 use git2::{ObjectType, Oid, Repository, Sort};
 
+use super::folders::{git_order, Entry, Folder, Folders};
+
 /// The renames of one diff: old path → new path.
 pub type Renames = StdMap<String, String>;
 
@@ -167,68 +169,6 @@ impl<T> Column<T> {
     }
 }
 
-/// A folder's entries: read from the object database once per run.
-type Folder = Arc<Entries>;
-
-/// A folder's entries as its tree object holds them (in Git's order of names, a folder's name
-/// compared as if it ended in `/`), over one copy of the object: a run reads thousands of
-/// folders (every version of each folder on a followed path), and one allocation each, not one
-/// per name, is what reading and freeing them costs; nothing is sorted or converted until asked.
-#[derive(Debug)]
-struct Entries {
-    /// The folder's tree.
-    id: Oid,
-    /// The tree object's content (`mode SP name NUL id`, repeated).
-    raw: Box<[u8]>,
-    /// Each entry: where its name is in `raw` (start, end: its ID's 20 bytes follow a NUL
-    /// there), and its kind.
-    entries: Box<[(u32, u32, ObjectType)]>,
-}
-
-impl Entries {
-    /// The entries of a tree object's raw content; `None` when it is not one.
-    fn parse(id: Oid, raw: &[u8]) -> Option<Entries> {
-        let mut entries = Vec::new();
-        let mut at = 0;
-        while at < raw.len() {
-            let rest = &raw[at..];
-            let space = memchr::memchr(b' ', rest)?;
-            let nul = space + memchr::memchr(0, &rest[space..])?;
-            rest.get(nul + 1..nul + 21)?;
-            let kind = match &rest[..space] {
-                b"40000" | b"040000" => ObjectType::Tree,
-                b"160000" => ObjectType::Commit,
-                _ => ObjectType::Blob,
-            };
-            entries.push(((at + space + 1) as u32, (at + nul) as u32, kind));
-            at += nul + 21;
-        }
-        Some(Entries {
-            id,
-            raw: raw.into(),
-            entries: entries.into(),
-        })
-    }
-
-    fn name(&self, e: &(u32, u32, ObjectType)) -> &[u8] {
-        &self.raw[e.0 as usize..e.1 as usize]
-    }
-
-    fn id_of(&self, e: &(u32, u32, ObjectType)) -> Oid {
-        let at = e.1 as usize + 1;
-        Oid::from_bytes(&self.raw[at..at + 20]).expect("20 bytes, checked when parsed")
-    }
-
-    /// Where the entry named `name` is: looked for as a file, then as a folder, by Git's order.
-    fn position(&self, name: &[u8]) -> Option<usize> {
-        let key = |e: &(u32, u32, ObjectType)| git_key(self.name(e), e.2 == ObjectType::Tree);
-        let as_file = |e: &(u32, u32, ObjectType)| key(e).cmp(git_key(name, false));
-        let as_folder = |e: &(u32, u32, ObjectType)| key(e).cmp(git_key(name, true));
-        (self.entries.binary_search_by(as_file).ok())
-            .or_else(|| self.entries.binary_search_by(as_folder).ok())
-    }
-}
-
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
 pub struct Follower {
@@ -241,12 +181,20 @@ pub struct Follower {
     ranges: Mutex<HashMap<(Oid, Oid), Arc<Range>>>,
     /// Each target's history (read once, however many pins are followed into it).
     graphs: Mutex<HashMap<Oid, Arc<Graph>>>,
-    /// The folders read so far, by tree, each whole: the columns of many paths read the same
-    /// root and upper folders of every commit.
-    entries: Mutex<HashMap<Oid, Folder>>,
+    /// The folders read so far (the session's): the columns of many paths read the same root
+    /// and upper folders of every commit.
+    folders: Arc<Folders>,
 }
 
 impl Follower {
+    /// A follower reading folders through the session's `folders`.
+    pub fn new(folders: Arc<Folders>) -> Follower {
+        Follower {
+            folders,
+            ..Follower::default()
+        }
+    }
+
     /// Where `path` (a file at `from`, gone at `to`) is at `to`: its name there when the file was
     /// renamed (through any number of renames, on any branch merged on the way), `None` when it
     /// was deleted. When `to` is not a descendant of `from` (a target older than the pin), the two
@@ -353,7 +301,7 @@ impl Follower {
                 let trees = graph
                     .tree(repo, parent)
                     .and_then(|a| Ok((a, graph.tree(repo, commit)?)));
-                let found = trees.and_then(|(a, b)| renames_between(repo, a, b));
+                let found = trees.and_then(|(a, b)| renames_between(repo, &self.folders, a, b));
                 let found = Arc::new(found.unwrap_or_default());
                 self.commit_renames
                     .lock()
@@ -450,29 +398,6 @@ impl Follower {
         graph
     }
 
-    /// The folder `tree`, read whole, once per run: the columns of paths in different folders
-    /// read the same upper folders (a root, `src`) of every commit, and all of them get the same
-    /// copy (a column tells a folder unchanged from its parent's by that).
-    fn folder(&self, repo: &Repository, tree: Oid) -> Result<Folder, git2::Error> {
-        if let Some(f) = self.entries.lock().expect("entries lock").get(&tree) {
-            return Ok(f.clone());
-        }
-        // The raw object, parsed here: a run reads thousands of folders once each, and libgit2's
-        // parsed trees (and its cache of them) cost several times the reading.
-        let odb = repo.odb()?;
-        let raw = odb.read(tree)?;
-        let read = match raw.kind() {
-            ObjectType::Tree => Entries::parse(tree, raw.data()),
-            _ => None,
-        };
-        let read = read.ok_or_else(|| git2::Error::from_str("not a tree"))?;
-        let mut entries = self.entries.lock().expect("entries lock");
-        Ok(entries
-            .entry(tree)
-            .or_insert_with(|| Arc::new(read))
-            .clone())
-    }
-
     /// The folder `dir` (`""`: the root) at every commit of `graph` from position `first` on
     /// (cached, extended when a walk starts earlier).
     fn folder_column(
@@ -495,7 +420,7 @@ impl Follower {
             ("", "") => {
                 let end = known.as_ref().map_or(graph.trees.len(), |k| k.from);
                 let mut values: Vec<Option<Folder>> = (graph.trees[first..end].iter())
-                    .map(|t| self.folder(repo, *t).ok())
+                    .map(|t| self.folders.read(repo, *t).ok())
                     .collect();
                 values.extend(known.iter().flat_map(|k| k.values.iter().cloned()));
                 Column {
@@ -511,7 +436,7 @@ impl Follower {
                         // Most changes of a folder leave a given subfolder as it was.
                         Some((id, ObjectType::Tree)) => match before {
                             Some(Some(f)) if f.id == id => Some(f.clone()),
-                            _ => self.folder(repo, id).ok(),
+                            _ => self.folders.read(repo, id).ok(),
                         },
                         _ => None,
                     }
@@ -550,13 +475,13 @@ impl Follower {
 /// The entry `name` of a folder: its object and kind. `near` is where it was in the last
 /// folder searched (the same folder one commit earlier, usually): looked at first.
 fn find(folder: &Folder, name: &str, near: &mut usize) -> Option<(Oid, ObjectType)> {
-    let at = match folder.entries.get(*near) {
-        Some(e) if folder.name(e) == name.as_bytes() => *near,
+    let at = match folder.get(*near) {
+        Some(e) if e.name == name.as_bytes() => *near,
         _ => folder.position(name.as_bytes())?,
     };
     *near = at;
-    let e = &folder.entries[at];
-    Some((folder.id_of(e), e.2))
+    let e = folder.get(at)?;
+    Some((e.id(), e.kind()))
 }
 
 /// A column from position `first` on, of what `read` says of each commit's folder in `folder` (a
@@ -614,11 +539,17 @@ fn walk(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
     (commits, trees)
 }
 
-/// Every rename git's rename detection finds between two trees: old path → new path.
-pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git2::Error> {
+/// Every rename git's rename detection finds between two trees: old path → new path. Folders
+/// are read through `folders` (and kept there).
+pub fn renames_between(
+    repo: &Repository,
+    folders: &Folders,
+    a: Oid,
+    b: Oid,
+) -> Result<Renames, git2::Error> {
     // A rename needs a deleted file: without one, the diff and the added files' blobs are not
     // read at all (a commit that adds docs and removes nothing is the usual case).
-    let Some(mut diff) = changed_files_diff(repo, a, b)? else {
+    let Some(mut diff) = changed_files_diff(repo, folders, a, b)? else {
         return Ok(Renames::new());
     };
     let mut find = git2::DiffFindOptions::new();
@@ -635,13 +566,14 @@ pub fn renames_between(repo: &Repository, a: Oid, b: Oid) -> Result<Renames, git
 /// The diff of trees `a` and `b` limited to the files that differ (the same deltas as the whole
 /// trees' diff, and libgit2 reads no folder that no changed file is in); `None` when nothing of
 /// `a` is gone from `b`.
-fn changed_files_diff(
-    repo: &Repository,
+fn changed_files_diff<'r>(
+    repo: &'r Repository,
+    folders: &Folders,
     a: Oid,
     b: Oid,
-) -> Result<Option<git2::Diff<'_>>, git2::Error> {
-    let mut changed = Changes::default();
-    changed.between(repo, a, b, &mut Vec::new())?;
+) -> Result<Option<git2::Diff<'r>>, git2::Error> {
+    let mut changed = Changes::new(repo, folders);
+    changed.between(a, b, &mut Vec::new())?;
     if !changed.deleted {
         return Ok(None);
     }
@@ -657,8 +589,9 @@ fn changed_files_diff(
 
 /// What differs between two trees, read only where a folder's tree changed (each folder in one
 /// pass over both sorted entry lists).
-#[derive(Debug, Default)]
-struct Changes {
+struct Changes<'a> {
+    repo: &'a Repository,
+    folders: &'a Folders,
     /// Every file (or submodule) whose entry differs, by its object or mode, or is on one side
     /// only. Only files are listed, never a folder: libgit2's walk of a path list loses a folder
     /// listed as `a` once it has passed `a-b/x` (`a-b` sorts before `a/`).
@@ -667,95 +600,81 @@ struct Changes {
     deleted: bool,
 }
 
-impl Changes {
+impl<'a> Changes<'a> {
+    fn new(repo: &'a Repository, folders: &'a Folders) -> Self {
+        Changes {
+            repo,
+            folders,
+            paths: Vec::new(),
+            deleted: false,
+        }
+    }
+
+    fn folder(&self, tree: Oid) -> Result<Folder, git2::Error> {
+        self.folders.read(self.repo, tree)
+    }
+
     /// The changes from tree `a` to tree `b`, both in the folder `prefix` (`a/b/`, or empty).
-    fn between(
-        &mut self,
-        repo: &Repository,
-        a: Oid,
-        b: Oid,
-        prefix: &mut Vec<u8>,
-    ) -> Result<(), git2::Error> {
+    fn between(&mut self, a: Oid, b: Oid, prefix: &mut Vec<u8>) -> Result<(), git2::Error> {
         if a == b {
             return Ok(());
         }
-        let (ta, tb) = (repo.find_tree(a)?, repo.find_tree(b)?);
+        let (ta, tb) = (self.folder(a)?, self.folder(b)?);
         let mut theirs = tb.iter().peekable();
         for e in ta.iter() {
             // Entries of `b` that sort before `e` were added.
             while let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Less) {
-                self.files(repo, prefix, &f)?;
+                self.files(prefix, &f)?;
             }
             let Some(f) = theirs.next_if(|f| git_order(f, &e) == std::cmp::Ordering::Equal) else {
-                self.files(repo, prefix, &e)?;
+                self.files(prefix, &e)?;
                 self.deleted = true;
                 continue;
             };
-            if f.id() == e.id() && f.filemode() == e.filemode() {
+            if f.same(&e) {
                 continue;
             }
             match (e.kind(), f.kind()) {
-                (Some(ObjectType::Tree), Some(ObjectType::Tree)) => {
-                    self.inside(prefix, &e, |c, p| c.between(repo, e.id(), f.id(), p))?
+                (ObjectType::Tree, ObjectType::Tree) => {
+                    self.inside(prefix, &e, |c, p| c.between(e.id(), f.id(), p))?
                 }
                 (x, y) => {
-                    self.files(repo, prefix, &e)?;
+                    self.files(prefix, &e)?;
                     self.deleted |= x != y;
                 }
             }
         }
         for f in theirs {
-            self.files(repo, prefix, &f)?;
+            self.files(prefix, &f)?;
         }
         Ok(())
     }
 
     /// The entry's path, or every file under it when it is a folder.
-    fn files(
-        &mut self,
-        repo: &Repository,
-        prefix: &mut Vec<u8>,
-        e: &git2::TreeEntry<'_>,
-    ) -> Result<(), git2::Error> {
-        if e.kind() != Some(ObjectType::Tree) {
-            self.paths.push([prefix, e.name_bytes()].concat());
+    fn files(&mut self, prefix: &mut Vec<u8>, e: &Entry<'_>) -> Result<(), git2::Error> {
+        if e.kind() != ObjectType::Tree {
+            self.paths.push([prefix, e.name].concat());
             return Ok(());
         }
         self.inside(prefix, e, |c, p| {
-            repo.find_tree(e.id())?
-                .iter()
-                .try_for_each(|inner| c.files(repo, p, &inner))
+            let folder = c.folder(e.id())?;
+            let files = folder.iter().try_for_each(|inner| c.files(p, &inner));
+            files
         })
     }
 
     /// `step` with the folder `e` appended to the prefix.
-    fn inside<F>(
-        &mut self,
-        prefix: &mut Vec<u8>,
-        e: &git2::TreeEntry<'_>,
-        step: F,
-    ) -> Result<(), git2::Error>
+    fn inside<F>(&mut self, prefix: &mut Vec<u8>, e: &Entry<'_>, step: F) -> Result<(), git2::Error>
     where
-        F: FnOnce(&mut Changes, &mut Vec<u8>) -> Result<(), git2::Error>,
+        F: FnOnce(&mut Changes<'a>, &mut Vec<u8>) -> Result<(), git2::Error>,
     {
         let len = prefix.len();
-        prefix.extend_from_slice(e.name_bytes());
+        prefix.extend_from_slice(e.name);
         prefix.push(b'/');
         let done = step(self, prefix);
         prefix.truncate(len);
         done
     }
-}
-
-/// Git's order of tree entries: by name, a folder's name compared as if it ended in `/`.
-fn git_order(x: &git2::TreeEntry<'_>, y: &git2::TreeEntry<'_>) -> std::cmp::Ordering {
-    let folder = |e: &git2::TreeEntry<'_>| e.kind() == Some(ObjectType::Tree);
-    git_key(x.name_bytes(), folder(x)).cmp(git_key(y.name_bytes(), folder(y)))
-}
-
-/// What an entry named `name` sorts by in a tree: its name, and a `/` after a folder's.
-fn git_key(name: &[u8], folder: bool) -> impl Iterator<Item = &u8> + '_ {
-    name.iter().chain(folder.then_some(&b'/'))
 }
 
 #[cfg(test)]
@@ -803,7 +722,7 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_is_parsed_as_libgit2_reads_it() {
+    fn an_entry_is_found_in_a_folder_as_libgit2_finds_it() {
         let dir = tempfile::tempdir().unwrap();
         let git = Repository::init(dir.path()).unwrap();
         let id = tree(
@@ -817,12 +736,9 @@ mod tests {
                 ("a0", "6"),
             ],
         );
-        let odb = git.odb().unwrap();
-        let raw = odb.read(id).unwrap();
-        let parsed = Entries::parse(id, raw.data()).unwrap();
-        let folder: Folder = Arc::new(parsed);
+        let folder = Folders::default().read(&git, id).unwrap();
         let t = git.find_tree(id).unwrap();
-        assert_eq!(folder.entries.len(), t.len());
+        assert_eq!(folder.len(), t.len());
         for e in t.iter() {
             let mut near = 0;
             let found = find(&folder, e.name().unwrap(), &mut near);
@@ -836,8 +752,7 @@ mod tests {
             find(&folder, "a0", &mut near),
             Some((t.get_name("a0").unwrap().id(), ObjectType::Blob))
         );
-        assert_eq!(folder.name(&folder.entries[near]), b"a0");
-        assert!(Entries::parse(id, b"100644 cut").is_none());
+        assert_eq!(folder.get(near).unwrap().name, b"a0");
     }
 
     #[test]
@@ -940,7 +855,10 @@ mod tests {
         for &a in &trees {
             for &b in &trees {
                 let whole = renames_of_whole_diff(&git, a, b);
-                assert_eq!(renames_between(&git, a, b).unwrap(), whole);
+                assert_eq!(
+                    renames_between(&git, &Folders::default(), a, b).unwrap(),
+                    whole
+                );
                 renamed += whole.len();
             }
         }
@@ -1009,13 +927,17 @@ mod tests {
                 let (a, b) = (random_tree(&git, &x), random_tree(&git, &y));
                 let (ta, tb) = (git.find_tree(a).unwrap(), git.find_tree(b).unwrap());
                 let whole = git.diff_tree_to_tree(Some(&ta), Some(&tb), None).unwrap();
-                if let Some(limited) = changed_files_diff(&git, a, b).unwrap() {
+                if let Some(limited) = changed_files_diff(&git, &Folders::default(), a, b).unwrap()
+                {
                     prop_assert_eq!(deltas(&limited), deltas(&whole));
                     compared.set(compared.get() + 1);
                 }
                 let expected = renames_of_whole_diff(&git, a, b);
                 renamed.set(renamed.get() + usize::from(!expected.is_empty()));
-                prop_assert_eq!(renames_between(&git, a, b).unwrap(), expected);
+                prop_assert_eq!(
+                    renames_between(&git, &Folders::default(), a, b).unwrap(),
+                    expected
+                );
                 Ok(())
             })
             .unwrap();
@@ -1089,8 +1011,9 @@ mod tests {
         ];
         let t = |files: &[(&str, &str)]| tree(&git, files);
         let deleted = |a: Oid, b: Oid| {
-            let mut changed = Changes::default();
-            changed.between(&git, a, b, &mut Vec::new()).unwrap();
+            let folders = Folders::default();
+            let mut changed = Changes::new(&git, &folders);
+            changed.between(a, b, &mut Vec::new()).unwrap();
             changed.deleted
         };
         let before = t(&base);

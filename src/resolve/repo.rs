@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use git2::{ObjectType, Oid, Repository};
 
+use super::folders::{Folder, Folders};
 use super::paths::PathIndex;
 use super::renames::Follower;
 
@@ -37,6 +38,8 @@ pub struct CodeRepo {
     paths: Mutex<HashMap<Oid, Arc<OnceLock<Arc<PathIndex>>>>>,
     /// Files followed through renames, with its caches.
     renames: Follower,
+    /// The folders (tree objects) read so far, shared by the path listings and the follower.
+    tree_cache: Arc<Folders>,
     /// The target's text blobs, by object ID, once read: the checks at the target and the stale
     /// comparisons (and any older revision with the same blob) share one read. Older revisions'
     /// blobs are not kept, which bounds the cache by the files cited at the target.
@@ -81,25 +84,9 @@ fn history_cuts(common: &Path) -> BTreeSet<Oid> {
         .collect()
 }
 
-/// The submodule a missing path would be inside, if one of its parent folders is one.
-fn submodule_above(tree: &git2::Tree<'_>, path: &str) -> Option<String> {
-    let mut end = 0;
-    while let Some(i) = path[end..].find('/') {
-        end += i;
-        let prefix = &path[..end];
-        match tree.get_path(Path::new(prefix)) {
-            Ok(e) if e.filemode() == 0o160000 => return Some(prefix.to_string()),
-            Ok(_) => {}
-            Err(_) => return None,
-        }
-        end += 1;
-    }
-    None
-}
-
 /// Every file path at `commit`, indexed (none when it cannot be read).
-fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
-    let files = files_at(repo, commit);
+fn list_paths(repo: &Repository, folders: &Folders, commit: Oid) -> PathIndex {
+    let files = files_at(repo, folders, commit);
     // Not collected in place: that would keep the listing's buffer, twice the size of the paths'
     // (an index is kept per revision for the whole run).
     let mut paths = Vec::with_capacity(files.len());
@@ -109,42 +96,45 @@ fn list_paths(repo: &Repository, commit: Oid) -> PathIndex {
 
 /// Every file at `commit` (symbolic links included): its path, blob and mode, in tree order
 /// (as a pre-order `git_tree_walk` lists them); none when the commit's tree cannot be read, and
-/// what was listed before a folder that cannot be read. Each folder's entries are read straight
-/// from its tree with the path built in one buffer: the walk's callback cost more than the
-/// reading (a `str` check of the folder and a `format!` per file).
-fn files_at(repo: &Repository, commit: Oid) -> Vec<(String, Oid, i32)> {
+/// what was listed before a folder that cannot be read. Folders are read through `folders`: the
+/// revisions a run lists share most of theirs.
+fn files_at(repo: &Repository, folders: &Folders, commit: Oid) -> Vec<(String, Oid, i32)> {
     let mut out = Vec::new();
-    if let Ok(tree) = repo.find_commit(commit).and_then(|c| c.tree()) {
-        let _ = files_under(repo, &tree, &mut String::new(), &mut out);
+    if let Ok(tree) = repo
+        .find_commit(commit)
+        .and_then(|c| folders.read(repo, c.tree_id()))
+    {
+        let _ = files_under(repo, folders, &tree, &mut String::new(), &mut out);
     }
     out
 }
 
-/// The files under `tree`, their paths prefixed with `prefix` (restored on return). A name that
-/// is not UTF-8 cannot be cited from a doc and is left out.
+/// The files under `folder`, their paths prefixed with `prefix` (restored on return). A name
+/// that is not UTF-8 cannot be cited from a doc and is left out.
 fn files_under(
     repo: &Repository,
-    tree: &git2::Tree<'_>,
+    folders: &Folders,
+    folder: &Folder,
     prefix: &mut String,
     out: &mut Vec<(String, Oid, i32)>,
 ) -> Result<(), git2::Error> {
     let at = prefix.len();
-    for entry in tree.iter() {
-        let Ok(name) = std::str::from_utf8(entry.name_bytes()) else {
+    for entry in folder.iter() {
+        let Ok(name) = std::str::from_utf8(entry.name) else {
             continue;
         };
         match entry.kind() {
-            Some(ObjectType::Blob) => {
+            ObjectType::Blob => {
                 let mut path = String::with_capacity(at + name.len());
                 path.push_str(prefix);
                 path.push_str(name);
                 out.push((path, entry.id(), entry.filemode()));
             }
-            Some(ObjectType::Tree) => {
-                let sub = repo.find_tree(entry.id())?;
+            ObjectType::Tree => {
+                let sub = folders.read(repo, entry.id())?;
                 prefix.push_str(name);
                 prefix.push('/');
-                let listed = files_under(repo, &sub, prefix, out);
+                let listed = files_under(repo, folders, &sub, prefix, out);
                 prefix.truncate(at);
                 listed?;
             }
@@ -152,6 +142,15 @@ fn files_under(
         }
     }
     Ok(())
+}
+
+/// What a path is in a commit's trees (see [`CodeRepo::look_up`]).
+enum Looked {
+    /// An entry: its object and normalised mode.
+    Found(Oid, i32),
+    Missing,
+    /// Inside the submodule at this path.
+    InSubmodule(String),
 }
 
 /// Why a revision did not resolve.
@@ -291,6 +290,7 @@ impl CodeRepo {
         ids.sort();
         ids.dedup();
         let slash_refs = slash_refs(&repo);
+        let tree_cache = Arc::new(Folders::default());
         Ok(CodeRepo {
             git_dir: repo.path().to_path_buf(),
             workdir: repo
@@ -302,7 +302,8 @@ impl CodeRepo {
             home,
             slash_refs,
             paths: Mutex::new(HashMap::new()),
-            renames: Follower::default(),
+            renames: Follower::new(tree_cache.clone()),
+            tree_cache,
             target_blobs: Mutex::new(HashMap::new()),
             target: None,
             folders: Mutex::new(HashMap::new()),
@@ -417,8 +418,11 @@ impl CodeRepo {
 
     /// The object ID of what `path` names at `commit`, without reading it.
     pub fn blob_id(&self, repo: &Repository, commit: Oid, path: &str) -> Option<Oid> {
-        let tree = repo.find_commit(commit).ok()?.tree().ok()?;
-        tree.get_path(Path::new(path)).ok().map(|e| e.id())
+        let root = repo.find_commit(commit).ok()?.tree_id();
+        match self.look_up(repo, root, path) {
+            Ok(Looked::Found(id, _)) => Some(id),
+            _ => None,
+        }
     }
 
     /// The repository keeping `target`'s text blobs once read (see `target_blobs`): what a
@@ -450,31 +454,64 @@ impl CodeRepo {
         commit: Oid,
         path: &str,
     ) -> Result<Entry, git2::Error> {
-        let tree = repo.find_commit(commit)?.tree().inspect_err(|e| {
-            if let Ok(c) = repo.find_commit(commit) {
-                self.broken_object(ObjectError::new(c.tree_id(), "tree", e));
+        let root = repo.find_commit(commit)?.tree_id();
+        let (id, mode) = match self.look_up(repo, root, path) {
+            Ok(Looked::Found(id, mode)) => (id, mode),
+            Ok(Looked::Missing) => return Ok(Entry::Other(FileAt::Missing)),
+            Ok(Looked::InSubmodule(module)) => {
+                return Ok(Entry::Other(FileAt::InSubmodule(module)))
             }
-        })?;
-        let entry = match tree.get_path(Path::new(path)) {
-            Ok(e) => e,
-            Err(e) if e.code() == git2::ErrorCode::NotFound => {
-                return Ok(Entry::Other(match submodule_above(&tree, path) {
-                    Some(module) => FileAt::InSubmodule(module),
-                    None => FileAt::Missing,
-                }))
-            }
-            Err(e) => {
+            Err((tree, e)) => {
                 // A folder on the way that cannot be read: the path's existence is unknown.
-                self.broken_object(ObjectError::new(tree.id(), "tree", &e));
+                self.broken_object(ObjectError::new(tree, "tree", &e));
                 return Err(e);
             }
         };
-        Ok(match entry.filemode() {
+        Ok(match mode {
             0o040000 => Entry::Other(FileAt::Directory),
             0o160000 => Entry::Other(FileAt::Submodule),
             0o120000 => Entry::Other(FileAt::Symlink),
-            _ => Entry::Blob(entry.id()),
+            _ => Entry::Blob(id),
         })
+    }
+
+    /// What `path` is under the tree `root`, its folders read through the session's cache (a
+    /// path asked for at many revisions is mostly in folders already read). A path libgit2's
+    /// `git_tree_entry_bypath` would not find (an empty component, a file on the way) is missing;
+    /// a submodule on the way is said. Else the error reading a folder, with the folder.
+    fn look_up(
+        &self,
+        repo: &Repository,
+        root: Oid,
+        path: &str,
+    ) -> Result<Looked, (Oid, git2::Error)> {
+        let read = |tree: Oid| self.tree_cache.read(repo, tree).map_err(|e| (tree, e));
+        let mut folder = read(root)?;
+        let mut at = 0;
+        loop {
+            let rest = &path[at..];
+            let (name, next) = match rest.find('/') {
+                Some(i) => (&rest[..i], Some(at + i + 1)),
+                None => (rest, None),
+            };
+            let found = folder.position(name.as_bytes()).and_then(|i| folder.get(i));
+            let Some(entry) = found.filter(|_| !name.is_empty()) else {
+                return Ok(Looked::Missing);
+            };
+            let Some(next) = next else {
+                return Ok(Looked::Found(entry.id(), entry.filemode()));
+            };
+            match entry.kind() {
+                ObjectType::Commit => return Ok(Looked::InSubmodule(path[..next - 1].to_string())),
+                // `folder/`: the folder itself.
+                ObjectType::Tree if next == path.len() => {
+                    return Ok(Looked::Found(entry.id(), entry.filemode()))
+                }
+                ObjectType::Tree => folder = read(entry.id())?,
+                _ => return Ok(Looked::Missing),
+            }
+            at = next;
+        }
     }
 
     /// A regular file's blob `id`, read at `commit`: its text, or why it has none (too large,
@@ -517,7 +554,7 @@ impl CodeRepo {
     /// Every regular file at `commit` (not a symbolic link or submodule) with its blob ID, in
     /// tree order.
     pub fn blob_ids(&self, repo: &Repository, commit: Oid) -> Vec<(String, Oid)> {
-        let files = files_at(repo, commit).into_iter();
+        let files = files_at(repo, &self.tree_cache, commit).into_iter();
         let regular = files.filter(|f| f.2 != 0o120000);
         regular.map(|(path, id, _)| (path, id)).collect()
     }
@@ -527,7 +564,8 @@ impl CodeRepo {
     /// wiki corpus's peak and saved no measurable time on the versioned-docs corpus.)
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
         let slot = self.paths_slot(commit);
-        let listed = slot.get_or_init(|| Arc::new(list_paths(&self.worker(), commit)));
+        let listed =
+            slot.get_or_init(|| Arc::new(list_paths(&self.worker(), &self.tree_cache, commit)));
         listed.clone()
     }
 
@@ -535,7 +573,7 @@ impl CodeRepo {
     /// cross-file search needs it.
     pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
         let slot = self.paths_slot(commit);
-        slot.get_or_init(|| Arc::new(list_paths(repo, commit)))
+        slot.get_or_init(|| Arc::new(list_paths(repo, &self.tree_cache, commit)))
             .clone()
     }
 
@@ -623,7 +661,7 @@ mod tests {
             git2::TreeWalkResult::Ok
         })
         .unwrap();
-        let listed = files_at(&git, commit);
+        let listed = files_at(&git, &Folders::default(), commit);
         assert_eq!(listed, walked);
         let paths: Vec<&str> = listed.iter().map(|f| f.0.as_str()).collect();
         assert_eq!(
@@ -634,7 +672,89 @@ mod tests {
             listed[2].2, 0o120000,
             "the symbolic link is listed with its mode"
         );
-        assert!(files_at(&git, Oid::ZERO_SHA1).is_empty());
+        assert!(files_at(&git, &Folders::default(), Oid::ZERO_SHA1).is_empty());
+    }
+
+    /// What libgit2 says `path` is in `tree`: the entry `get_path` finds, else the first
+    /// submodule among its parent folders (what `entry_at` answered before it read folders
+    /// itself).
+    fn libgit2_entry(tree: &git2::Tree<'_>, path: &str) -> String {
+        let Ok(e) = tree.get_path(Path::new(path)) else {
+            let mut end = 0;
+            while let Some(i) = path[end..].find('/') {
+                end += i;
+                match tree.get_path(Path::new(&path[..end])) {
+                    Ok(e) if e.filemode() == 0o160000 => return format!("in {}", &path[..end]),
+                    Ok(_) => end += 1,
+                    Err(_) => break,
+                }
+            }
+            return "missing".into();
+        };
+        match e.filemode() {
+            0o040000 => "folder".into(),
+            0o160000 => "submodule".into(),
+            0o120000 => "link".into(),
+            _ => format!("blob {}", e.id()),
+        }
+    }
+
+    #[test]
+    fn a_path_is_looked_up_as_libgit2_looks_it_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "@@@ commit v1 c\n@@@ file b.rs\nx\n@@@ file a/z/deep.rs\ny\n\
+                    @@@ file a/b.rs\nz\n@@@ file a-b/c.rs\nw\n@@@ file a.b\nv\n\
+                    @@@ symlink a/link.rs b.rs\n\
+                    @@@ submodule vendor/lib 0123456789abcdef0123456789abcdef01234567\n";
+        let commit = crate::fixture::build(spec, dir.path()).unwrap()["v1"];
+        let git = Repository::open(dir.path()).unwrap();
+        let tree = git.find_commit(commit).unwrap().tree().unwrap();
+        let repo = CodeRepo::discover(dir.path()).unwrap();
+        let ours = |path: &str| match repo.entry_at(&git, commit, path).unwrap() {
+            Entry::Blob(id) => format!("blob {id}"),
+            Entry::Other(FileAt::Directory) => "folder".into(),
+            Entry::Other(FileAt::Submodule) => "submodule".into(),
+            Entry::Other(FileAt::Symlink) => "link".into(),
+            Entry::Other(FileAt::Missing) => "missing".into(),
+            Entry::Other(FileAt::InSubmodule(m)) => format!("in {m}"),
+            Entry::Other(other) => format!("{other:?}"),
+        };
+        let paths = [
+            "b.rs",
+            "a/b.rs",
+            "a/z/deep.rs",
+            "a-b/c.rs",
+            "a.b",
+            "a",
+            "a/",
+            "a/z",
+            "a/z/",
+            "a/link.rs",
+            "vendor",
+            "vendor/lib",
+            "vendor/lib/",
+            "vendor/lib/src/x.rs",
+            "vendor/lib/x",
+            "b.rs/x",
+            "b.rs/",
+            "a//b.rs",
+            "a/missing.rs",
+            "nope/x.rs",
+            "a-",
+            "a/b.rs/",
+            "a/z/deep.rs/more",
+            "vendor/other/x",
+            "",
+            "/b.rs",
+            "./b.rs",
+        ];
+        for path in paths {
+            assert_eq!(ours(path), libgit2_entry(&tree, path), "{path}");
+        }
+        let blob = |path: &str| tree.get_path(Path::new(path)).ok().map(|e| e.id());
+        for path in ["b.rs", "a", "a/z/deep.rs", "vendor/lib", "nope", "b.rs/x"] {
+            assert_eq!(repo.blob_id(&git, commit, path), blob(path), "{path}");
+        }
     }
 
     #[test]

@@ -211,6 +211,7 @@ fn c() {{}}
 
 #[test]
 fn renames_are_looked_for_only_where_something_was_deleted() {
+    use citegate::resolve::folders::Folders;
     use citegate::resolve::renames::renames_between;
     let spec = "@@@ commit v1 code
 @@@ file src/deep/a.rs
@@ -230,10 +231,11 @@ fn c() {}
     let fx = Fixture::build(spec).unwrap();
     let git = Repository::open(fx.path()).unwrap();
     let tree = |label: &str| git.find_commit(fx.labels[label]).unwrap().tree_id();
-    assert!(renames_between(&git, tree("v1"), tree("add"))
+    let folders = Folders::default();
+    assert!(renames_between(&git, &folders, tree("v1"), tree("add"))
         .unwrap()
         .is_empty());
-    let moved = renames_between(&git, tree("add"), tree("move")).unwrap();
+    let moved = renames_between(&git, &folders, tree("add"), tree("move")).unwrap();
     assert_eq!(
         moved.get("src/deep/a.rs").map(String::as_str),
         Some("lib/a.rs")
