@@ -245,13 +245,13 @@ impl Blob<'_> {
                     };
                     return cites.iter().map(|c| base(c, file.clone())).collect();
                 }
-                let paths = self.repo.paths(self.commit);
-                let suggestions = paths.suggest(self.path);
+                let layout = self.repo.layout(self.commit);
+                let suggestions = layout.suggest(self.path);
                 return cites
                     .iter()
                     .map(|c| {
                         let citation = docs[c.0.doc].citation(c.0.index);
-                        let from_root = from_root(citation).filter(|p| paths.contains(p));
+                        let from_root = from_root(citation).filter(|p| layout.contains(p));
                         let file = FileFacts::Missing {
                             suggestions: suggestions.clone(),
                             from_root,

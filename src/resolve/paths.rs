@@ -1,65 +1,25 @@
-//! Every file path at one commit, indexed for the suggestions a missing path gets (the same
-//! file name elsewhere, a near name in the same or a near folder). [`super::CodeRepo`] builds one
-//! per commit and caches it.
+//! A commit's files, for the suggestions a missing path gets (the same file name elsewhere, a
+//! near name in the same or a near folder) and for the cross-file search of a lost quote.
+//! [`super::CodeRepo`] builds each once per commit and caches it.
 
 use rapidfuzz::distance::levenshtein;
 
-/// Every file path at one commit, indexed by file name and folder for suggestions. The indexes
-/// are positions into `paths`, sorted: a wiki citing many revisions keeps one index per
-/// revision, so they hold no copies of the names.
+use git2::{ObjectType, Oid, Repository};
+
+use super::folders::{Entry, Folder, Folders};
+
+/// Every file path at one commit, sorted: what the search for a lost quote reads.
 #[derive(Debug, Default)]
 pub struct PathIndex {
     /// Sorted.
     pub paths: Vec<String>,
-    /// Positions in `paths`, by file name (in path order within a name).
-    by_name: Vec<u32>,
-    /// Positions in `paths`, by folder (in path order within a folder).
-    by_dir: Vec<u32>,
-    /// Each folder's run of `by_dir` (start, end), in folder order.
-    dirs: Vec<(usize, usize)>,
-}
-
-/// A path's folder and file name (a byte search: the index splits every path of a revision).
-fn split(p: &str) -> (&str, &str) {
-    match memchr::memrchr(b'/', p.as_bytes()) {
-        Some(i) => (&p[..i], &p[i + 1..]),
-        None => ("", p),
-    }
-}
-
-/// Positions in `paths` sorted by `key` of the path, then by position.
-fn sorted_by(paths: &[String], key: fn(&str) -> &str) -> Vec<u32> {
-    let mut keyed: Vec<(&str, u32)> = (paths.iter().zip(0..)).map(|(p, i)| (key(p), i)).collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 impl PathIndex {
     pub fn new(mut paths: Vec<String>) -> PathIndex {
+        // A tree lists its files in path order already: this checks it, in one pass.
         paths.sort();
-        let by_name = sorted_by(&paths, |p| split(p).1);
-        let by_dir = sorted_by(&paths, |p| split(p).0);
-        let dir = |i: &u32| split(&paths[*i as usize]).0;
-        let mut dirs = Vec::new();
-        let mut start = 0;
-        for run in by_dir.chunk_by(|a, b| dir(a) == dir(b)) {
-            dirs.push((start, start + run.len()));
-            start += run.len();
-        }
-        PathIndex {
-            paths,
-            by_name,
-            by_dir,
-            dirs,
-        }
-    }
-
-    /// The positions in `index` whose key (`key` of the path) is `want`.
-    fn run<'a>(&self, index: &'a [u32], key: fn(&str) -> &str, want: &str) -> &'a [u32] {
-        let at = |i: &u32| key(&self.paths[*i as usize]);
-        let start = index.partition_point(|i| at(i) < want);
-        let len = index[start..].partition_point(|i| at(i) == want);
-        &index[start..start + len]
+        PathIndex { paths }
     }
 
     /// Whether `path` is a file at this commit.
@@ -68,43 +28,138 @@ impl PathIndex {
             .binary_search_by(|p| p.as_str().cmp(path))
             .is_ok()
     }
+}
+
+/// A path's folder and file name.
+fn split(p: &str) -> (&str, &str) {
+    match memchr::memrchr(b'/', p.as_bytes()) {
+        Some(i) => (&p[..i], &p[i + 1..]),
+        None => ("", p),
+    }
+}
+
+/// `dir/name`, or `name` in the root.
+fn join(dir: &str, name: &str) -> String {
+    match dir {
+        "" => name.to_string(),
+        _ => format!("{dir}/{name}"),
+    }
+}
+
+/// The name of a file entry (a blob: a symbolic link too) that a doc can cite (UTF-8).
+fn file_name<'a>(e: &Entry<'a>) -> Option<&'a str> {
+    match e.kind() {
+        ObjectType::Blob => std::str::from_utf8(e.name).ok(),
+        _ => None,
+    }
+}
+
+/// The names of a folder's files, in path order.
+fn files(folder: &Folder) -> impl Iterator<Item = &str> + '_ {
+    folder.iter().filter_map(|e| file_name(&e))
+}
+
+/// A commit's folders by path (sorted; the root is `""`), each as read from the object database:
+/// what a missing path's suggestions look at. Nothing per file is built: a folder's entries are
+/// searched where they are, and the folders are the session's (shared by the revisions that have
+/// them), so a wiki citing many revisions keeps little per revision.
+#[derive(Debug, Default)]
+pub struct Layout {
+    dirs: Vec<(String, Folder)>,
+}
+
+impl Layout {
+    /// The layout of `dirs` (each folder with its path, in any order).
+    pub fn new(mut dirs: Vec<(String, Folder)>) -> Layout {
+        dirs.sort_by(|a, b| a.0.cmp(&b.0));
+        Layout { dirs }
+    }
+
+    /// The layout of the tree `root`, its folders read through `folders` (a folder that cannot
+    /// be read, or whose name is not UTF-8, is left out with what is under it).
+    pub fn read(repo: &Repository, folders: &Folders, root: Oid) -> Layout {
+        let mut dirs = Vec::new();
+        let mut todo: Vec<(String, Folder)> = folders
+            .read(repo, root)
+            .map(|f| (String::new(), f))
+            .into_iter()
+            .collect();
+        while let Some((dir, folder)) = todo.pop() {
+            for e in folder.iter().filter(|e| e.kind() == ObjectType::Tree) {
+                let Ok(name) = std::str::from_utf8(e.name) else {
+                    continue;
+                };
+                if let Ok(sub) = folders.read(repo, e.id()) {
+                    todo.push((join(&dir, name), sub));
+                }
+            }
+            dirs.push((dir, folder));
+        }
+        Layout::new(dirs)
+    }
+
+    fn folder(&self, dir: &str) -> Option<&Folder> {
+        let at = self.dirs.binary_search_by(|d| d.0.as_str().cmp(dir)).ok()?;
+        Some(&self.dirs[at].1)
+    }
+
+    /// Whether `path` is a file at this commit.
+    pub fn contains(&self, path: &str) -> bool {
+        let (dir, name) = split(path);
+        if dir.is_empty() && name.len() != path.len() {
+            return false; // `/name`: not the root's
+        }
+        let found = self
+            .folder(dir)
+            .and_then(|f| f.get(f.position(name.as_bytes())?));
+        found.is_some_and(|e| file_name(&e).is_some())
+    }
 
     /// The closest existing paths to a missing one: the same file name elsewhere first, else a
-    /// file name a small edit away in the same folder, or (when the folder does not exist) in a
+    /// file name a small edit away in the same folder, or (when the folder holds no file) in a
     /// folder a small edit away. Edit distances are computed only against those few candidates.
     pub fn suggest(&self, missing: &str) -> Vec<String> {
         let (dir, name) = split(missing);
-        let path = |i: &u32| &self.paths[*i as usize];
         // Each string is compared with many: its bit vectors are built once (a bit-parallel
         // edit distance, which stops once the limit is passed).
         let whole = levenshtein::BatchComparator::new(missing.chars());
-        let same = self.run(&self.by_name, |p| split(p).1, name);
+        let mut same: Vec<String> = (self.dirs.iter())
+            .filter(|(_, f)| {
+                f.position(name.as_bytes())
+                    .and_then(|i| f.get(i))
+                    .is_some_and(|e| file_name(&e).is_some())
+            })
+            .map(|(d, _)| join(d, name))
+            .collect();
         if !same.is_empty() {
-            let mut same: Vec<&String> = same.iter().map(path).collect();
+            // Ties (the same distance and length) keep path order: the folders are in the order
+            // of their paths, and two of one length sort as the paths in them do.
             same.sort_by_cached_key(|p| (whole.distance(p.chars()), p.len()));
-            return same.into_iter().take(3).cloned().collect();
+            same.truncate(3);
+            return same;
         }
-        let in_dir = self.run(&self.by_dir, |p| split(p).0, dir);
-        let dirs: Vec<&[u32]> = match in_dir.is_empty() {
-            false => vec![in_dir],
-            true => {
+        let here = self.folder(dir).filter(|f| files(f).next().is_some());
+        let dirs: Vec<(&str, &Folder)> = match here {
+            Some(folder) => vec![(dir, folder)],
+            None => {
                 let near_dir = Near::new(dir);
                 (self.dirs.iter())
-                    .map(|&(start, end)| &self.by_dir[start..end])
-                    .filter(|files| near_dir.is(split(path(&files[0])).0))
+                    .filter(|(d, f)| files(f).next().is_some() && near_dir.is(d))
+                    .map(|(d, f)| (d.as_str(), f))
                     .collect()
             }
         };
         let near_name = Near::new(name);
-        let mut found: Vec<(usize, &String)> = dirs
-            .into_iter()
-            .flatten()
-            .map(path)
-            .filter(|p| near_name.is(split(p).1))
+        let mut found: Vec<(usize, String)> = (dirs.into_iter())
+            .flat_map(|(d, f)| {
+                files(f)
+                    .filter(|n| near_name.is(n))
+                    .map(move |n| join(d, n))
+            })
             .map(|p| (whole.distance(p.chars()), p))
             .collect();
         found.sort();
-        found.into_iter().take(3).map(|(_, p)| p.clone()).collect()
+        found.into_iter().take(3).map(|(_, p)| p).collect()
     }
 }
 
@@ -169,13 +224,22 @@ mod tests {
         }
     }
 
+    /// The layout of a commit holding `paths`.
+    fn layout(paths: &[&str]) -> Layout {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = String::from("@@@ commit v1 c\n");
+        for p in paths {
+            spec.push_str(&format!("@@@ file {p}\nx\n"));
+        }
+        let commit = crate::fixture::build(&spec, dir.path()).unwrap()["v1"];
+        let git = Repository::open(dir.path()).unwrap();
+        let root = git.find_commit(commit).unwrap().tree_id();
+        Layout::read(&git, &Folders::default(), root)
+    }
+
     #[test]
     fn suggests_the_same_file_name_then_near_paths() {
-        let paths: Vec<String> = ["src/cache/mod.rs", "src/lib.rs", "lib/cache.rs"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let index = PathIndex::new(paths);
+        let index = layout(&["src/cache/mod.rs", "src/lib.rs", "lib/cache.rs"]);
         assert_eq!(index.suggest("src/cache.rs"), vec!["lib/cache.rs"]);
         assert_eq!(index.suggest("src/lbi.rs"), vec!["src/lib.rs"]);
         assert_eq!(index.suggest("scr/lib.rs"), vec!["src/lib.rs"]);
@@ -184,16 +248,12 @@ mod tests {
 
     #[test]
     fn ties_keep_path_order_and_near_folders_are_searched() {
-        let paths: Vec<String> = [
+        let index = layout(&[
             "b/x/cache.rs",
             "a/y/cache.rs",
             "a/y/other.rs",
             "lib/core.rs",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let index = PathIndex::new(paths);
+        ]);
         // The same name at the same distance and length: path order.
         assert_eq!(
             index.suggest("c/z/cache.rs"),
@@ -204,5 +264,51 @@ mod tests {
         // The folder exists: only its own files are candidates.
         assert!(index.suggest("a/y/cor.rs").is_empty());
         assert!(index.contains("a/y/other.rs") && !index.contains("a/y"));
+    }
+
+    /// The suggestions for `missing` among `paths` (sorted), by their definition over the
+    /// list (what an index over every path answered before suggestions read folders).
+    fn listed(paths: &[String], missing: &str) -> Vec<String> {
+        let (dir, name) = split(missing);
+        let distance = |p: &str| levenshtein::distance(missing.chars(), p.chars());
+        let mut same: Vec<&String> = paths.iter().filter(|p| split(p).1 == name).collect();
+        if !same.is_empty() {
+            same.sort_by_key(|p| (distance(p), p.len()));
+            return same.into_iter().take(3).cloned().collect();
+        }
+        let in_dir: Vec<&String> = paths.iter().filter(|p| split(p).0 == dir).collect();
+        let near_dir = Near::new(dir);
+        let candidates = match in_dir.is_empty() {
+            false => in_dir,
+            true => paths.iter().filter(|p| near_dir.is(split(p).0)).collect(),
+        };
+        let near_name = Near::new(name);
+        let mut found: Vec<(usize, &String)> = (candidates.into_iter())
+            .filter(|p| near_name.is(split(p).1))
+            .map(|p| (distance(p), p))
+            .collect();
+        found.sort();
+        found.into_iter().take(3).map(|(_, p)| p.clone()).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn suggestions_from_folders_are_the_listed_ones(
+            paths in proptest::collection::btree_set("[ab][ab.-]?(/[ab][ab.-]?){0,2}", 1..12),
+            missing in proptest::collection::vec("[ab.-]{0,2}(/[ab.-]{1,2}){0,2}", 1..8),
+        ) {
+            // A path that is also a folder of another is left out (a tree cannot hold both).
+            let paths: Vec<String> = (paths.iter())
+                .filter(|p| !paths.iter().any(|q| q.starts_with(&format!("{p}/"))))
+                .cloned()
+                .collect();
+            let strs: Vec<&str> = paths.iter().map(String::as_str).collect();
+            let index = layout(&strs);
+            for m in missing.iter().chain(&paths) {
+                proptest::prop_assert_eq!(index.suggest(m), listed(&paths, m), "{}", m);
+                proptest::prop_assert_eq!(index.contains(m), paths.contains(m), "{}", m);
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use git2::{ObjectType, Oid, Repository};
 
 use super::folders::{Folder, Folders};
-use super::paths::PathIndex;
+use super::paths::{Layout, PathIndex};
 use super::renames::Follower;
 
 /// Blobs larger than this are not read as source text.
@@ -35,7 +35,9 @@ pub struct CodeRepo {
     /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
     pub slash_refs: Vec<String>,
     /// Each commit's file paths, listed once: a thread asking while another lists them waits.
-    paths: Mutex<HashMap<Oid, Arc<OnceLock<Arc<PathIndex>>>>>,
+    paths: PerCommit<PathIndex>,
+    /// Each commit's folders by path, for suggestions (the same).
+    layouts: PerCommit<Layout>,
     /// Files followed through renames, with its caches.
     renames: Follower,
     /// The folders (tree objects) read so far, shared by the path listings and the follower.
@@ -54,6 +56,35 @@ pub struct CodeRepo {
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
+}
+
+/// A value per commit, computed once: a thread asking while another computes it waits.
+struct PerCommit<T>(Mutex<HashMap<Oid, Arc<OnceLock<Arc<T>>>>>);
+
+impl<T> Default for PerCommit<T> {
+    fn default() -> Self {
+        PerCommit(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<T> std::fmt::Debug for PerCommit<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PerCommit(..)")
+    }
+}
+
+impl<T> PerCommit<T> {
+    /// The value for `commit`, computed by `make` on the first call.
+    fn get(&self, commit: Oid, make: impl FnOnce() -> T) -> Arc<T> {
+        let slot = self
+            .0
+            .lock()
+            .expect("per-commit lock")
+            .entry(commit)
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Arc::new(make())).clone()
+    }
 }
 
 /// Spare repository handles (see [`CodeRepo::with_handle`]).
@@ -301,7 +332,8 @@ impl CodeRepo {
             ids,
             home,
             slash_refs,
-            paths: Mutex::new(HashMap::new()),
+            paths: PerCommit::default(),
+            layouts: PerCommit::default(),
             renames: Follower::new(tree_cache.clone()),
             tree_cache,
             target_blobs: Mutex::new(HashMap::new()),
@@ -563,23 +595,28 @@ impl CodeRepo {
     /// and dropped after. (A lent handle, kept for the run with its caches, added 3-4 MB to the
     /// wiki corpus's peak and saved no measurable time on the versioned-docs corpus.)
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
-        let slot = self.paths_slot(commit);
-        let listed =
-            slot.get_or_init(|| Arc::new(list_paths(&self.worker(), &self.tree_cache, commit)));
-        listed.clone()
+        (self.paths).get(commit, || {
+            list_paths(&self.worker(), &self.tree_cache, commit)
+        })
     }
 
-    /// Every file path at `commit`, sorted; computed once per commit, only when a suggestion or a
-    /// cross-file search needs it.
+    /// Every file path at `commit`, sorted; computed once per commit, only when a cross-file
+    /// search needs it.
     pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
-        let slot = self.paths_slot(commit);
-        slot.get_or_init(|| Arc::new(list_paths(repo, &self.tree_cache, commit)))
-            .clone()
+        (self.paths).get(commit, || list_paths(repo, &self.tree_cache, commit))
     }
 
-    fn paths_slot(&self, commit: Oid) -> Arc<OnceLock<Arc<PathIndex>>> {
-        let mut known = self.paths.lock().expect("paths lock");
-        known.entry(commit).or_default().clone()
+    /// The folders of `commit` by path, for a missing path's suggestions; read once per commit
+    /// (none when the commit cannot be read).
+    pub fn layout(&self, commit: Oid) -> Arc<Layout> {
+        self.layouts.get(commit, || {
+            let git = self.worker();
+            let root = git.find_commit(commit).map(|c| c.tree_id());
+            match root {
+                Ok(root) => Layout::read(&git, &self.tree_cache, root),
+                Err(_) => Layout::default(),
+            }
+        })
     }
 
     /// Where `path` (a file at `from`, gone at `to`) is at `to` when it was renamed, as
