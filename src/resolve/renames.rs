@@ -54,8 +54,10 @@ enum Parent {
 /// it.
 #[derive(Debug, Default)]
 struct Range {
-    /// Each commit: its position in the target's history, and its parents.
-    commits: Vec<(usize, Vec<Parent>)>,
+    /// Each commit: its position in the target's history, and where its parents are in
+    /// `parents` (one list for the range: a range has thousands of commits).
+    commits: Vec<(usize, (u32, u32))>,
+    parents: Vec<Parent>,
     /// The position of the last commit of the range that has each commit of the range as a
     /// parent: a walk forgets a commit's names once past it.
     last_child: Vec<Option<usize>>,
@@ -69,46 +71,52 @@ struct Range {
 }
 
 impl Range {
-    /// The range of `commits` (all in `graph`), from the pin `from`.
-    fn new(graph: &Graph, from: Oid, commits: &[(Oid, Vec<Oid>)]) -> Range {
-        // Positions are taken after the filter, so that `Inside` numbers what the walk walks.
-        let commits: Vec<&(Oid, Vec<Oid>)> = (commits.iter())
-            .filter(|(c, _)| graph.at.contains_key(c))
-            .collect();
-        let place: HashMap<Oid, usize> = (commits.iter().enumerate())
-            .map(|(i, c)| (c.0, i))
-            .collect();
-        let parent = |p: &Oid| match (place.get(p), graph.at.get(p)) {
-            (Some(&i), _) => Some(Parent::Inside(i)),
-            _ if *p == from => Some(Parent::Pin),
-            (None, Some(&g)) => Some(Parent::Before(g)),
-            (None, None) => None,
-        };
-        let commits: Vec<(usize, Vec<Parent>)> = (commits.iter())
-            .map(|(c, ps)| (graph.at[c], ps.iter().filter_map(parent).collect()))
-            .collect();
-        let (mut last_child, mut pin_last_child) = (vec![None; commits.len()], None);
-        let mut first = commits.first().map_or(0, |c| c.0);
-        for (i, (at, ps)) in commits.iter().enumerate() {
-            first = first.min(*at);
-            for p in ps {
-                match p {
-                    Parent::Inside(k) => last_child[*k] = Some(i),
-                    Parent::Pin => pin_last_child = Some(i),
-                    Parent::Before(g) => first = first.min(*g),
+    /// The range of the commits of `graph` not marked `older`, from the pin `from`: everything
+    /// by position in the graph, no commit or parent looked up by ID.
+    fn new(graph: &Graph, from: Oid, older: &[bool]) -> Range {
+        let pin = graph.at.get(&from).copied();
+        // Positions are numbered after the filter, so that `Inside` numbers what the walk walks.
+        let mut place = vec![usize::MAX; older.len()];
+        let mut range = Range::default();
+        for g in (0..older.len()).filter(|&g| !older[g]) {
+            place[g] = range.commits.len();
+            let start = range.parents.len() as u32;
+            range
+                .parents
+                .extend(graph.parents[g].iter().map(|&p| match place[p] {
+                    usize::MAX if Some(p) == pin => Parent::Pin,
+                    usize::MAX => Parent::Before(p),
+                    k => Parent::Inside(k),
+                }));
+            range.commits.push((g, (start, range.parents.len() as u32)));
+        }
+        range.last_child = vec![None; range.commits.len()];
+        range.first = range.commits.first().map_or(0, |c| c.0);
+        for i in 0..range.commits.len() {
+            range.first = range.first.min(range.commits[i].0);
+            for k in 0..range.parents_of(i).len() {
+                match range.parents_of(i)[k] {
+                    Parent::Inside(k) => range.last_child[k] = Some(i),
+                    Parent::Pin => range.pin_last_child = Some(i),
+                    Parent::Before(g) => range.first = range.first.min(g),
                 }
             }
         }
-        let last_seed = (commits.iter())
-            .rposition(|(_, ps)| ps.iter().any(|p| !matches!(p, Parent::Inside(_))))
+        range.last_seed = (0..range.commits.len())
+            .rposition(|i| {
+                range
+                    .parents_of(i)
+                    .iter()
+                    .any(|p| !matches!(p, Parent::Inside(_)))
+            })
             .unwrap_or(0);
-        Range {
-            commits,
-            last_child,
-            pin_last_child,
-            last_seed,
-            first,
-        }
+        range
+    }
+
+    /// The parents of the range's `i`th commit.
+    fn parents_of(&self, i: usize) -> &[Parent] {
+        let (start, end) = self.commits[i].1;
+        &self.parents[start as usize..end as usize]
     }
 }
 
@@ -224,17 +232,19 @@ impl Follower {
         }
         let mut known = Names::new(range.first);
         let file = known.id(self, repo, &graph, path);
-        // The file's names in the commits reached whose children are still to come.
+        // The file's names in the commits reached whose children are still to come; the lists
+        // of commits left behind are reused (a walk steps through thousands of commits).
         let mut names: Vec<Vec<u32>> = vec![Vec::new(); range.commits.len()];
+        let mut spare: Vec<Vec<u32>> = Vec::new();
         let mut pin = match range.pin_last_child {
             Some(_) => vec![file],
             None => Vec::new(),
         };
         let mut live = pin.len();
-        for (i, (at, parents)) in range.commits.iter().enumerate() {
-            let mut here: Vec<u32> = Vec::new();
-            let commit = graph.order[*at].0;
-            for parent in parents {
+        for (i, &(at, _)) in range.commits.iter().enumerate() {
+            let mut here: Vec<u32> = spare.pop().unwrap_or_default();
+            let commit = graph.order[at].0;
+            for parent in range.parents_of(i) {
                 let (before, id): (&[u32], Oid) = match *parent {
                     Parent::Inside(k) => (&names[k], graph.order[range.commits[k].0].0),
                     Parent::Pin => (&pin, from),
@@ -244,7 +254,7 @@ impl Follower {
                     },
                 };
                 for &name in before {
-                    let next = match known.is_file(name, *at) {
+                    let next = match known.is_file(name, at) {
                         true => Some(name),
                         false => {
                             (self.rename_in_commit(repo, &graph, id, commit, known.name(name)))
@@ -262,7 +272,9 @@ impl Follower {
                     _ => continue,
                 };
                 live -= usize::from(!done.is_empty());
-                *done = Vec::new();
+                let mut done = std::mem::take(done);
+                done.clear();
+                spare.push(done);
             }
             if !here.is_empty() {
                 names[i] = here;
@@ -270,6 +282,8 @@ impl Follower {
             } else if i >= range.last_seed && live == 0 {
                 // Deleted on every side, and no branch left that could bring it back.
                 return None;
+            } else {
+                spare.push(here);
             }
         }
         // Several names at the target (a file copied on two branches): the first parent's first.
@@ -327,11 +341,7 @@ impl Follower {
                 stack.extend(&graph.parents[i]);
             }
         }
-        let commits: Commits = (graph.order.iter().zip(&older))
-            .filter(|(_, old)| !**old)
-            .map(|(c, _)| c.clone())
-            .collect();
-        let range = Arc::new(Range::new(graph, from, &commits));
+        let range = Arc::new(Range::new(graph, from, &older));
         self.ranges
             .lock()
             .expect("ranges lock")
