@@ -1,8 +1,9 @@
 //! Folders (tree objects) read raw from the object database and parsed once per run, shared by
-//! every reader of a session: the listing of a revision's files (for suggestions and the
-//! cross-file search), rename detection's changed files, and the columns of followed paths read
-//! the same folders of many commits (most folders are the same tree in most revisions). libgit2's
-//! parsed trees (and its cache of them) cost several times the reading.
+//! every reader of a session: the audit's path lookups, a revision's listing (the cross-file
+//! search) and layout (a missing path's suggestions), rename detection's changed files, and the
+//! columns of followed paths read the same folders of many commits (most folders are the same
+//! tree in most revisions). libgit2's parsed trees (and its cache of them) cost several times
+//! the reading.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

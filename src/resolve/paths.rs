@@ -54,6 +54,12 @@ fn file_name<'a>(e: &Entry<'a>) -> Option<&'a str> {
     }
 }
 
+/// Whether `folder` holds a file named `name`.
+fn has_file(folder: &Folder, name: &str) -> bool {
+    let found = folder.position(name.as_bytes()).and_then(|i| folder.get(i));
+    found.is_some_and(|e| file_name(&e).is_some())
+}
+
 /// The names of a folder's files, in path order.
 fn files(folder: &Folder) -> impl Iterator<Item = &str> + '_ {
     folder.iter().filter_map(|e| file_name(&e))
@@ -109,10 +115,7 @@ impl Layout {
         if dir.is_empty() && name.len() != path.len() {
             return false; // `/name`: not the root's
         }
-        let found = self
-            .folder(dir)
-            .and_then(|f| f.get(f.position(name.as_bytes())?));
-        found.is_some_and(|e| file_name(&e).is_some())
+        self.folder(dir).is_some_and(|f| has_file(f, name))
     }
 
     /// The closest existing paths to a missing one: the same file name elsewhere first, else a
@@ -124,11 +127,7 @@ impl Layout {
         // edit distance, which stops once the limit is passed).
         let whole = levenshtein::BatchComparator::new(missing.chars());
         let mut same: Vec<String> = (self.dirs.iter())
-            .filter(|(_, f)| {
-                f.position(name.as_bytes())
-                    .and_then(|i| f.get(i))
-                    .is_some_and(|e| file_name(&e).is_some())
-            })
+            .filter(|(_, f)| has_file(f, name))
             .map(|(d, _)| join(d, name))
             .collect();
         if !same.is_empty() {

@@ -90,18 +90,19 @@ impl Range {
                 }));
             range.commits.push((g, (start, range.parents.len() as u32)));
         }
-        range.last_child = vec![None; range.commits.len()];
-        range.first = range.commits.first().map_or(0, |c| c.0);
-        for i in 0..range.commits.len() {
-            range.first = range.first.min(range.commits[i].0);
-            for k in 0..range.parents_of(i).len() {
-                match range.parents_of(i)[k] {
-                    Parent::Inside(k) => range.last_child[k] = Some(i),
+        let mut last_child = vec![None; range.commits.len()];
+        let mut first = range.commits.first().map_or(0, |c| c.0);
+        for (i, &(at, (start, end))) in range.commits.iter().enumerate() {
+            first = first.min(at);
+            for p in &range.parents[start as usize..end as usize] {
+                match *p {
+                    Parent::Inside(k) => last_child[k] = Some(i),
                     Parent::Pin => range.pin_last_child = Some(i),
-                    Parent::Before(g) => range.first = range.first.min(g),
+                    Parent::Before(g) => first = first.min(g),
                 }
             }
         }
+        (range.last_child, range.first) = (last_child, first);
         range.last_seed = (0..range.commits.len())
             .rposition(|i| {
                 range

@@ -40,7 +40,8 @@ pub struct CodeRepo {
     layouts: PerCommit<Layout>,
     /// Files followed through renames, with its caches.
     renames: Follower,
-    /// The folders (tree objects) read so far, shared by the path listings and the follower.
+    /// The folders (tree objects) read so far, each once: shared by the path lookups, the
+    /// listings and layouts of revisions, rename detection and the follower.
     tree_cache: Arc<Folders>,
     /// The target's text blobs, by object ID, once read: the checks at the target and the stale
     /// comparisons (and any older revision with the same blob) share one read. Older revisions'
@@ -115,11 +116,11 @@ fn history_cuts(common: &Path) -> BTreeSet<Oid> {
         .collect()
 }
 
-/// Every file path at `commit`, indexed (none when it cannot be read).
+/// Every file path at `commit`, sorted (none when it cannot be read).
 fn list_paths(repo: &Repository, folders: &Folders, commit: Oid) -> PathIndex {
     let files = files_at(repo, folders, commit);
     // Not collected in place: that would keep the listing's buffer, twice the size of the paths'
-    // (an index is kept per revision for the whole run).
+    // (a list is kept per revision for the whole run).
     let mut paths = Vec::with_capacity(files.len());
     paths.extend(files.into_iter().map(|f| f.0));
     PathIndex::new(paths)
