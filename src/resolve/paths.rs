@@ -75,12 +75,6 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The layout of `dirs` (each folder with its path, in any order).
-    pub fn new(mut dirs: Vec<(String, Folder)>) -> Layout {
-        dirs.sort_by(|a, b| a.0.cmp(&b.0));
-        Layout { dirs }
-    }
-
     /// The layout of the tree `root`, its folders read through `folders` (a folder that cannot
     /// be read, or whose name is not UTF-8, is left out with what is under it).
     pub fn read(repo: &Repository, folders: &Folders, root: Oid) -> Layout {
@@ -101,7 +95,8 @@ impl Layout {
             }
             dirs.push((dir, folder));
         }
-        Layout::new(dirs)
+        dirs.sort_by(|a, b| a.0.cmp(&b.0));
+        Layout { dirs }
     }
 
     fn folder(&self, dir: &str) -> Option<&Folder> {
