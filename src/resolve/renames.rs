@@ -534,8 +534,85 @@ fn extend<T: Clone + Default>(
 }
 
 /// `to` and its ancestors, parents before children, with their parents; and each one's root
-/// tree.
+/// tree. Each commit object is read raw, once, for its tree and parents (libgit2's revwalk
+/// parsed every commit whole, then each was looked up again). Any order with parents before
+/// children gives a walk the same answers: a commit's names come from its parents' alone.
 fn walk(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
+    if grafted(repo) {
+        return walk_grafted(repo, to);
+    }
+    let Ok(odb) = repo.odb() else {
+        return (Commits::new(), Vec::new());
+    };
+    let read = |id: Oid| -> Option<(Oid, Vec<Oid>)> {
+        match odb.read(id) {
+            Ok(raw) if raw.kind() == ObjectType::Commit => match header(raw.data()) {
+                Some(header) => Some(header),
+                // What this parse does not know, libgit2 reads.
+                None => repo
+                    .find_commit(id)
+                    .ok()
+                    .map(|c| (c.tree_id(), c.parent_ids().collect())),
+            },
+            _ => None,
+        }
+    };
+    let (mut commits, mut trees) = (Commits::new(), Vec::new());
+    // Depth first from `to`: a commit is placed once all its parents are.
+    let mut seen: HashSet<Oid> = HashSet::default();
+    let mut stack: Vec<(Oid, Oid, Vec<Oid>, usize)> = Vec::new();
+    if let Some((tree, parents)) = read(to) {
+        seen.insert(to);
+        stack.push((to, tree, parents, 0));
+    }
+    while let Some(top) = stack.last_mut() {
+        let Some(&parent) = top.2.get(top.3) else {
+            let (id, tree, parents, _) = stack.pop().expect("not empty");
+            commits.push((id, parents));
+            trees.push(tree);
+            continue;
+        };
+        top.3 += 1;
+        if !seen.insert(parent) {
+            continue;
+        }
+        if let Some((tree, parents)) = read(parent) {
+            stack.push((parent, tree, parents, 0));
+        }
+    }
+    (commits, trees)
+}
+
+/// A commit object's tree and parents, from its header (`tree`, then `parent` lines); `None`
+/// when it does not start so.
+fn header(data: &[u8]) -> Option<(Oid, Vec<Oid>)> {
+    let mut lines = data.split(|&b| b == b'\n');
+    let id = |line: &[u8], key: &[u8]| -> Option<Oid> {
+        let hex = line.strip_prefix(key)?;
+        Oid::from_str(std::str::from_utf8(hex).ok()?)
+            .ok()
+            .filter(|_| hex.len() == 40)
+    };
+    let tree = id(lines.next()?, b"tree ")?;
+    let mut parents = Vec::new();
+    for line in lines {
+        match id(line, b"parent ") {
+            Some(p) => parents.push(p),
+            None if line.starts_with(b"parent ") => return None,
+            None => break,
+        }
+    }
+    Some((tree, parents))
+}
+
+/// Whether libgit2 gives some commits other parents than their objects hold (a shallow
+/// clone's boundary, `info/grafts`).
+fn grafted(repo: &Repository) -> bool {
+    repo.is_shallow() || repo.commondir().join("info").join("grafts").exists()
+}
+
+/// [`walk`] through libgit2's revwalk, which applies grafts.
+fn walk_grafted(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
     let (mut commits, mut trees) = (Commits::new(), Vec::new());
     if let Ok(mut walk) = repo.revwalk() {
         let ready =
@@ -957,6 +1034,60 @@ mod tests {
             compared > 50 && renamed > 10,
             "{compared} diffs, {renamed} with renames"
         );
+    }
+
+    #[test]
+    fn the_history_is_read_as_libgit2_walks_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let sig = git2::Signature::new("t", "t@example.com", &git2::Time::new(0, 0)).unwrap();
+        let commit = |n: &str, parents: &[Oid]| {
+            let tree = git.find_tree(tree(&git, &[("f", n)])).unwrap();
+            let parents: Vec<git2::Commit<'_>> = parents
+                .iter()
+                .map(|p| git.find_commit(*p).unwrap())
+                .collect();
+            let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            git.commit(None, &sig, &sig, n, &tree, &parents).unwrap()
+        };
+        // Two branches merged twice, a third merged with them in one octopus merge, and a
+        // second root merged in.
+        let root = commit("root", &[]);
+        let (mut a, mut b) = (commit("a1", &[root]), commit("b1", &[root]));
+        let m1 = commit("m1", &[a, b]);
+        a = commit("a2", &[m1]);
+        b = commit("b2", &[b]);
+        let c = commit("c1", &[m1]);
+        let other = commit("other", &[]);
+        let octopus = commit("octopus", &[a, b, c, other]);
+        let to = commit("top", &[octopus, b]);
+        let by_id = |(commits, trees): (Commits, Vec<Oid>)| {
+            assert_eq!(commits.len(), trees.len());
+            let mut seen = HashSet::default();
+            for (id, parents) in &commits {
+                // Parents before children.
+                assert!(
+                    parents.iter().all(|p| seen.contains(p)),
+                    "{id} before a parent"
+                );
+                seen.insert(*id);
+            }
+            let all: Vec<_> = commits.into_iter().zip(trees).collect();
+            all.into_iter()
+                .map(|((id, ps), t)| (id, (ps, t)))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let read = by_id(walk(&git, to));
+        assert_eq!(read.len(), 10);
+        assert_eq!(read, by_id(walk_grafted(&git, to)));
+        assert_eq!(read[&octopus].0, vec![a, b, c, other]);
+        // A shallow clone's boundary has no parents, as libgit2 says (its grafts).
+        std::fs::write(dir.path().join(".git/shallow"), format!("{m1}\n")).unwrap();
+        let shallow = Repository::open(dir.path()).unwrap();
+        let read = by_id(walk(&shallow, to));
+        assert_eq!(read, by_id(walk_grafted(&shallow, to)));
+        assert!(read[&m1].0.is_empty());
+        assert_eq!(read.len(), 9, "a1 is behind the boundary only");
     }
 
     #[test]
