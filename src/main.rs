@@ -6,23 +6,41 @@ mod commands;
 
 use std::process::ExitCode;
 
+use citegate::args::Command;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    widen_heap_growth();
+    let command = citegate::args::Cli::parse().command;
+    if !serves(&command) {
+        widen_heap_growth();
+    }
     // An interrupt during `fix` or `regenerate --write` leaves no temporary file behind (the
     // docs themselves are only ever replaced whole, by a rename).
     let _ = ctrlc::set_handler(|| {
         citegate::output::remove_in_flight();
         std::process::exit(130);
     });
-    commands::run(citegate::args::Cli::parse().command)
+    commands::run(command)
+}
+
+/// The long-running servers (`lsp`, `mcp`): they keep glibc's default heap growth, which gives
+/// freed memory back between requests.
+fn serves(command: &Command) -> bool {
+    match command {
+        #[cfg(feature = "lsp")]
+        Command::Lsp(_) => true,
+        #[cfg(feature = "mcp")]
+        Command::Mcp(_) => true,
+        _ => false,
+    }
 }
 
 /// glibc grows a worker thread's heap a page at a time, each step a `mprotect` call: a run over
-/// a long history (every object read allocates zlib's state) made 13,000 of them, a quarter of
-/// its system time. With this pad a thread's heap is made usable whole when it is created (64
-/// MiB, its size; pages not touched take no memory) and the main heap grows in steps as large.
+/// a long history (every object read allocates zlib's state) made 13,646 of them, and without
+/// them its system time is 10-15% lower (BENCHMARKS.md, issue 38's fourteenth part). With this
+/// pad a thread's heap is made usable whole when it is created (64 MiB, its size; pages not
+/// touched take no memory) and the main heap grows in steps as large, and keeps as much of what
+/// is freed (a batch run ends soon after its peak).
 #[allow(unsafe_code)]
 fn widen_heap_growth() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
