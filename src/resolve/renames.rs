@@ -1091,6 +1091,32 @@ mod tests {
     }
 
     #[test]
+    fn a_commit_header_gives_its_tree_and_parents_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let sig = git2::Signature::new("t", "t@example.com", &git2::Time::new(0, 0)).unwrap();
+        let tree = git.find_tree(tree(&git, &[("f", "x")])).unwrap();
+        let one = git.commit(None, &sig, &sig, "one", &tree, &[]).unwrap();
+        let one_c = git.find_commit(one).unwrap();
+        let two = git
+            .commit(None, &sig, &sig, "two", &tree, &[&one_c, &one_c])
+            .unwrap();
+        // Real commit objects are parsed here, not handed to libgit2 (the walk's fallback).
+        let raw = |id: Oid| git.odb().unwrap().read(id).unwrap().data().to_vec();
+        assert_eq!(header(&raw(one)), Some((tree.id(), vec![])));
+        assert_eq!(header(&raw(two)), Some((tree.id(), vec![one, one])));
+        let t = tree.id();
+        for odd in [
+            format!("parent {one}\ntree {t}\n"),
+            format!("tree {t}\nparent {}\n", &one.to_string()[..39]),
+            format!("tree {t}x\n"),
+            String::new(),
+        ] {
+            assert_eq!(header(odd.as_bytes()), None, "{odd:?}");
+        }
+    }
+
+    #[test]
     fn a_pin_on_a_branch_never_merged_is_followed_from_where_it_forked() {
         let dir = tempfile::tempdir().unwrap();
         let git = Repository::init(dir.path()).unwrap();
