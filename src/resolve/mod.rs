@@ -4,6 +4,7 @@
 pub mod blame;
 pub mod folders;
 pub mod index;
+pub mod lanes;
 pub mod paths;
 pub mod reads;
 pub mod renames;

@@ -1,14 +1,14 @@
 //! Reading blobs and checking what was read, on every core. Each job borrows a repository
-//! handle of its own: libgit2 (1.9) reads from separate handles in parallel (the wiki corpus's
-//! 16,804 `REV:PATH`: 0.46 s on one thread, 0.23 s on two; `examples/read_speed.rs`). The
-//! handles live for one call: each caches the trees it read, and keeping them for the run cost
-//! 10-15 MB of peak memory.
-
-use std::sync::Mutex;
+//! handle of its own, opened in its thread's lane (see [`super::lanes`]): libgit2 (1.9) reads
+//! from separate handles in parallel (the wiki corpus's 16,804 `REV:PATH`: 0.46 s on one
+//! thread, 0.23 s on two; `examples/read_speed.rs`), and from separate pack files without
+//! waiting on each other. The handles live for one call: each caches the trees it read, and
+//! keeping them for the run cost 10-15 MB of peak memory.
 
 use git2::Repository;
 use rayon::prelude::*;
 
+use super::lanes::Handles;
 use super::CodeRepo;
 
 /// Items per job: enough to keep a handle's caches warm, few enough to share the work evenly.
@@ -29,14 +29,8 @@ where
     I: IntoIterator<Item = O>,
 {
     // Handles of this call only, dropped with their caches when it returns.
-    let spare: Mutex<Vec<Repository>> = Mutex::new(Vec::new());
-    let with_handle = |f: &dyn Fn(&Repository) -> Vec<O>| {
-        let lent = spare.lock().expect("handles lock").pop();
-        let git = lent.unwrap_or_else(|| repo.worker());
-        let out = f(&git);
-        spare.lock().expect("handles lock").push(git);
-        out
-    };
+    let spare = Handles::default();
+    let with_handle = |f: &dyn Fn(&Repository) -> Vec<O>| spare.with(|| repo.worker(), f);
     items
         .par_chunks(STEP)
         .flat_map_iter(|step| {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use git2::{ObjectType, Oid, Repository};
 
 use super::folders::{Folder, Folders};
+use super::lanes::{self, Handles};
 use super::paths::{Layout, PathIndex};
 use super::renames::Follower;
 
@@ -53,7 +54,7 @@ pub struct CodeRepo {
     /// Canonical paths of doc folders, as [`Self::relative`] resolved them.
     folders: Mutex<HashMap<PathBuf, PathBuf>>,
     /// Handles lent by [`Self::with_handle`] and given back: each keeps its object caches.
-    handles: Spare,
+    handles: Handles,
     /// Objects the audit needed and could not read (missing from a partial clone, or corrupt),
     /// by ID: the run fails on them rather than report the docs wrongly.
     broken: Mutex<std::collections::BTreeMap<Oid, ObjectError>>,
@@ -85,16 +86,6 @@ impl<T> PerCommit<T> {
             .or_default()
             .clone();
         slot.get_or_init(|| Arc::new(make())).clone()
-    }
-}
-
-/// Spare repository handles (see [`CodeRepo::with_handle`]).
-#[derive(Default)]
-struct Spare(Mutex<Vec<Repository>>);
-
-impl std::fmt::Debug for Spare {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Spare(..)")
     }
 }
 
@@ -340,7 +331,7 @@ impl CodeRepo {
             target_blobs: Mutex::new(HashMap::new()),
             target: None,
             folders: Mutex::new(HashMap::new()),
-            handles: Spare::default(),
+            handles: Handles::default(),
             broken: Mutex::new(std::collections::BTreeMap::new()),
         })
     }
@@ -391,17 +382,22 @@ impl CodeRepo {
         Repository::open(&self.git_dir)
     }
 
-    /// A handle for a worker thread. The repository already opened on the main thread, so a
-    /// failure here means it vanished mid-run: that breaks the run loudly rather than dropping
-    /// the citations the worker was given.
+    /// A handle for a worker thread, reading through its lane's own pack files (see
+    /// [`lanes`](super::lanes)). The repository already opened on the main thread, so a failure
+    /// here means it vanished mid-run: that breaks the run loudly rather than dropping the
+    /// citations the worker was given.
     pub fn worker(&self) -> Repository {
-        self.open().unwrap_or_else(|e| {
+        let git = self.open().unwrap_or_else(|e| {
             panic!(
                 "{}: the repository could not be opened again: {}",
                 self.git_dir.display(),
                 e.message()
             )
-        })
+        });
+        // A lane that cannot be set up leaves the handle as opened: it reads the same objects
+        // through the shared packs.
+        let _ = lanes::own_packs(&git, lanes::lane());
+        git
     }
 
     /// Run `f` with a handle lent from the run's spare ones (opened when none is spare), given
@@ -409,11 +405,7 @@ impl CodeRepo {
     /// target), where opening a handle each time cost more than the work, and a fresh handle
     /// starts with cold caches.
     pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
-        let spare = self.handles.0.lock().expect("handles lock").pop();
-        let git = spare.unwrap_or_else(|| self.worker());
-        let out = f(&git);
-        self.handles.0.lock().expect("handles lock").push(git);
-        out
+        self.handles.with(|| self.worker(), f)
     }
 
     /// Resolve a revision name (full or short SHA, branch, tag, `HEAD~2`) to a commit. A branch
@@ -669,7 +661,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         Repository::init(dir.path()).unwrap();
         let repo = CodeRepo::discover(dir.path()).unwrap();
-        let kept = |repo: &CodeRepo| repo.handles.0.lock().unwrap().len();
+        let kept = |repo: &CodeRepo| repo.handles.kept();
         assert_eq!(kept(&repo), 0);
         let first = repo.with_handle(|git| git.path().to_path_buf());
         assert_eq!(first, repo.git_dir);
