@@ -6,8 +6,9 @@
 //! That sharing is keyed by the pack's path, so a handle whose object folder is named
 //! differently (`objects/./` for lane 1, `objects/././` for lane 2: the same folder) gets pack
 //! files of its own. Measured on the benchmark corpora (BENCHMARKS.md, fifteenth part): the
-//! versioned docs' audit 11% faster, the wiki's 15%, a few MB more memory. Should libgit2 ever
-//! name packs by their canonical path, lanes share them again: slower, never wrong.
+//! versioned docs' audit 11-18% faster and the wiki's 5-15%, for 6-20 MB more peak memory (each
+//! lane's cache of delta bases). Should libgit2 ever name packs by their canonical path, lanes
+//! share them again: slower, never wrong.
 
 use std::path::Path;
 use std::sync::Mutex;
