@@ -558,7 +558,7 @@ impl CodeRepo {
         let blob = repo.find_blob(id).map_err(unreadable)?;
         let content = blob.content();
         // Git's own test for binary content: a NUL in the first 8000 bytes (searched with
-        // `memchr`'s vector search: the slice's own `contains` looked at each byte, 2% of the
+        // `memchr`'s vector search: the slice's own `contains` looked at each byte, 3% of the
         // versioned-docs audit's instructions).
         if memchr::memchr(0, &content[..content.len().min(8000)]).is_some() {
             return Ok(FileAt::Binary);
