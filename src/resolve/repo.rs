@@ -383,7 +383,7 @@ impl CodeRepo {
     }
 
     /// A handle for a worker thread, reading through its lane's own pack files (see
-    /// [`lanes`](super::lanes)). The repository already opened on the main thread, so a failure
+    /// [`lanes`]). The repository already opened on the main thread, so a failure
     /// here means it vanished mid-run: that breaks the run loudly rather than dropping the
     /// citations the worker was given.
     pub fn worker(&self) -> Repository {
@@ -400,8 +400,8 @@ impl CodeRepo {
         git
     }
 
-    /// Run `f` with a handle lent from the run's spare ones (opened when none is spare), given
-    /// back after: for work done now and then from any thread (following a file gone at the
+    /// Run `f` with a handle lent from the run's spare ones of the current thread's lane (opened
+    /// when none is spare; see [`lanes::Handles`]), given back after: for work done now and then from any thread (following a file gone at the
     /// target), where opening a handle each time cost more than the work, and a fresh handle
     /// starts with cold caches.
     pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
