@@ -85,6 +85,16 @@ impl EscapingFormatter {
     pub fn pretty() -> EscapingFormatter {
         EscapingFormatter(PrettyFormatter::new())
     }
+
+    /// [`EscapingFormatter::pretty`] writing as it does inside `depth` objects: a part of a
+    /// document rendered on its own is indented as it is in the whole.
+    pub fn pretty_within(depth: usize) -> EscapingFormatter {
+        let mut pretty = PrettyFormatter::new();
+        for _ in 0..depth {
+            let _ = pretty.begin_object(&mut io::sink());
+        }
+        EscapingFormatter(pretty)
+    }
 }
 
 impl Formatter for EscapingFormatter {

@@ -67,12 +67,19 @@ pub fn implied_pins(
         .iter()
         .map(|(d, _)| docs[*d].doc.name.as_str())
         .collect();
-    let starts = blamed_from(&git, target, &names)?;
     // What Git's index says each doc's text is, to skip hashing it (see `Job::known`).
     let stats: Vec<(&str, Option<FileStat>)> = (names.iter().zip(&here))
         .map(|(name, (doc, _))| (*name, docs[*doc].doc.stat))
         .collect();
-    let known = index::vouched(&git, &stats);
+    // Where each doc's blame starts, while the index is read on the other core.
+    let ((git, starts), known) = rayon::join(
+        move || {
+            let starts = blamed_from(&git, target, &names);
+            (git, starts)
+        },
+        || repo.with_handle(|g| index::vouched(g, &stats)),
+    );
+    let starts = starts?;
     let (asked, jobs): (Vec<&[CiteRef]>, Vec<Job>) = (here.par_iter().zip(starts).zip(known))
         .filter_map(|(((doc, cites), start), known)| {
             Some((&cites[..], job(&docs[*doc], start?, known, cites)))

@@ -27,7 +27,7 @@ use crate::discover;
 use crate::fix::Relocation;
 use crate::model::{
     AnswerId, Applicability, AuditedDoc, CiteRef, DocId, Finding, Fix, PinMove, PinSource, Reason,
-    Report, Summary,
+    Report,
 };
 use crate::registry::{RuleId, Severity};
 use crate::resolve::reads::read_each;
@@ -266,7 +266,6 @@ fn check_unverified(
     settings: &Settings,
     focus: &verify::Focus,
 ) -> Report {
-    let git = repo.worker();
     let wanted = |c: CiteRef| focus.wants(c);
     let mut implied = history::implied_when(settings.history, repo, target, &docs, &wanted);
     implied.extend(focus.kept.iter().map(|(c, i)| (*c, *i)));
@@ -290,7 +289,7 @@ fn check_unverified(
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }
-    let plan = plan::plan(repo, &git, target, &docs, &implied, &rules, &wanted);
+    let plan = plan::plan(repo, target, &docs, &implied, &rules, &wanted);
     findings.extend(plan.findings);
     settings
         .progress
@@ -557,19 +556,8 @@ fn finish(
         let f = &mut findings[i];
         f.at.fingerprint = crate::model::fingerprint(f.rule, &docs[f.doc].doc, f.span, n);
     }
-    let summary = Summary::of(&findings, &docs);
-    Report {
-        revision: target.to_string(),
-        docs,
-        findings,
-        repins,
-        pin_moves: Vec::new(),
-        implied: BTreeMap::new(),
-        selection: None,
-        web_url: None,
-        git_dir: repo.git_dir.clone(),
-        summary,
-        shard: None,
-        settings: None,
-    }
+    let mut report = Report::new(target.to_string(), docs, findings);
+    report.repins = repins;
+    report.git_dir = repo.git_dir.clone();
+    report
 }

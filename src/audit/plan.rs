@@ -126,14 +126,13 @@ struct Next<'a> {
 /// parallel; pins are resolved, and implied pins' blobs compared, once each.
 pub(super) fn plan(
     repo: &CodeRepo,
-    git: &Repository,
     target: Oid,
     docs: &[AuditedDoc],
     implied: &HashMap<CiteRef, Implied>,
     rules: &Rules<'_>,
     wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> Plan {
-    let revs = resolve_pins(repo, git, docs, wanted);
+    let revs = resolve_pins(repo, docs, wanted);
     let per_doc: Vec<(Vec<Finding>, Vec<Next>)> = (docs.par_iter().enumerate())
         .map(|(di, d)| {
             let di = DocId::new(di);
@@ -190,7 +189,6 @@ pub(super) fn plan(
 /// Each distinct pin of the citations `wanted` keeps, resolved once.
 fn resolve_pins<'a>(
     repo: &CodeRepo,
-    git: &Repository,
     docs: &'a [AuditedDoc],
     wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> HashMap<&'a str, Result<Oid, RevError>> {
@@ -206,8 +204,9 @@ fn resolve_pins<'a>(
             a.append(&mut b);
             a
         });
-    (pins.into_iter())
-        .map(|p| (p, repo.resolve(git, p)))
+    // Resolved on every core: a wiki's permalinks name hundreds of revisions.
+    (pins.into_par_iter())
+        .map(|p| (p, repo.with_handle(|git| repo.resolve(git, p))))
         .collect()
 }
 

@@ -18,6 +18,7 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
     let wants_review = args.format == Format::GithubReview
         || args.write.iter().any(|(f, _)| *f == Format::GithubReview);
     let since = args.selection.since.clone();
+    let jobs = args.selection.jobs;
     let (report, review) = if wants_review {
         let Some(since) = since else {
             return failed("--format github-review needs --since BASE (the pull request's base)");
@@ -36,6 +37,12 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
             Err(code) => return code,
         }
     };
+    // The report is rendered on as many threads as the run had (checked by the run).
+    if let Some(n) = jobs {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
     let render = |report: &Report, format: Format, color: Color, max_bytes: usize| match &review {
         Some(text) if format == Format::GithubReview => text.clone(),
         _ => render(report, format, color, max_bytes),

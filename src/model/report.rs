@@ -173,6 +173,25 @@ pub fn short_id(oid: git2::Oid) -> String {
 }
 
 impl Report {
+    /// The report of `findings` on `docs` at `revision` (a full SHA), with their summary and
+    /// nothing else.
+    pub fn new(revision: String, docs: Vec<AuditedDoc>, findings: Vec<Finding>) -> Report {
+        Report {
+            revision,
+            summary: Summary::of(&findings, &docs),
+            docs,
+            findings,
+            repins: Vec::new(),
+            pin_moves: Vec::new(),
+            implied: BTreeMap::new(),
+            selection: None,
+            web_url: None,
+            git_dir: PathBuf::new(),
+            shard: None,
+            settings: None,
+        }
+    }
+
     /// The findings of one doc: a report's findings are sorted by doc name first (an audit's, a
     /// merged one's, one read back), so a per-doc loop reads only the run of its name, not every
     /// finding once per doc. Names may repeat (the answers of one `gate` batch): the run is

@@ -203,7 +203,7 @@ mod uri_tests {
 #[cfg(test)]
 mod limit_tests {
     use super::*;
-    use crate::model::{AuditedDoc, Doc, DocId, DocKind, Extracted, Span, Summary};
+    use crate::model::{AuditedDoc, Doc, DocId, DocKind, Extracted, Span};
 
     fn report(findings: Vec<Finding>) -> Report {
         let doc = Doc::new(
@@ -213,20 +213,11 @@ mod limit_tests {
             DocKind::Markdown,
             String::new(),
         );
-        Report {
-            revision: "0".repeat(40),
-            docs: vec![AuditedDoc::new(doc, Extracted::default())],
-            summary: Summary::of(&findings, &[]),
+        Report::new(
+            "0".repeat(40),
+            vec![AuditedDoc::new(doc, Extracted::default())],
             findings,
-            repins: Vec::new(),
-            pin_moves: Vec::new(),
-            implied: Default::default(),
-            selection: None,
-            web_url: None,
-            git_dir: Default::default(),
-            shard: None,
-            settings: None,
-        }
+        )
     }
 
     #[test]
