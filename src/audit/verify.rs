@@ -166,6 +166,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         let by_doc: Vec<(DocId, Vec<Slot>)> = by_doc.into_iter().collect();
         let again: Vec<(AuditedDoc, Vec<Span>)> = by_doc
             .par_iter()
+            .with_max_len(super::split::DOCS_PER_JOB)
             .map(|(doc, slots)| {
                 let d = &report.docs[*doc].doc;
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();

@@ -15,7 +15,9 @@ use super::CodeRepo;
 pub const STEP: usize = 64;
 
 /// `read` each of `items` with a handle of the job's own and `process` it with what was read,
-/// in parallel over jobs of [`STEP`] items. Results keep the order of `items`.
+/// in parallel over jobs of [`STEP`] items, each job one piece of rayon's split (a thread that
+/// runs out of work takes over the next job, not a run of them). Results keep the order of
+/// `items`.
 pub fn read_each<T, R, O, I>(
     repo: &CodeRepo,
     items: &[T],
@@ -33,6 +35,7 @@ where
     let with_handle = |f: &dyn Fn(&Repository) -> Vec<O>| spare.with(|| repo.worker(), f);
     items
         .par_chunks(STEP)
+        .with_max_len(1)
         .flat_map_iter(|step| {
             with_handle(&|git| {
                 step.iter()
