@@ -28,6 +28,7 @@ pub(super) fn drop_tentative(
     mut implied: HashMap<CiteRef, Implied>,
 ) -> HashMap<CiteRef, Implied> {
     let keeps: Vec<(DocId, Vec<bool>)> = (docs.par_iter().enumerate())
+        .with_max_len(super::split::DOCS_PER_JOB)
         .filter(|(_, d)| d.extracted.citations.iter().any(|c| c.tentative))
         .filter_map(|(doc, d)| {
             let doc = DocId::new(doc);

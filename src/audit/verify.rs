@@ -197,6 +197,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         }
         // Judged per doc in parallel; the verdicts are taken in the batch's order.
         let judged: Vec<Vec<(Slot, Judged)>> = (rewritten.into_par_iter().enumerate())
+            .with_max_len(super::split::DOCS_PER_JOB)
             .map(|(k, (doc, slots, outputs))| {
                 let check = Rechecked {
                     before: &report.docs[doc].doc.text,

@@ -306,8 +306,10 @@ impl Prefilter {
         blobs.sort_by(|a, b| (&a.2[0].1, a.0).cmp(&(&b.2[0].1, b.0)));
         let mut sets: Vec<(Vec<usize>, usize)> = sets.into_iter().collect();
         sets.sort_by_key(|s| s.1);
+        // One set per job: their costs differ by orders of magnitude.
         let mut built: Vec<Prefilter> = sets
             .into_par_iter()
+            .with_max_len(1)
             .map(|(set, _)| Prefilter::new(searches, &set))
             .collect();
         let shared = |p: &Prefilter| matches!(p.scan, Scan::Shared(_));
