@@ -9,6 +9,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::model::DocKind;
 
 /// A doc file to read.
@@ -28,31 +30,23 @@ pub struct DiscoverError {
 /// The docs under `paths`, sorted and without duplicates. Walked files must pass `wanted` (the
 /// configuration's include/exclude globs, over the path as walked); files named explicitly are
 /// always audited. `tracked` gives the absolute paths of the files Git tracks (the index), found
-/// under a walked folder even where an ignore rule would skip them; it is called on a thread of
-/// its own while the folders are walked.
+/// under a walked folder even where an ignore rule would skip them; it is called on another
+/// thread of the current rayon pool while the folders are walked.
 pub fn discover(
     paths: &[PathBuf],
-    wanted: &dyn Fn(&Path) -> bool,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
     tracked: &(dyn Fn() -> Vec<PathBuf> + Sync),
 ) -> Result<Vec<DocFile>, DiscoverError> {
-    std::thread::scope(|s| {
-        let index = std::thread::Builder::new().spawn_scoped(s, tracked);
-        let (mut out, folders) = walk(paths, wanted)?;
-        let tracked = match index {
-            Ok(index) => index
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => tracked(),
-        };
-        // A tracked doc the walk found is already listed, as it would be from the index.
-        let walked: HashSet<PathBuf> = out.iter().map(|f| f.path.clone()).collect();
-        for root in folders {
-            out.extend(tracked_under(root, &tracked, wanted, &walked));
-        }
-        out.sort();
-        out.dedup_by(|a, b| a.path == b.path);
-        Ok(out)
-    })
+    let (walked, tracked) = rayon::join(|| walk(paths, wanted), tracked);
+    let (mut out, folders) = walked?;
+    // A tracked doc the walk found is already listed, as it would be from the index.
+    let walked: HashSet<PathBuf> = out.iter().map(|f| f.path.clone()).collect();
+    for root in folders {
+        out.extend(tracked_under(root, &tracked, wanted, &walked));
+    }
+    out.par_sort();
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
 }
 
 /// The files named in `paths` and the docs walked under its folders, with those folders.

@@ -152,14 +152,6 @@ where
         settings.config.wants_doc(&name)
     };
     let tracked = || repo.tracked_docs();
-    let mut files =
-        discover::discover(&opts.paths, &wanted, &tracked).map_err(|e| AuditError::Path {
-            path: e.path,
-            error: e.error,
-        })?;
-    if let Some(shard) = opts.shard {
-        files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
-    }
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = opts.jobs {
         pool = pool.num_threads(jobs(n)?);
@@ -168,6 +160,15 @@ where
         .build()
         .map_err(|e| AuditError::Threads(e.to_string()))?;
     pool.install(|| {
+        // Discovered on the run's threads: the index is read while the folders are walked.
+        let mut files =
+            discover::discover(&opts.paths, &wanted, &tracked).map_err(|e| AuditError::Path {
+                path: e.path,
+                error: e.error,
+            })?;
+        if let Some(shard) = opts.shard {
+            files.retain(|f| shard.holds(&load::doc_name(repo, &f.path)));
+        }
         let git = repo.open().map_err(repo_error)?;
         // With --since, the change is known before any doc is parsed: docs that cannot cite a
         // changed file (their text does not hold its name) are not even extracted.
