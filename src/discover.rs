@@ -8,6 +8,9 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::WalkState;
 
 use rayon::prelude::*;
 
@@ -52,7 +55,7 @@ pub fn discover(
 /// The files named in `paths` and the docs walked under its folders, with those folders.
 fn walk<'a>(
     paths: &'a [PathBuf],
-    wanted: &dyn Fn(&Path) -> bool,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
 ) -> Result<(Vec<DocFile>, Vec<&'a Path>), DiscoverError> {
     let mut out = Vec::new();
     let mut folders = Vec::new();
@@ -69,30 +72,56 @@ fn walk<'a>(
             });
             continue;
         }
-        let walker = ignore::WalkBuilder::new(root)
-            .require_git(false)
-            .follow_links(false)
-            .hidden(false)
-            .filter_entry(|e| e.depth() == 0 || !hidden(&e.file_name().to_string_lossy()))
-            .build();
-        for entry in walker {
-            let entry = entry.map_err(|e| DiscoverError {
-                path: root.clone(),
-                error: e.to_string(),
-            })?;
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let path = clean(entry.path());
-            if let Some(kind) = walked_kind(&path) {
-                if wanted(&path) {
-                    out.push(DocFile { path, kind });
-                }
-            }
-        }
+        out.extend(walk_folder(root, wanted)?);
         folders.push(root.as_path());
     }
     Ok((out, folders))
+}
+
+/// The docs under the folder `root`, walked on as many threads as the current rayon pool has
+/// (the walker's own), in no order. Any entry that cannot be read fails the walk: the first of
+/// their messages in sorted order is given, whichever thread met it first.
+fn walk_folder(
+    root: &Path,
+    wanted: &(dyn Fn(&Path) -> bool + Sync),
+) -> Result<Vec<DocFile>, DiscoverError> {
+    let found = Mutex::new(Vec::new());
+    let failed = Mutex::new(Vec::new());
+    let visit = |entry: Result<ignore::DirEntry, ignore::Error>| {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                failed.lock().expect("walk errors").push(e.to_string());
+                return WalkState::Continue;
+            }
+        };
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            let path = clean(entry.path());
+            if let Some(kind) = walked_kind(&path).filter(|_| wanted(&path)) {
+                found
+                    .lock()
+                    .expect("walked docs")
+                    .push(DocFile { path, kind });
+            }
+        }
+        WalkState::Continue
+    };
+    ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .follow_links(false)
+        .hidden(false)
+        .filter_entry(|e| e.depth() == 0 || !hidden(&e.file_name().to_string_lossy()))
+        .threads(rayon::current_num_threads())
+        .build_parallel()
+        .run(|| Box::new(visit));
+    let failed = failed.into_inner().expect("walk errors");
+    match failed.into_iter().min() {
+        Some(error) => Err(DiscoverError {
+            path: root.to_path_buf(),
+            error,
+        }),
+        None => Ok(found.into_inner().expect("walked docs")),
+    }
 }
 
 /// The tracked docs under the folder `root` that the walk did not list (`walked`), named from it
@@ -136,4 +165,49 @@ fn hidden(name: &str) -> bool {
 
 fn clean(path: &Path) -> PathBuf {
     path.strip_prefix("./").unwrap_or(path).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_walked_on_several_threads_lists_each_wanted_doc_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut expected = Vec::new();
+        for f in 0..12 {
+            for d in 0..9 {
+                let folder = root.join(format!("wiki{f}"));
+                std::fs::create_dir_all(&folder).unwrap();
+                let doc = folder.join(format!("page{d}.md"));
+                std::fs::write(&doc, "text").unwrap();
+                std::fs::write(folder.join(format!("code{d}.rs")), "fn a() {}").unwrap();
+                std::fs::write(folder.join(format!("skip{d}.md")), "text").unwrap();
+                expected.push(doc);
+            }
+        }
+        for hidden in [".git/x.md", ".hidden/y.md"] {
+            let path = root.join(hidden);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "text").unwrap();
+        }
+        let cursor = root.join(".cursor/rules/r.mdc");
+        std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+        std::fs::write(&cursor, "text").unwrap();
+        std::fs::write(root.join(".cursor/mcp.json"), "{}").unwrap();
+        expected.push(cursor);
+        expected.sort();
+        let wanted = |p: &Path| !p.to_string_lossy().contains("skip");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for _ in 0..3 {
+            let mut walked = pool.install(|| walk_folder(root, &wanted)).unwrap();
+            walked.sort();
+            let paths: Vec<&PathBuf> = walked.iter().map(|f| &f.path).collect();
+            assert_eq!(paths, expected.iter().collect::<Vec<_>>());
+        }
+    }
 }
