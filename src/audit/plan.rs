@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use git2::{Oid, Repository};
 
 use super::history::Implied;
+use super::split::DOCS_PER_JOB;
 use crate::check::Group;
 use crate::model::{AuditedDoc, CiteId, CiteRef, Finding, PinSource};
 use crate::model::{Citation, DocId};
@@ -28,7 +29,7 @@ pub(super) fn drop_tentative(
     mut implied: HashMap<CiteRef, Implied>,
 ) -> HashMap<CiteRef, Implied> {
     let keeps: Vec<(DocId, Vec<bool>)> = (docs.par_iter().enumerate())
-        .with_max_len(super::split::DOCS_PER_JOB)
+        .with_max_len(DOCS_PER_JOB)
         .filter(|(_, d)| d.extracted.citations.iter().any(|c| c.tentative))
         .filter_map(|(doc, d)| {
             let doc = DocId::new(doc);
@@ -134,43 +135,41 @@ pub(super) fn plan(
     wanted: &(dyn Fn(CiteRef) -> bool + Sync),
 ) -> Plan {
     let revs = resolve_pins(repo, docs, wanted);
-    let per_doc: Vec<(Vec<Finding>, Vec<Next>)> = (docs
-        .par_iter()
-        .enumerate()
-        .with_max_len(super::split::DOCS_PER_JOB))
-    .map(|(di, d)| {
-        let di = DocId::new(di);
-        let mut findings = Vec::new();
-        let next = (wanted_in(d, di, wanted))
-            .filter_map(|(ci, c)| {
-                let (pin, source) = d.pin_of(ci);
-                let commit = pin.map_or(Ok(target), |p| revs[p].clone());
-                let subject = Subject {
-                    doc: di,
-                    index: ci,
-                    doc_text: &d.doc.text,
-                    citation: c,
-                    revision: commit.as_ref().ok().copied(),
-                    pin: source,
-                };
-                let retrieved =
-                    (c.answer).and_then(|a| d.extracted.answers[a].retrieved.as_deref());
-                let on = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
-                let (commit, path) = on?;
-                let cite = CiteRef { doc: di, index: ci };
-                let implied = implied.get(&cite).map(|i| i.pin).filter(|p| *p != target);
-                Some(Next {
-                    commit,
-                    path,
-                    cite,
-                    source,
-                    implied,
+    let jobs = (docs.par_iter().enumerate()).with_max_len(DOCS_PER_JOB);
+    let per_doc: Vec<(Vec<Finding>, Vec<Next>)> = jobs
+        .map(|(di, d)| {
+            let di = DocId::new(di);
+            let mut findings = Vec::new();
+            let next = (wanted_in(d, di, wanted))
+                .filter_map(|(ci, c)| {
+                    let (pin, source) = d.pin_of(ci);
+                    let commit = pin.map_or(Ok(target), |p| revs[p].clone());
+                    let subject = Subject {
+                        doc: di,
+                        index: ci,
+                        doc_text: &d.doc.text,
+                        citation: c,
+                        revision: commit.as_ref().ok().copied(),
+                        pin: source,
+                    };
+                    let retrieved =
+                        (c.answer).and_then(|a| d.extracted.answers[a].retrieved.as_deref());
+                    let on = rules.on_citation(&subject, pin, &commit, retrieved, &mut findings);
+                    let (commit, path) = on?;
+                    let cite = CiteRef { doc: di, index: ci };
+                    let implied = implied.get(&cite).map(|i| i.pin).filter(|p| *p != target);
+                    Some(Next {
+                        commit,
+                        path,
+                        cite,
+                        source,
+                        implied,
+                    })
                 })
-            })
-            .collect();
-        (findings, next)
-    })
-    .collect();
+                .collect();
+            (findings, next)
+        })
+        .collect();
     let same = same_at_target(repo, target, per_doc.iter().flat_map(|(_, next)| next));
     let mut findings = Vec::new();
     let mut reads: Vec<(Oid, &str, CiteRef, PinSource)> = Vec::new();

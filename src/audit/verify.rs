@@ -31,6 +31,7 @@ use super::aside::drop_aside;
 use super::history::Implied;
 use super::load;
 use super::settings::Settings;
+use super::split::DOCS_PER_JOB;
 use crate::model::{
     AuditedDoc, CiteId, CiteRef, DocId, DocKind, Edit, Finding, Fix, PinSource, Report, Span,
     Summary,
@@ -166,7 +167,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         let by_doc: Vec<(DocId, Vec<Slot>)> = by_doc.into_iter().collect();
         let again: Vec<(AuditedDoc, Vec<Span>)> = by_doc
             .par_iter()
-            .with_max_len(super::split::DOCS_PER_JOB)
+            .with_max_len(DOCS_PER_JOB)
             .map(|(doc, slots)| {
                 let d = &report.docs[*doc].doc;
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
@@ -197,7 +198,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         }
         // Judged per doc in parallel; the verdicts are taken in the batch's order.
         let judged: Vec<Vec<(Slot, Judged)>> = (rewritten.into_par_iter().enumerate())
-            .with_max_len(super::split::DOCS_PER_JOB)
+            .with_max_len(DOCS_PER_JOB)
             .map(|(k, (doc, slots, outputs))| {
                 let check = Rechecked {
                     before: &report.docs[doc].doc.text,
