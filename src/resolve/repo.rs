@@ -401,9 +401,10 @@ impl CodeRepo {
     }
 
     /// Run `f` with a handle lent from the run's spare ones of the current thread's lane (opened
-    /// when none is spare; see [`lanes::Handles`]), given back after: for work done now and then from any thread (following a file gone at the
-    /// target), where opening a handle each time cost more than the work, and a fresh handle
-    /// starts with cold caches.
+    /// when none is spare; see [`lanes::Handles`]), given back after: for short work done from
+    /// any thread (following a file gone at the target, resolving a pin, reading Git's index),
+    /// where opening a handle each time cost more than the work, and a fresh handle starts
+    /// with cold caches.
     pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
         self.handles.with(|| self.worker(), f)
     }
