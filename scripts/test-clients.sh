@@ -77,7 +77,8 @@ fi
 
 # The Python binding (`tests/it/python_binding.rs`): maturin and pytest in a cache venv, and the
 # wheels of pytest, from which the test installs it offline into its fresh venv beside the built
-# wheel. The binding's build is cached beside them (`python-target`).
+# wheel (and gunicorn, for the fork test). The binding's build is cached beside them
+# (`python-target`).
 ci_cache="${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}"
 py_tools="$ci_cache/py-tools"
 if [ ! -x "$py_tools/bin/maturin" ]; then
@@ -86,9 +87,10 @@ if [ ! -x "$py_tools/bin/maturin" ]; then
   "$py_tools/bin/pip" install --quiet 'maturin==1.16.0' 'pytest==9.2.0' \
     || echo "test-clients.sh: maturin did not install (tests/it/python_binding.rs will fail)" >&2
 fi
-if [ ! -f "$ci_cache/py-wheels/.downloaded" ]; then
-  "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' \
-    && touch "$ci_cache/py-wheels/.downloaded"
+# gunicorn: the binding's fork test runs a real `--preload` worker (bindings/python/tests).
+if [ ! -f "$ci_cache/py-wheels/.downloaded-2" ]; then
+  "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' 'gunicorn==23.0.0' \
+    && touch "$ci_cache/py-wheels/.downloaded-2"
 fi
 # The Node binding (`tests/it/node_binding.rs`): `@napi-rs/cli`, which builds the addon and its
 # `index.js`/`index.d.ts`, in its own cache folder; the addon's build is cached beside it

@@ -71,7 +71,7 @@ fn the_library_and_the_cli_give_byte_equal_verdicts_on_the_shared_answers() {
     for mode in MODES {
         let (payload, no_retrieval) = options(&fixture, mode);
         for answer in &answers {
-            let verdict = repo.gate(answer, payload.as_deref(), no_retrieval);
+            let verdict = repo.gate(answer, payload.as_deref(), no_retrieval).unwrap();
             let (code, out) = cli(&fixture, mode, answer);
             assert_eq!(verdict.print(answer, true), out, "{mode:?} {answer}");
             assert_eq!(code, Some(if verdict.passed { 0 } else { 1 }), "{answer}");
@@ -84,7 +84,9 @@ fn the_library_and_the_cli_give_byte_equal_verdicts_on_the_shared_answers() {
 fn jsonl_equal(fixture: &Fixture, repo: &Repo, mode: &[&str], answers: &[String]) {
     let (payload, no_retrieval) = options(fixture, mode);
     let texts: Vec<&str> = answers.iter().map(String::as_str).collect();
-    let verdicts = repo.gate_many(&texts, payload.as_deref(), no_retrieval);
+    let verdicts = repo
+        .gate_many(&texts, payload.as_deref(), no_retrieval)
+        .unwrap();
     let ours: String = (verdicts.iter().zip(&texts).enumerate())
         .map(|(i, (v, t))| v.line(i + 1, Some(t)))
         .collect();
@@ -143,9 +145,9 @@ proptest! {
             jsonl_equal(&fixture, &repo, mode, &answers);
             let (payload, no_retrieval) = options(&fixture, mode);
             let texts: Vec<&str> = answers.iter().map(String::as_str).collect();
-            let many = repo.gate_many(&texts, payload.as_deref(), no_retrieval);
+            let many = repo.gate_many(&texts, payload.as_deref(), no_retrieval).unwrap();
             for (text, verdict) in texts.iter().zip(&many) {
-                prop_assert_eq!(&repo.gate(text, payload.as_deref(), no_retrieval), verdict);
+                prop_assert_eq!(&repo.gate(text, payload.as_deref(), no_retrieval).unwrap(), verdict);
             }
         }
     }
@@ -171,17 +173,90 @@ fn cite_finds_a_quote_and_errors_read_as_the_cli_says_them() {
     let none = repo.cite("TTL_SECONDS", Some("docs/cache.md")).unwrap();
     assert_eq!(none["count"], 0);
     assert!(repo.cite("TTL", Some("../etc/passwd")).is_err());
-    assert!(repo.cite("ab", None).unwrap_err().0.contains("at least 3"));
+    assert!(repo
+        .cite("ab", None)
+        .unwrap_err()
+        .message
+        .contains("at least 3"));
     // A target that names nothing: the message `citegate gate --target` prints.
     let Err(err) = Repo::open(fixture.path(), Some("no-such-rev")) else {
         panic!("opened at a revision that does not exist");
     };
     let out = common::citegate(fixture.path(), &["gate", "--target", "no-such-rev"]);
     let cli = String::from_utf8(out.stderr).unwrap();
-    assert!(cli.contains(&err.0), "{cli} / {err}");
+    assert!(cli.contains(&err.message), "{cli} / {err}");
+    assert_eq!(err.kind, api::ErrorKind::Run);
     let bad = api::retrieved(&serde_json::json!([{"path": "a"}])).unwrap_err();
     assert!(
-        bad.0.contains("chunk 0: needs `path` and `start_line`"),
+        bad.message
+            .contains("chunk 0: needs `path` and `start_line`"),
         "{bad}"
+    );
+}
+
+/// A server passes its caller's paths on to `audit`: none of them reads outside the work tree
+/// (`..`, an absolute path, a folder reached through a committed link, the Git folder), each is
+/// refused as input, naming the path; paths inside, `..` included, are audited as the CLI does.
+#[test]
+fn the_audit_reads_no_path_outside_the_work_tree() {
+    let fixture = fixture();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = "[secret](src/cache.rs:1) `sk-live-0123456789`\n";
+    common::write(outside.path(), "leak.md", secret);
+    let link = fixture.path().join("docs/elsewhere");
+    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+    let repo = Repo::open(&fixture.path().join("docs"), None).unwrap();
+    let abs = outside.path().join("leak.md");
+    for path in [
+        "../../outside/leak.md".to_string(),
+        abs.display().to_string(),
+        "elsewhere/leak.md".to_string(),
+        "../.git/config".to_string(),
+    ] {
+        let err = repo.audit_json(&[path.clone().into()]).unwrap_err();
+        assert_eq!(err.kind, api::ErrorKind::Input, "{path}: {err}");
+        assert!(err.message.contains(&format!("`{path}`")), "{err}");
+    }
+    // The link itself, named: reported as a link, never read through.
+    let report = repo.audit_json(&["elsewhere".into()]).unwrap();
+    assert!(!report.contains("sk-live"), "{report}");
+    assert!(report.contains("symbolic link"), "{report}");
+    // Inside the work tree: `..` from the folder opened is fine, and is the CLI's report.
+    let ours = repo.audit_json(&["../docs/cache.md".into()]).unwrap();
+    let out = common::citegate(
+        fixture.path(),
+        &["audit", "--format", "json", "docs/cache.md"],
+    );
+    assert_eq!(ours, String::from_utf8(out.stdout).unwrap());
+}
+
+/// An answer over the command line's limit is refused as `citegate gate` refuses it, before any
+/// work, by `gate` and by `gate_many` (naming which answer).
+#[test]
+fn an_answer_over_the_limit_is_refused_as_input() {
+    let fixture = fixture();
+    let repo = Repo::open(fixture.path(), None).unwrap();
+    let huge = format!(r#"{{"summary": "{}"}}"#, "x".repeat(api::MAX_INPUT_BYTES));
+    let err = repo.gate(&huge, None, true).unwrap_err();
+    assert_eq!(err.kind, api::ErrorKind::Input);
+    assert_eq!(err.message, "answer: more than 16 MiB");
+    let err = repo.gate_many(&["{}", &huge], None, true).unwrap_err();
+    assert_eq!(err.message, "answers[1]: more than 16 MiB");
+}
+
+/// A binding's walk over a host value stops at the limits, naming where.
+#[test]
+fn a_budget_stops_at_the_depth_and_the_size() {
+    let mut budget = api::Budget::default();
+    assert!(budget.enter(api::MAX_DEPTH, || "a".into()).is_ok());
+    let deep = budget
+        .enter(api::MAX_DEPTH + 1, || "answer.a[0]".into())
+        .unwrap_err();
+    assert_eq!(deep.message, "answer.a[0]: nested deeper than 128");
+    assert!(budget.take(api::MAX_INPUT_BYTES - 1, || "x".into()).is_ok());
+    let big = budget.take(1, || "answer.summary".into()).unwrap_err();
+    assert_eq!(
+        (big.kind, big.message.as_str()),
+        (api::ErrorKind::Input, "answer.summary: more than 16 MiB")
     );
 }

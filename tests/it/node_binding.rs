@@ -51,7 +51,8 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
     );
     let app = work.path().join("app");
     common::write(&app, "package.json", r#"{"name": "app", "private": true}"#);
-    for test in ["fixtures.mjs", "gate.test.mjs", "cjs.test.cjs"] {
+    const TESTS: [&str; 3] = ["gate.test.mjs", "hardening.test.mjs", "cjs.test.cjs"];
+    for test in [&["fixtures.mjs"][..], &TESTS].concat() {
         let text = std::fs::read(binding.join("test").join(test)).unwrap();
         common::write(&app, &format!("test/{test}"), text);
     }
@@ -70,7 +71,8 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
     );
     let out = common::run(
         Command::new("node")
-            .args(["--test", "test/gate.test.mjs", "test/cjs.test.cjs"])
+            .arg("--test")
+            .args(TESTS.map(|t| format!("test/{t}")))
             .current_dir(&app)
             .env(
                 "CITEGATE_SHARED",

@@ -55,9 +55,9 @@ fn the_wheel_installs_in_a_fresh_venv_and_its_tests_pass_there() {
                 "--find-links",
             ])
             .arg(&wheels)
-            .arg("pytest")
+            .args(["pytest", "gunicorn"])
             .arg(&wheel),
-        "pip install (the wheel, pytest)",
+        "pip install (the wheel, pytest, gunicorn)",
     );
     let out = common::run(
         Command::new(&python)

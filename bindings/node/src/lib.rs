@@ -1,24 +1,27 @@
 //! The Node addon behind the npm package `citegate`: `citegate::api` for JavaScript. A `Repo`
 //! opened once; `gate`, `gateMany`, `audit` and `cite` return promises whose work runs on libuv's
-//! thread pool (`AsyncTask`), off the event loop. An answer is an object (read into JSON on the
-//! calling thread) or its JSON string (checked as received, as `citegate gate` reads it).
-//! Errors reject with the command line's messages.
+//! thread pool (`AsyncTask`), off the event loop. An answer is an object (walked into JSON on the
+//! calling thread, within `citegate gate`'s limits: see [`Walk`]) or its JSON string (checked as
+//! received, as `citegate gate` reads it). Errors reject with the command line's messages; an
+//! input refused (too large, nested too deep, not JSON, a doc path outside the repository) has
+//! the `code` `InvalidArg`, a call that could not run `GenericFailure`.
 
 use std::sync::Arc;
 
-use citegate::api;
+use citegate::api::{self, Budget};
 use citegate::model::Retrieved;
 use napi::bindgen_prelude::*;
+use napi::{JsBoolean, JsNumber, JsObject, JsString, JsUnknown};
 use napi_derive::napi;
-use serde_json::Value;
+use serde_json::{Map, Number, Value};
 
 /// Some work for the thread pool, and what it resolves to.
 pub struct Job<T: ToNapiValue + TypeName + Send + 'static> {
-    work: Option<Box<dyn FnOnce() -> std::result::Result<T, String> + Send>>,
+    work: Option<Box<dyn FnOnce() -> std::result::Result<T, api::Error> + Send>>,
 }
 
 impl<T: ToNapiValue + TypeName + Send + 'static> Job<T> {
-    fn new(work: impl FnOnce() -> std::result::Result<T, String> + Send + 'static) -> Self {
+    fn new(work: impl FnOnce() -> std::result::Result<T, api::Error> + Send + 'static) -> Self {
         Job {
             work: Some(Box::new(work)),
         }
@@ -33,8 +36,9 @@ impl<T: ToNapiValue + TypeName + Send + 'static> Task for Job<T> {
         let work = self
             .work
             .take()
-            .ok_or_else(|| failure("the task ran twice".into()))?;
-        work().map_err(failure)
+            .ok_or_else(|| failure(api::Error::input("the task ran twice")))?;
+        // A panic (a bug) is a rejection: one that reached Node-API's C boundary would abort.
+        api::caught(work).and_then(|r| r).map_err(failure)
     }
 
     fn resolve(&mut self, _: Env, output: T) -> Result<T> {
@@ -63,8 +67,117 @@ impl ToNapiValue for Json {
     }
 }
 
-fn failure(message: String) -> Error {
-    Error::new(Status::GenericFailure, message)
+/// A JavaScript error for `e`: `code` `InvalidArg` for input refused, else `GenericFailure`.
+fn failure(e: api::Error) -> Error {
+    let status = match e.kind {
+        api::ErrorKind::Input => Status::InvalidArg,
+        api::ErrorKind::Run => Status::GenericFailure,
+    };
+    Error::new(status, e.message)
+}
+
+/// A JavaScript value walked into JSON as `JSON.stringify` would write it (object keys in their
+/// order, `undefined` and functions left out of objects and `null` in arrays, integers as
+/// integers), within [`api::MAX_DEPTH`] and [`api::MAX_INPUT_BYTES`]: a body nested 20,000 deep,
+/// or an object that refers to itself, is refused with where it went too deep, before the
+/// conversion could overflow the event loop's stack. `at` names where the walk is, for errors.
+struct Walk {
+    budget: Budget,
+    at: String,
+}
+
+type Walked<T> = std::result::Result<T, api::Error>;
+
+impl Walk {
+    /// `value` (the caller's `what`) as JSON.
+    fn json(value: JsUnknown, what: &str) -> Walked<Value> {
+        let mut walk = Walk {
+            budget: Budget::default(),
+            at: what.to_string(),
+        };
+        walk.value(value, 0)?
+            .ok_or_else(|| walk.refused("undefined"))
+    }
+
+    fn refused(&self, what: &str) -> api::Error {
+        api::Error::input(format!("{}: {what} is not JSON", self.at))
+    }
+
+    /// What Node-API answered, its error named where the walk is.
+    fn host<T>(&self, answer: Result<T>) -> Walked<T> {
+        answer.map_err(|e| api::Error::input(format!("{}: {}", self.at, e.reason)))
+    }
+
+    /// Room for `bytes` more of JSON text.
+    fn take(&mut self, bytes: usize) -> Walked<()> {
+        let at = &self.at;
+        self.budget.take(bytes, || at.clone())
+    }
+
+    /// The value, or `None` where `JSON.stringify` writes nothing (`undefined`, a function, a
+    /// symbol).
+    fn value(&mut self, v: JsUnknown, depth: usize) -> Walked<Option<Value>> {
+        self.budget.enter(depth, || self.at.clone())?;
+        // SAFETY (each `cast`): the value's type was just asked of Node-API.
+        let value = match self.host(v.get_type())? {
+            ValueType::Undefined | ValueType::Function | ValueType::Symbol => return Ok(None),
+            ValueType::Null => Value::Null,
+            ValueType::Boolean => {
+                Value::Bool(self.host(unsafe { v.cast::<JsBoolean>() }.get_value())?)
+            }
+            ValueType::Number => Value::Number(self.number(unsafe { v.cast::<JsNumber>() })?),
+            ValueType::String => Value::String(self.text(unsafe { v.cast::<JsString>() })?),
+            ValueType::Object => self.object(unsafe { v.cast::<JsObject>() }, depth)?,
+            // A BigInt (`JSON.stringify` throws on one too), an external.
+            _ => return Err(self.refused("this value")),
+        };
+        Ok(Some(value))
+    }
+
+    fn number(&mut self, n: JsNumber) -> Walked<Number> {
+        let f = self.host(n.get_double())?;
+        self.take(24)?;
+        // An integer that JavaScript holds exactly (|n| < 2^53) is written without a fraction.
+        if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+            return Ok(Number::from(f as i64));
+        }
+        Number::from_f64(f).ok_or_else(|| self.refused(&f.to_string()))
+    }
+
+    /// A string, its length counted before it is copied out of JavaScript.
+    fn text(&mut self, s: JsString) -> Walked<String> {
+        self.take(self.host(s.utf8_len())? + 2)?;
+        self.host(s.into_utf8().and_then(|t| t.into_owned()))
+    }
+
+    fn object(&mut self, o: JsObject, depth: usize) -> Walked<Value> {
+        let len = self.at.len();
+        if self.host(o.is_array())? {
+            let mut items = Vec::new();
+            for i in 0..self.host(o.get_array_length())? {
+                self.at.push_str(&format!("[{i}]"));
+                self.take(1)?;
+                let item = self.host(o.get_element::<JsUnknown>(i))?;
+                items.push(self.value(item, depth + 1)?.unwrap_or(Value::Null));
+                self.at.truncate(len);
+            }
+            return Ok(Value::Array(items));
+        }
+        let names = self.host(o.get_property_names())?;
+        let mut map = Map::new();
+        for i in 0..self.host(names.get_array_length())? {
+            let key = self.host(names.get_element::<JsString>(i))?;
+            let key = self.text(key)?;
+            self.at.push('.');
+            self.at.push_str(&api::key_shown(&key));
+            let item = self.host(o.get_named_property::<JsUnknown>(&key))?;
+            if let Some(value) = self.value(item, depth + 1)? {
+                map.insert(key, value);
+            }
+            self.at.truncate(len);
+        }
+        Ok(Value::Object(map))
+    }
 }
 
 /// Why an answer fails the gate.
@@ -116,38 +229,67 @@ pub struct GateOptions {
     /// The retrieved chunks (`[{path, start_line, end_line, text?}]`, either seed's keys, or
     /// `{chunks: [...]}`); without them, the answer's own `retrieved` payload.
     #[napi(ts_type = "Array<Record<string, unknown>> | Record<string, unknown> | string")]
-    pub retrieved: Option<Value>,
+    pub retrieved: Option<JsUnknown>,
     /// Check an answer without a payload against the code alone (`--no-retrieval`).
     pub no_retrieval: Option<bool>,
 }
 
-/// An answer as its JSON text: a string as given, else the object written out.
-fn text_of(answer: Value) -> String {
-    match answer {
-        Value::String(text) => text,
-        other => other.to_string(),
+/// An answer as its JSON text: a string as given, else the value walked into JSON (`what` names
+/// it in errors).
+fn text_of(answer: JsUnknown, what: &str) -> Walked<String> {
+    match Walk::json(answer, what)? {
+        Value::String(text) => Ok(text),
+        other => Ok(other.to_string()),
     }
 }
 
-/// What the options say: the payload's value (read on the thread pool by [`payload`]) and
-/// whether none is required.
-fn read(options: Option<GateOptions>) -> (Option<Value>, bool) {
+/// The answers of an array, each as its JSON text.
+fn texts_of(answers: JsUnknown) -> Walked<Vec<String>> {
+    let walk = Walk {
+        budget: Budget::default(),
+        at: "answers".into(),
+    };
+    // SAFETY: the value's type is asked of Node-API before it is read as an object.
+    let list = match walk.host(answers.get_type())? {
+        ValueType::Object => unsafe { answers.cast::<JsObject>() },
+        _ => return Err(walk.refused("a value other than an array")),
+    };
+    if !walk.host(list.is_array())? {
+        return Err(walk.refused("an object other than an array"));
+    }
+    (0..walk.host(list.get_array_length())?)
+        .map(|i| {
+            text_of(
+                walk.host(list.get_element::<JsUnknown>(i))?,
+                &format!("answers[{i}]"),
+            )
+        })
+        .collect()
+}
+
+/// What the options say: the payload (read here, on the calling thread) and whether none is
+/// required.
+fn read(options: Option<GateOptions>) -> (Walked<Option<Vec<Retrieved>>>, bool) {
     match options {
-        None => (None, false),
-        Some(o) => (o.retrieved, o.no_retrieval.unwrap_or(false)),
+        None => (Ok(None), false),
+        Some(o) => {
+            let payload = o.retrieved.map(payload).transpose().map(Option::flatten);
+            (payload, o.no_retrieval.unwrap_or(false))
+        }
     }
 }
 
 /// The retrieval payload given as a value, or as its JSON text.
-fn payload(value: Option<Value>) -> std::result::Result<Option<Vec<Retrieved>>, String> {
-    let value = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::String(text)) => {
-            serde_json::from_str(&text).map_err(|e| format!("retrieved: invalid JSON: {e}"))?
-        }
-        Some(value) => value,
+fn payload(value: JsUnknown) -> Walked<Option<Vec<Retrieved>>> {
+    if matches!(value.get_type(), Ok(ValueType::Undefined | ValueType::Null)) {
+        return Ok(None);
+    }
+    let value = match Walk::json(value, "retrieved")? {
+        Value::String(text) => serde_json::from_str(&text)
+            .map_err(|e| api::Error::input(format!("retrieved: invalid JSON: {e}")))?,
+        value => value,
     };
-    api::retrieved(&value).map(Some).map_err(|e| e.0)
+    api::retrieved(&value).map(Some)
 }
 
 /// A repository opened at a target with its `.citegate.yaml`: open it once, share it.
@@ -163,7 +305,7 @@ impl Repo {
     #[napi(constructor)]
     pub fn new(path: Option<String>, target: Option<String>) -> Result<Self> {
         let path = path.unwrap_or_else(|| ".".into());
-        let inner = api::Repo::open(path.as_ref(), target.as_deref()).map_err(|e| failure(e.0))?;
+        let inner = api::Repo::open(path.as_ref(), target.as_deref()).map_err(failure)?;
         Ok(Repo {
             inner: Arc::new(inner),
         })
@@ -181,12 +323,12 @@ impl Repo {
         ts_args_type = "answer: Record<string, unknown> | string, options?: GateOptions",
         ts_return_type = "Promise<Verdict>"
     )]
-    pub fn gate(&self, answer: Value, options: Option<GateOptions>) -> AsyncTask<Job<Verdict>> {
-        let (retrieved, no_retrieval) = read(options);
-        let (repo, text) = (self.inner.clone(), text_of(answer));
+    pub fn gate(&self, answer: JsUnknown, options: Option<GateOptions>) -> AsyncTask<Job<Verdict>> {
+        let (payload, no_retrieval) = read(options);
+        let (repo, text) = (self.inner.clone(), text_of(answer, "answer"));
         AsyncTask::new(Job::new(move || {
-            let payload = payload(retrieved)?;
-            Ok(repo.gate(&text, payload.as_deref(), no_retrieval).into())
+            let (text, payload) = (text?, payload?);
+            Ok(repo.gate(&text, payload.as_deref(), no_retrieval)?.into())
         }))
     }
 
@@ -197,16 +339,15 @@ impl Repo {
     )]
     pub fn gate_many(
         &self,
-        answers: Vec<Value>,
+        answers: JsUnknown,
         options: Option<GateOptions>,
     ) -> AsyncTask<Job<Vec<Verdict>>> {
-        let (retrieved, no_retrieval) = read(options);
-        let repo = self.inner.clone();
-        let texts: Vec<String> = answers.into_iter().map(text_of).collect();
+        let (payload, no_retrieval) = read(options);
+        let (repo, texts) = (self.inner.clone(), texts_of(answers));
         AsyncTask::new(Job::new(move || {
-            let payload = payload(retrieved)?;
+            let (texts, payload) = (texts?, payload?);
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let verdicts = repo.gate_many(&texts, payload.as_deref(), no_retrieval);
+            let verdicts = repo.gate_many(&texts, payload.as_deref(), no_retrieval)?;
             Ok(verdicts.into_iter().map(Verdict::from).collect())
         }))
     }
@@ -222,8 +363,9 @@ impl Repo {
             .map(Into::into)
             .collect();
         AsyncTask::new(Job::new(move || {
-            let text = repo.audit_json(&paths).map_err(|e| e.0)?;
-            let report = serde_json::from_str(&text).map_err(|e| format!("the report: {e}"))?;
+            let text = repo.audit_json(&paths)?;
+            let report = serde_json::from_str(&text)
+                .map_err(|e| api::Error::run(format!("the report: {e}")))?;
             Ok(Json(report))
         }))
     }
@@ -235,9 +377,7 @@ impl Repo {
     pub fn cite(&self, quote: String, path: Option<String>) -> AsyncTask<Job<Json>> {
         let repo = self.inner.clone();
         AsyncTask::new(Job::new(move || {
-            repo.cite(&quote, path.as_deref())
-                .map(Json)
-                .map_err(|e| e.0)
+            repo.cite(&quote, path.as_deref()).map(Json)
         }))
     }
 }

@@ -1,17 +1,22 @@
 //! The Python module `citegate._citegate`: `citegate::api` for Python. A `Repo` opened once and
 //! shared by threads; `gate` takes an answer as a `dict` (walked into JSON text here, no Python
 //! `json` round trip) or as its JSON `str` (checked as received), and checks it with the GIL
-//! released. Errors are `citegate.Error` with the command line's messages.
+//! released. Errors are `citegate.Error` with the command line's messages; input refused (a
+//! value too large or nested too deep, a doc path outside the repository) is
+//! `citegate.InputError`, a `citegate.Error` and a `ValueError`. A panic inside (a bug) reaches
+//! Python as a `citegate.Error` too, never as pyo3's `PanicException`, which `except Exception`
+//! does not catch.
 
 use std::path::PathBuf;
 
-use citegate::api;
+use citegate::api::{self, Budget};
 use citegate::gate::service::Verdict as CoreVerdict;
 use citegate::model::Retrieved;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use serde_json::{Map, Number, Value};
 
 create_exception!(
@@ -22,21 +27,53 @@ create_exception!(
      payload or a doc path is wrong. The message is the one `citegate` prints."
 );
 
-fn error(e: api::Error) -> PyErr {
-    Error::new_err(e.0)
+/// `citegate.InputError`, made when the module is (a subclass of `citegate.Error` and of
+/// `ValueError`, which one base in `create_exception!` cannot say).
+static INPUT_ERROR: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+fn input_error(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    let made = INPUT_ERROR.get_or_try_init(py, || {
+        let bases = (py.get_type::<Error>(), py.get_type::<PyValueError>());
+        let doc = PyDict::new(py);
+        doc.set_item(
+            "__doc__",
+            "Input refused before any work: a value too large or nested too deep, a doc path \
+             outside the repository. A citegate.Error and a ValueError.",
+        )?;
+        doc.set_item("__module__", "citegate")?;
+        let made = py.get_type::<PyType>().call1(("InputError", bases, doc))?;
+        Ok::<_, PyErr>(made.downcast_into::<PyType>()?.unbind())
+    })?;
+    Ok(made.bind(py).clone())
 }
 
-/// How deep a value given as an answer may nest (deeper is refused, not a crash).
-const MAX_DEPTH: usize = 128;
+fn error(e: api::Error) -> PyErr {
+    match e.kind {
+        api::ErrorKind::Run => Error::new_err(e.message),
+        api::ErrorKind::Input => input(e.message),
+    }
+}
+
+/// `citegate.InputError` with `message`.
+fn input(message: String) -> PyErr {
+    Python::with_gil(|py| match input_error(py) {
+        Ok(kind) => PyErr::from_type(kind, message),
+        Err(e) => e,
+    })
+}
+
+/// `work` with the GIL released, a panic in it (a bug) raised as `citegate.Error`.
+fn guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.allow_threads(|| api::caught(work)).map_err(error)
+}
 
 /// A Python value (`dict`, `list`, `tuple`, `str`, `int`, `float`, `bool`, `None`) as JSON; `at`
-/// names where it is, for the error.
-fn to_json(obj: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
-    if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!(
-            "{at}: nested deeper than {MAX_DEPTH}"
-        )));
-    }
+/// names where it is, for the error. The walk stops at `citegate gate`'s limits ([`Budget`]:
+/// nested deeper than `api::MAX_DEPTH`, or more JSON text than `api::MAX_INPUT_BYTES`), before a
+/// list that holds itself could exhaust the stack.
+fn to_json(obj: &Bound<'_, PyAny>, at: &str, depth: usize, budget: &mut Budget) -> PyResult<Value> {
+    budget.enter(depth, || at.to_string()).map_err(error)?;
+    budget.take(8, || at.to_string()).map_err(error)?;
     if obj.is_none() {
         return Ok(Value::Null);
     }
@@ -46,17 +83,16 @@ fn to_json(obj: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
     if obj.is_instance_of::<PyInt>() {
         let text: String = obj.str()?.extract()?;
         let n: Number = serde_json::from_str(&text)
-            .map_err(|_| PyValueError::new_err(format!("{at}: {text} is no JSON number")))?;
+            .map_err(|_| input(format!("{at}: {text} is no JSON number")))?;
         return Ok(Value::Number(n));
     }
     if let Ok(f) = obj.downcast::<PyFloat>() {
-        let n = Number::from_f64(f.value()).ok_or_else(|| {
-            PyValueError::new_err(format!("{at}: {} is no JSON number", f.value()))
-        })?;
+        let n = Number::from_f64(f.value())
+            .ok_or_else(|| input(format!("{at}: {} is no JSON number", f.value())))?;
         return Ok(Value::Number(n));
     }
     if let Ok(s) = obj.downcast::<PyString>() {
-        return text(s, at).map(Value::String);
+        return text(s, at, budget).map(Value::String);
     }
     if let Ok(d) = obj.downcast::<PyDict>() {
         let mut map = Map::new();
@@ -66,15 +102,16 @@ fn to_json(obj: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
                     "{at}: a key is not a str: {k}"
                 )));
             };
-            let key = text(key, at)?;
-            let value = to_json(&v, &format!("{at}.{key}"), depth + 1)?;
+            let key = text(key, at, budget)?;
+            let at = format!("{at}.{}", api::key_shown(&key));
+            let value = to_json(&v, &at, depth + 1, budget)?;
             map.insert(key, value);
         }
         return Ok(Value::Object(map));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let items = (obj.try_iter()?.enumerate())
-            .map(|(i, v)| to_json(&v?, &format!("{at}[{i}]"), depth + 1))
+            .map(|(i, v)| to_json(&v?, &format!("{at}[{i}]"), depth + 1, budget))
             .collect::<PyResult<Vec<Value>>>()?;
         return Ok(Value::Array(items));
     }
@@ -82,13 +119,18 @@ fn to_json(obj: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
     Err(PyTypeError::new_err(format!("{at}: a {kind} is not JSON")))
 }
 
-/// A `str` as Rust text; one holding a lone surrogate (which no UTF-8 text can) is refused.
-fn text(s: &Bound<'_, PyString>, at: &str) -> PyResult<String> {
-    s.to_cow().map(|t| t.into_owned()).map_err(|_| {
-        PyValueError::new_err(format!(
+/// A `str` as Rust text, counted against `budget`; one holding a lone surrogate (which no UTF-8
+/// text can) is refused.
+fn text(s: &Bound<'_, PyString>, at: &str, budget: &mut Budget) -> PyResult<String> {
+    let text = s.to_cow().map_err(|_| {
+        input(format!(
             "{at}: a str with a lone surrogate is not valid text"
         ))
-    })
+    })?;
+    budget
+        .take(text.len() + 2, || at.to_string())
+        .map_err(error)?;
+    Ok(text.into_owned())
 }
 
 /// A JSON value as a Python one (objects as `dict`, in their order).
@@ -126,9 +168,10 @@ fn to_py(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
 /// An answer as its JSON text: a `str` as given (byte for byte, as `citegate gate` reads
 /// standard input), else the value written out.
 fn answer_text(obj: &Bound<'_, PyAny>, at: &str) -> PyResult<String> {
+    let mut budget = Budget::default();
     match obj.downcast::<PyString>() {
-        Ok(s) => text(s, at),
-        Err(_) => Ok(to_json(obj, at, 0)?.to_string()),
+        Ok(s) => text(s, at, &mut budget),
+        Err(_) => Ok(to_json(obj, at, 0, &mut budget)?.to_string()),
     }
 }
 
@@ -139,9 +182,9 @@ fn payload(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Vec<Retrieved>>> {
         return Ok(None);
     };
     let value = match obj.downcast::<PyString>() {
-        Ok(s) => serde_json::from_str(&s.to_cow()?)
-            .map_err(|e| Error::new_err(format!("retrieved: invalid JSON: {e}")))?,
-        Err(_) => to_json(obj, "retrieved", 0)?,
+        Ok(s) => serde_json::from_str(&text(s, "retrieved", &mut Budget::default())?)
+            .map_err(|e| input(format!("retrieved: invalid JSON: {e}")))?,
+        Err(_) => to_json(obj, "retrieved", 0, &mut Budget::default())?,
     };
     api::retrieved(&value).map(Some).map_err(error)
 }
@@ -247,9 +290,7 @@ impl Repo {
     #[new]
     #[pyo3(signature = (path = PathBuf::from("."), target = None))]
     fn new(py: Python<'_>, path: PathBuf, target: Option<String>) -> PyResult<Repo> {
-        let inner = py
-            .allow_threads(|| api::Repo::open(&path, target.as_deref()))
-            .map_err(error)?;
+        let inner = guarded(py, || api::Repo::open(&path, target.as_deref()))?.map_err(error)?;
         Ok(Repo { inner })
     }
 
@@ -270,8 +311,10 @@ impl Repo {
         let text = answer_text(answer, "answer")?;
         let payload = payload(retrieved)?;
         let repo = &self.inner;
-        let inner = py.allow_threads(|| repo.gate(&text, payload.as_deref(), no_retrieval));
-        Ok(Verdict { inner })
+        let inner = guarded(py, || repo.gate(&text, payload.as_deref(), no_retrieval))?;
+        Ok(Verdict {
+            inner: inner.map_err(error)?,
+        })
     }
 
     #[pyo3(signature = (answers, retrieved = None, no_retrieval = false))]
@@ -287,10 +330,11 @@ impl Repo {
             .collect::<PyResult<Vec<String>>>()?;
         let payload = payload(retrieved)?;
         let repo = &self.inner;
-        let verdicts = py.allow_threads(|| {
+        let verdicts = guarded(py, || {
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             repo.gate_many(&texts, payload.as_deref(), no_retrieval)
-        });
+        })?
+        .map_err(error)?;
         Ok(verdicts
             .into_iter()
             .map(|inner| Verdict { inner })
@@ -300,9 +344,7 @@ impl Repo {
     #[pyo3(signature = (paths = Vec::new()))]
     fn audit(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<PyObject> {
         let repo = &self.inner;
-        let text = py
-            .allow_threads(|| repo.audit_json(&paths))
-            .map_err(error)?;
+        let text = guarded(py, || repo.audit_json(&paths))?.map_err(error)?;
         let value: Value =
             serde_json::from_str(&text).map_err(|e| Error::new_err(format!("the report: {e}")))?;
         to_py(py, &value)
@@ -311,9 +353,7 @@ impl Repo {
     #[pyo3(signature = (quote, path = None))]
     fn cite(&self, py: Python<'_>, quote: String, path: Option<String>) -> PyResult<PyObject> {
         let repo = &self.inner;
-        let found = py
-            .allow_threads(|| repo.cite(&quote, path.as_deref()))
-            .map_err(error)?;
+        let found = guarded(py, || repo.cite(&quote, path.as_deref()))?.map_err(error)?;
         to_py(py, &found)
     }
 
@@ -322,12 +362,21 @@ impl Repo {
     }
 }
 
+/// Panic inside the library with `message`: how the tests show that a panic (a bug) reaches
+/// Python as `citegate.Error`. Not part of the API.
+#[pyfunction]
+fn _panic(py: Python<'_>, message: String) -> PyResult<()> {
+    guarded(py, || -> () { panic!("{message}") })
+}
+
 #[pymodule]
 fn _citegate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Repo>()?;
     m.add_class::<Verdict>()?;
     m.add_class::<Violation>()?;
     m.add("Error", m.py().get_type::<Error>())?;
+    m.add("InputError", input_error(m.py())?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

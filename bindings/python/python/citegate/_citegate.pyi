@@ -15,6 +15,10 @@ Retrieved = Union[str, Sequence[Mapping[str, JSON]], Mapping[str, JSON]]
 class Error(Exception):
     """A call that could not run (repository, revision, payload, path); the CLI's message."""
 
+class InputError(Error, ValueError):
+    """Input refused before any work: an answer over 16 MiB or nested deeper than 128, a value
+    that is no JSON number, a doc path outside the repository or reached through a link."""
+
 class Violation:
     """Why an answer fails the gate."""
 
