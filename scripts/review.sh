@@ -78,10 +78,10 @@ sys.stdout.write("\n".join(out))
 PY
 }
 
-# `gh api ARGS…`, its output dropped. A refusal for want of permission (HTTP 403: a fork's
-# read-only token, or a workflow without `pull-requests: write`) is not the author's fault: the
-# review goes to the summary instead. Any other failure fails the step.
-write() {
+# `gh api ARGS…` posting the review, its output dropped. A refusal for want of permission (HTTP
+# 403: a fork's read-only token, or a workflow without `pull-requests: write`) is not the
+# author's fault: the review goes to the summary instead. Any other failure fails the step.
+post() {
   local err
   err="$(mktemp)"
   if gh api "$@" >/dev/null 2>"$err"; then
@@ -133,14 +133,14 @@ old_reviews="$(gh api "repos/$GITHUB_REPOSITORY/pulls/$number/reviews" --paginat
 
 # The new review first: a failed post leaves the earlier one in place.
 if [ "$comments" -gt 0 ]; then
-  write --method POST "repos/$GITHUB_REPOSITORY/pulls/$number/reviews" --input "$review"
+  post --method POST "repos/$GITHUB_REPOSITORY/pulls/$number/reviews" --input "$review"
   echo "citegate: suggested $comments safe fix(es) on #$number"
 else
   echo "citegate: no safe fix on lines this pull request changed: no review"
 fi
 for id in $old_comments; do
-  write --method DELETE "repos/$GITHUB_REPOSITORY/pulls/comments/$id"
+  gh api --method DELETE "repos/$GITHUB_REPOSITORY/pulls/comments/$id" >/dev/null
 done
 for id in $old_reviews; do
-  write --method PUT "repos/$GITHUB_REPOSITORY/pulls/$number/reviews/$id" -f "body=$superseded"
+  gh api --method PUT "repos/$GITHUB_REPOSITORY/pulls/$number/reviews/$id" -f "body=$superseded" >/dev/null
 done
