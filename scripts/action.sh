@@ -25,20 +25,26 @@ value() {
 }
 
 since="${INPUT_SINCE:-}"
-if [ -z "$since" ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
-  # The pull request's base commit; empty for other events (then every doc is audited).
-  since="$(python3 - "$GITHUB_EVENT_PATH" <<'PY'
+head=""
+if [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
+  # The pull request's base commit and head commit; empty for other events (then every doc is
+  # audited). The review is placed on the head's lines: the checkout is the merge commit.
+  pr="$(python3 - "$GITHUB_EVENT_PATH" <<'PY'
 import json, sys
-event = json.load(open(sys.argv[1]))
-base = (event.get("pull_request") or {}).get("base") or {}
-print(base.get("sha") or base.get("ref") or "")
+pr = json.load(open(sys.argv[1])).get("pull_request") or {}
+base, head = pr.get("base") or {}, pr.get("head") or {}
+# One line each (a newline in a value would shift the next; GitHub's SHAs hold none).
+print(" ".join(str(base.get("sha") or base.get("ref") or "").splitlines()))
+print(" ".join(str(head.get("sha") or "").splitlines()))
 PY
 )"
+  [ -z "$since" ] && since="$(sed -n 1p <<< "$pr")"
+  head="$(sed -n 2p <<< "$pr")"
 fi
 
-for name in since target config history fail-on format; do
+for name in since head target config history fail-on format; do
   var="INPUT_$(echo "$name" | tr 'a-z-' 'A-Z_')"
-  [ "$name" = since ] && val="$since" || val="${!var:-}"
+  case "$name" in since) val="$since" ;; head) val="$head" ;; *) val="${!var:-}" ;; esac
   value "$name" "$val"
   case "$val" in *$'\n'*) fail "input $name must be one line" ;; esac
 done
@@ -60,7 +66,13 @@ report_md="$out/report.md"
 args+=("--write=markdown=$report_md" "--write=json=$out/report.json")
 review=""
 case "${INPUT_REVIEW:-false}" in
-  true) if [ -n "$since" ]; then review="$out/review.json"; args+=("--write=github-review=$review"); fi ;;
+  true)
+    if [ -n "$since" ]; then
+      review="$out/review.json"
+      args+=("--write=github-review=$review")
+      [ -n "$head" ] && args+=("--review-head=$head")
+    fi
+    ;;
   false) ;;
   *) fail "input review must be true or false" ;;
 esac

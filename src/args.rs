@@ -80,6 +80,11 @@ pub struct AuditArgs {
     /// Also write the report in another format to a file, from the same run (repeatable)
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_write)]
     pub write: Vec<(Format, PathBuf)>,
+    /// For github-review: the pull request's head commit. Its comments are placed on the head's
+    /// lines and diff (`commit_id`), not the audited merge commit's; a fix on lines not the same
+    /// at the head is not suggested
+    #[arg(long, value_name = "REV")]
+    pub review_head: Option<String>,
     #[command(flatten)]
     pub limits: Limits,
     /// Print every citation and the revision it is checked at (own, doc, implied or target pin),

@@ -22,12 +22,15 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
     if wants_review && since.is_none() {
         return failed("--format github-review needs --since BASE (the pull request's base)");
     }
+    if args.review_head.is_some() && !wants_review {
+        return failed("--review-head places a github-review: it needs --format github-review");
+    }
     let (session, report) = match audit_in_session(args.selection, args.quiet) {
         Ok(r) => r,
         Err(code) => return code,
     };
     let review = match since.filter(|_| wants_review) {
-        Some(since) => match review::body(&session, &report, &since) {
+        Some(since) => match review::body(&session, &report, &since, args.review_head.as_deref()) {
             Ok(review) => Some(review),
             Err(e) => return failed(e),
         },

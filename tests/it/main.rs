@@ -35,6 +35,7 @@ mod rename_oracle;
 mod report_budget;
 mod retrieve;
 mod review;
+mod review_fork;
 mod rules;
 mod scripted_model;
 mod shards;

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn schema(name: &str) -> PathBuf {
+pub(super) fn schema(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("schemas")
         .join(name)
@@ -29,7 +29,7 @@ fn run(dir: &Path, args: &[&str]) -> String {
 /// Validate the JSON `value` against the JSON Schema file `schema` (draft from its `$schema`),
 /// with `items: true` each element of the array instead, by Python's `jsonschema` (installed by
 /// `scripts/test-clients.sh`).
-fn validate_json(value: &Value, schema: &Path, items: bool) {
+pub(super) fn validate_json(value: &Value, schema: &Path, items: bool) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("instance.json");
     std::fs::write(&file, value.to_string()).unwrap();
@@ -301,7 +301,7 @@ fn b() {
 
 /// The text of a ```` ```suggestion ```` block in a comment body (its fence is the longest
 /// backtick run before `suggestion`), and that fence.
-fn suggested(body: &str) -> (String, String) {
+pub(super) fn suggested(body: &str) -> (String, String) {
     let at = body.find("suggestion\n").expect("a suggestion block");
     let fence_start = body[..at].rfind(|c| c != '`').map_or(0, |i| i + 1);
     let fence = &body[fence_start..at];
