@@ -42,3 +42,4 @@ mod structure;
 mod surfaces;
 mod verdicts;
 mod vscode;
+mod workflows;
