@@ -107,6 +107,34 @@ fn history_cuts(common: &Path) -> BTreeSet<Oid> {
         .collect()
 }
 
+/// `e`, libgit2's refusal to open the repository holding `path`, with the reason when it is one
+/// git does not share: a `shallow` or `info/grafts` line ending in a carriage return (CRLF line
+/// ends) or a blank line. git trims and skips these; libgit2 stops at them ("invalid parent OID")
+/// and, reading both files when it opens a repository, opens nothing.
+fn refused(path: &Path, e: git2::Error) -> git2::Error {
+    let no_ceiling: [&std::ffi::OsStr; 0] = [];
+    let Ok(git_dir) = Repository::discover_path(path, no_ceiling) else {
+        return e;
+    };
+    for name in ["shallow", "info/grafts"] {
+        let file = git_dir.join(name);
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let odd = |l: &&str| l.ends_with("\r\n") || l.trim().is_empty();
+        if let Some(n) = text.split_inclusive('\n').position(|l| odd(&l)) {
+            return git2::Error::from_str(&format!(
+                "{}; {} line {} is blank or ends in a carriage return (CRLF), which git reads \
+                 and libgit2 cannot: rewrite it with LF line ends and no blank lines \
+                 (sed -i 's/\\r$//; /^$/d' {})",
+                e.message(),
+                file.display(),
+                n + 1,
+                file.display()
+            ));
+        }
+    }
+    e
+}
+
 /// Every file path at `commit`, sorted (none when it cannot be read).
 fn list_paths(repo: &Repository, folders: &Folders, commit: Oid) -> PathIndex {
     let files = files_at(repo, folders, commit);
@@ -295,7 +323,7 @@ impl CodeRepo {
         // Objects are only read, never written: skip re-hashing every object read (a measured
         // 5% of an audit).
         git2::opts::strict_hash_verification(false);
-        let repo = Repository::discover(path)?;
+        let repo = Repository::discover(path).map_err(|e| refused(path, e))?;
         let mut ids: Vec<String> = Vec::new();
         let mut home = None;
         if let Ok(remotes) = repo.remotes() {
@@ -658,6 +686,34 @@ impl CodeRepo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shallow_file_with_crlf_line_ends_is_named_with_its_fix() {
+        // Issue 57: a `.git/shallow` with CRLF line ends, which git reads, stopped the run with
+        // libgit2's bare "invalid parent OID at line 1".
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "@@@ commit v1 c\n@@@ file a.rs\nx\n@@@ commit v2 c\n@@@ file a.rs\ny\n";
+        let v2 = crate::fixture::build(spec, dir.path()).unwrap()["v2"];
+        let shallow = dir.path().join(".git/shallow");
+        std::fs::write(&shallow, format!("{v2}\r\n")).unwrap();
+        let e = CodeRepo::discover(dir.path()).unwrap_err();
+        let message = e.message();
+        assert!(
+            message.contains("invalid parent OID at line 1"),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("{} line 1 is blank", shallow.display())),
+            "{message}"
+        );
+        assert!(message.contains("sed -i"), "{message}");
+        // LF line ends open, and the boundary is the one listed.
+        std::fs::write(&shallow, format!("{v2}\n")).unwrap();
+        assert_eq!(
+            CodeRepo::discover(dir.path()).unwrap().cut,
+            BTreeSet::from([v2])
+        );
+    }
 
     #[test]
     fn handles_are_lent_and_kept_between_calls() {

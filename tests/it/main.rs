@@ -43,3 +43,4 @@ mod structure;
 mod surfaces;
 mod verdicts;
 mod vscode;
+mod workflows;
