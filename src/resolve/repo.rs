@@ -19,8 +19,11 @@ pub const MAX_BLOB_BYTES: usize = 32 << 20;
 /// The repository under audit.
 #[derive(Debug)]
 pub struct CodeRepo {
-    /// The `.git` folder (or bare repository) to open.
+    /// The `.git` folder (or bare repository).
     pub git_dir: PathBuf,
+    /// Where libgit2 opens it from: `git_dir`, or a stand-in when libgit2 cannot read its
+    /// `shallow` file as git does (see [`Shadow`]), kept for as long as the repository is.
+    opened_from: Option<Shadow>,
     /// The work tree, when there is one.
     pub workdir: Option<PathBuf>,
     pub shallow: bool,
@@ -107,32 +110,90 @@ fn history_cuts(common: &Path) -> BTreeSet<Oid> {
         .collect()
 }
 
-/// `e`, libgit2's refusal to open the repository holding `path`, with the reason when it is one
-/// git does not share: a `shallow` or `info/grafts` line ending in a carriage return (CRLF line
-/// ends) or a blank line. git trims and skips these; libgit2 stops at them ("invalid parent OID")
-/// and, reading both files when it opens a repository, opens nothing.
-fn refused(path: &Path, e: git2::Error) -> git2::Error {
+/// The first line of a `shallow` or `info/grafts` file that git reads and libgit2 refuses: one
+/// ending in a carriage return (CRLF line ends) or a blank one. git trims and skips these;
+/// libgit2 stops at them ("invalid parent OID") and, reading both files when it opens a
+/// repository, opens nothing.
+fn odd_line(file: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let odd = |l: &&str| l.ends_with("\r\n") || l.trim().is_empty();
+    text.split_inclusive('\n')
+        .position(|l| odd(&l))
+        .map(|n| n + 1)
+}
+
+/// A Git folder libgit2 opens in place of a repository whose `shallow` file it refuses (see
+/// [`odd_line`]): a linked work tree's Git folder whose `commondir` is the repository's (objects,
+/// refs, configuration and `info/grafts` are read from there), whose `HEAD` is a link to the
+/// repository's, whose `gitdir` names its work tree, and whose `shallow` lists the same commits
+/// with LF line ends (libgit2 reads `shallow` from this folder). Nothing in the repository is
+/// written; the folder is removed when the repository is dropped.
+#[derive(Debug)]
+struct Shadow(tempfile::TempDir);
+
+impl Shadow {
+    /// The stand-in for the Git folder `git_dir`, when its `shallow` file is one libgit2 refuses
+    /// and git reads.
+    fn of(git_dir: &Path) -> Option<Shadow> {
+        let shallow = git_dir.join("shallow");
+        odd_line(&shallow)?;
+        let ids: String = std::fs::read_to_string(&shallow)
+            .ok()?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let dir = tempfile::Builder::new()
+            .prefix("citegate-shallow-")
+            .tempdir()
+            .ok()?;
+        let common = git_dir.canonicalize().ok()?;
+        std::fs::write(dir.path().join("shallow"), ids).ok()?;
+        std::fs::write(dir.path().join("commondir"), common.to_str()?).ok()?;
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(common.join("HEAD"), dir.path().join("HEAD")).ok()?;
+        #[cfg(not(unix))]
+        std::fs::copy(common.join("HEAD"), dir.path().join("HEAD")).ok()?;
+        if common.file_name().is_some_and(|n| n == ".git") {
+            std::fs::write(dir.path().join("gitdir"), common.to_str()?).ok()?;
+        }
+        Some(Shadow(dir))
+    }
+}
+
+/// The repository holding `path`, opened as git would open it: through a [`Shadow`] when libgit2
+/// refuses its `shallow` file; else libgit2's refusal, with the reason when it is a file git reads
+/// and libgit2 cannot (`info/grafts` with CRLF line ends, read from the common folder, has no
+/// stand-in).
+fn discover(path: &Path) -> Result<(Repository, Option<Shadow>), git2::Error> {
+    let e = match Repository::discover(path) {
+        Ok(repo) => return Ok((repo, None)),
+        Err(e) => e,
+    };
     let no_ceiling: [&std::ffi::OsStr; 0] = [];
     let Ok(git_dir) = Repository::discover_path(path, no_ceiling) else {
-        return e;
+        return Err(e);
     };
+    if let Some(shadow) = Shadow::of(&git_dir) {
+        if let Ok(repo) = Repository::open(shadow.0.path()) {
+            return Ok((repo, Some(shadow)));
+        }
+    }
     for name in ["shallow", "info/grafts"] {
         let file = git_dir.join(name);
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let odd = |l: &&str| l.ends_with("\r\n") || l.trim().is_empty();
-        if let Some(n) = text.split_inclusive('\n').position(|l| odd(&l)) {
-            return git2::Error::from_str(&format!(
-                "{}; {} line {} is blank or ends in a carriage return (CRLF), which git reads \
+        if let Some(n) = odd_line(&file) {
+            return Err(git2::Error::from_str(&format!(
+                "{}; {} line {n} is blank or ends in a carriage return (CRLF), which git reads \
                  and libgit2 cannot: rewrite it with LF line ends and no blank lines \
                  (sed -i 's/\\r$//; /^$/d' {})",
                 e.message(),
                 file.display(),
-                n + 1,
                 file.display()
-            ));
+            )));
         }
     }
-    e
+    Err(e)
 }
 
 /// Every file path at `commit`, sorted (none when it cannot be read).
@@ -323,7 +384,7 @@ impl CodeRepo {
         // Objects are only read, never written: skip re-hashing every object read (a measured
         // 5% of an audit).
         git2::opts::strict_hash_verification(false);
-        let repo = Repository::discover(path).map_err(|e| refused(path, e))?;
+        let (repo, opened_from) = discover(path)?;
         let mut ids: Vec<String> = Vec::new();
         let mut home = None;
         if let Ok(remotes) = repo.remotes() {
@@ -342,8 +403,13 @@ impl CodeRepo {
         ids.dedup();
         let slash_refs = slash_refs(&repo);
         let tree_cache = Arc::new(Folders::default());
+        let git_dir = match &opened_from {
+            Some(_) => PathBuf::from(repo.commondir()),
+            None => repo.path().to_path_buf(),
+        };
         Ok(CodeRepo {
-            git_dir: repo.path().to_path_buf(),
+            git_dir,
+            opened_from,
             workdir: repo
                 .workdir()
                 .map(|w| w.canonicalize().unwrap_or_else(|_| w.to_path_buf())),
@@ -407,7 +473,10 @@ impl CodeRepo {
 
     /// A handle for this thread.
     pub fn open(&self) -> Result<Repository, git2::Error> {
-        Repository::open(&self.git_dir)
+        match &self.opened_from {
+            Some(shadow) => Repository::open(shadow.0.path()),
+            None => Repository::open(&self.git_dir),
+        }
     }
 
     /// A handle for a worker thread, reading through its lane's own pack files (see
@@ -688,31 +757,55 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_shallow_file_with_crlf_line_ends_is_named_with_its_fix() {
-        // Issue 57: a `.git/shallow` with CRLF line ends, which git reads, stopped the run with
-        // libgit2's bare "invalid parent OID at line 1".
+    fn a_shallow_file_with_crlf_line_ends_is_read_as_git_reads_it() {
+        // Issue 57: a `.git/shallow` with CRLF line ends (and a blank line), which git reads,
+        // stopped the run with libgit2's bare "invalid parent OID at line 1".
         let dir = tempfile::tempdir().unwrap();
         let spec = "@@@ commit v1 c\n@@@ file a.rs\nx\n@@@ commit v2 c\n@@@ file a.rs\ny\n";
         let v2 = crate::fixture::build(spec, dir.path()).unwrap()["v2"];
         let shallow = dir.path().join(".git/shallow");
-        std::fs::write(&shallow, format!("{v2}\r\n")).unwrap();
-        let e = CodeRepo::discover(dir.path()).unwrap_err();
-        let message = e.message();
+        let crlf = format!("{v2}\r\n\r\n");
+        std::fs::write(&shallow, &crlf).unwrap();
+        assert!(
+            Repository::discover(dir.path()).is_err(),
+            "libgit2 reads it now"
+        );
+        let repo = CodeRepo::discover(dir.path()).unwrap();
+        assert_eq!((repo.shallow, &repo.cut), (true, &BTreeSet::from([v2])));
+        let workdir = dir.path().canonicalize().unwrap();
+        assert_eq!(repo.workdir.as_deref(), Some(workdir.as_path()));
+        assert_eq!(repo.git_dir.canonicalize().unwrap(), workdir.join(".git"));
+        // Every handle reads the repository's objects and HEAD, from any thread.
+        let git = repo.worker();
+        assert_eq!(git.head().unwrap().target(), Some(v2));
+        assert!(matches!(repo.file_at(&git, v2, "a.rs"), Ok(FileAt::Text(t)) if &*t == "y\n"));
+        // Nothing in the repository was written; the stand-in goes with the repository.
+        let stand_in = repo.opened_from.as_ref().unwrap().0.path().to_path_buf();
+        drop((git, repo));
+        assert_eq!(std::fs::read_to_string(&shallow).unwrap(), crlf);
+        assert!(!stand_in.exists());
+    }
+
+    #[test]
+    fn grafts_with_crlf_line_ends_are_named_with_their_fix() {
+        // `info/grafts` is read from the common folder: no stand-in, so the error says what to do.
+        let dir = tempfile::tempdir().unwrap();
+        let spec = "@@@ commit v1 c\n@@@ file a.rs\nx\n@@@ commit v2 c\n@@@ file a.rs\ny\n";
+        let v2 = crate::fixture::build(spec, dir.path()).unwrap()["v2"];
+        let grafts = dir.path().join(".git/info/grafts");
+        std::fs::create_dir_all(grafts.parent().unwrap()).unwrap();
+        std::fs::write(&grafts, format!("{v2}\r\n")).unwrap();
+        let message = CodeRepo::discover(dir.path())
+            .unwrap_err()
+            .message()
+            .to_string();
         assert!(
             message.contains("invalid parent OID at line 1"),
             "{message}"
         );
-        assert!(
-            message.contains(&format!("{} line 1 is blank", shallow.display())),
-            "{message}"
-        );
+        let named = format!("{} line 1 is blank", grafts.display());
+        assert!(message.contains(&named), "{message}");
         assert!(message.contains("sed -i"), "{message}");
-        // LF line ends open, and the boundary is the one listed.
-        std::fs::write(&shallow, format!("{v2}\n")).unwrap();
-        assert_eq!(
-            CodeRepo::discover(dir.path()).unwrap().cut,
-            BTreeSet::from([v2])
-        );
     }
 
     #[test]

@@ -217,6 +217,13 @@ fn history_cut_short_is_a_finding_never_a_pass() {
             "{rules:?}"
         );
         assert!(rules[0].contains("shallow clone"), "{rules:?}");
+        // Issue 57: its `.git/shallow` rewritten with CRLF line ends (as an editor or a Windows
+        // tool may leave it; git reads it) gives the same verdict, not exit 2.
+        let shallow = clone.join(".git/shallow");
+        let lf = std::fs::read_to_string(&shallow).unwrap();
+        std::fs::write(&shallow, lf.replace('\n', "\r\n")).unwrap();
+        assert_eq!(audit(&clone, &[]), (code, rules), "depth {depth}, CRLF");
+        std::fs::write(&shallow, lf).unwrap();
         let (code, rules) = audit(&clone, &["--no-history"]);
         assert_eq!(
             (code, rules),
