@@ -149,18 +149,39 @@ fn tracked_under<'a>(
     })
 }
 
-/// The kind of a walked file, if it is a doc: under `.cursor/` only Markdown (the rules), not the
-/// editor's JSON settings (`.cursor/mcp.json`).
+/// Hidden folders the walk enters all the same: where coding agents keep the instructions they
+/// read (Cursor's `.cursor/rules`, GitHub Copilot's `.github/copilot-instructions.md` and
+/// `.github/instructions/`, Claude Code's `.claude/` commands, agents and skills, opencode's
+/// `.opencode/`, Windsurf's `.windsurf/rules`, Cline's `.clinerules/`).
+const AGENT_FOLDERS: [&str; 6] = [
+    ".cursor",
+    ".github",
+    ".claude",
+    ".opencode",
+    ".windsurf",
+    ".clinerules",
+];
+
+/// Agent instruction files without an extension, read as Markdown: Cline's `.clinerules` and
+/// Windsurf's `.windsurfrules` (each may be a file instead of a folder).
+const AGENT_FILES: [&str; 2] = [".clinerules", ".windsurfrules"];
+
+/// The kind of a walked file, if it is a doc: under an agent's folder only Markdown (the
+/// instructions), not the tools' JSON settings (`.cursor/mcp.json`, `.claude/settings.json`).
 fn walked_kind(path: &Path) -> Option<DocKind> {
+    let name = path.file_name()?.to_str()?;
+    if AGENT_FILES.contains(&name) {
+        return Some(DocKind::Markdown);
+    }
     let kind = DocKind::from_path(path)?;
-    let cursor = path.components().any(|c| c.as_os_str() == ".cursor");
-    (!cursor || kind == DocKind::Markdown).then_some(kind)
+    let agents = (path.components()).any(|c| AGENT_FOLDERS.iter().any(|f| c.as_os_str() == *f));
+    (!agents || kind == DocKind::Markdown).then_some(kind)
 }
 
-/// A hidden file or folder, which the walk skips: Cursor's `.cursor/` is walked all the same, as
-/// its rule files (`.cursor/rules/*.mdc`) are docs an agent reads.
+/// A hidden file or folder, which the walk skips: agents' folders and files ([`AGENT_FOLDERS`],
+/// [`AGENT_FILES`]) are walked all the same, as what they hold are docs an agent reads.
 fn hidden(name: &str) -> bool {
-    name.starts_with('.') && name != ".cursor"
+    name.starts_with('.') && !AGENT_FOLDERS.contains(&name) && !AGENT_FILES.contains(&name)
 }
 
 fn clean(path: &Path) -> PathBuf {
@@ -197,6 +218,26 @@ mod tests {
         std::fs::write(&cursor, "text").unwrap();
         std::fs::write(root.join(".cursor/mcp.json"), "{}").unwrap();
         expected.push(cursor);
+        // Issue 58: where other agents keep their instructions; not their JSON settings.
+        for agent in [
+            ".github/copilot-instructions.md",
+            ".github/instructions/rust.instructions.md",
+            ".claude/commands/review.md",
+            ".claude/skills/cite/SKILL.md",
+            ".opencode/agent/docs.md",
+            ".windsurf/rules/style.md",
+            ".clinerules",
+            "sub/.windsurfrules",
+            "deep/er/AGENTS.md",
+        ] {
+            let path = root.join(agent);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "text").unwrap();
+            expected.push(path);
+        }
+        for settings in [".claude/settings.json", ".github/renovate.json"] {
+            std::fs::write(root.join(settings), "{}").unwrap();
+        }
         expected.sort();
         let wanted = |p: &Path| !p.to_string_lossy().contains("skip");
         let pool = rayon::ThreadPoolBuilder::new()

@@ -134,7 +134,8 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
                 },
             ),
         };
-        if spec.starts_with('L') || forge == Forge::Bitbucket {
+        let heading = heading_anchor(file.last().copied().unwrap_or(""), frag);
+        if (spec.starts_with('L') && !heading) || forge == Forge::Bitbucket {
             match LineRange::parse(&spec) {
                 Some(range) => {
                     link.lines = Some(range);
@@ -145,6 +146,26 @@ pub fn parse(url: &str) -> Option<ForgeLink> {
         }
     }
     Some(link)
+}
+
+/// Pages a forge renders with an anchor per heading: on them a fragment that is not a line
+/// number (`README.md#Latency-vs-Throughput`) names a heading, not lines.
+const PAGES: [&str; 8] = [
+    "md", "mdx", "markdown", "rst", "adoc", "asciidoc", "html", "htm",
+];
+
+/// Whether `frag` on the file `name` is a heading's anchor rather than a line fragment: the file
+/// is a page ([`PAGES`]) and the fragment is not `L` and a digit (`L12`, `L12-L20`, `L12C3`).
+/// On source files every `L` fragment stays a line fragment, one that does not parse
+/// (`#Lfoo`) included.
+pub fn heading_anchor(name: &str, frag: &str) -> bool {
+    let page = name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| PAGES.contains(&ext.to_ascii_lowercase().as_str()));
+    let lines = frag
+        .strip_prefix('L')
+        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+    page && !lines
 }
 
 /// A link to `path` (lines `lines`) at `rev` on the forge at `web` (`https://host/owner/repo`), in

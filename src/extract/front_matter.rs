@@ -93,6 +93,9 @@ pub(super) fn read(text: &str, block: Block, ext: &mut Extracted) {
     };
     let fm = match parsed {
         Ok(fm) => fm,
+        // An agent's own front matter (Claude Code's `argument-hint: [issue-id] [reason]`, valid
+        // for it, not strict YAML) that names none of citegate's keys says nothing to citegate.
+        Err(_) if !names_our_keys(yaml) => return,
         Err(err) => {
             let at = err.location().map_or(base, |l| base + l.index());
             return problem(ext, at, format!("invalid YAML front matter: {err}"));
@@ -120,6 +123,20 @@ pub(super) fn read(text: &str, block: Block, ext: &mut Extracted) {
     }
 }
 
+/// Whether a line of `yaml` starts with one of citegate's keys (`citegate:`, `sources:`).
+fn names_our_keys(yaml: &str) -> bool {
+    yaml.lines().any(|l| {
+        let l = l.trim_start_matches(['\'', '"']);
+        ["citegate", "sources"].iter().any(|k| {
+            l.strip_prefix(k).is_some_and(|r| {
+                r.trim_start_matches(['\'', '"'])
+                    .trim_start()
+                    .starts_with(':')
+            })
+        })
+    })
+}
+
 /// Where the value of `citegate`'s `rev` is written: after the `citegate` key and its `rev` key.
 fn pin_span(yaml: &str, rev: &str) -> Option<Span> {
     let key = yaml.find("citegate")?;
@@ -143,6 +160,26 @@ mod tests {
         assert_eq!(&text[block.body_start..], "body\n");
         assert_eq!(find("text\n---\na: b\n---\n", 0), None);
         assert_eq!(find("---\nno end\n", 0), None);
+    }
+
+    #[test]
+    fn an_agents_front_matter_that_is_not_strict_yaml_is_not_ours_to_report() {
+        // Issue 58: Claude Code's command front matter, valid for it, gave `malformed-doc`.
+        let agent =
+            "---\ndescription: Close an issue\nargument-hint: [issue-id] [reason]\n---\nDo it.\n";
+        let mut ext = Extracted::default();
+        read(agent, find(agent, 0).unwrap(), &mut ext);
+        assert!(ext.problems.is_empty(), "{:?}", ext.problems);
+        // With one of citegate's keys in it, the same error is citegate's to report.
+        for key in ["sources: [src/a.rs]", "'citegate': {rev: v1}"] {
+            let ours = agent.replace("description: Close an issue", key);
+            let mut ext = Extracted::default();
+            read(&ours, find(&ours, 0).unwrap(), &mut ext);
+            assert_eq!(ext.problems.len(), 1, "{key}");
+            assert!(ext.problems[0]
+                .message
+                .starts_with("invalid YAML front matter"));
+        }
     }
 
     #[test]

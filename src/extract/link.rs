@@ -262,8 +262,11 @@ fn relative(link: Link<'_>, dest: &str, base: Option<&str>) -> Option<Citation> 
     let Some((target, frag)) = dest.split_once('#') else {
         return whole_file(link, dest, base);
     };
-    let spec = frag.strip_prefix('L')?;
     let target = target.split('?').next().unwrap_or(target);
+    if crate::forge::heading_anchor(target, frag) {
+        return None; // a heading of a page (`README.md#Latency-vs-Throughput`), not lines
+    }
+    let spec = frag.strip_prefix('L')?;
     if target.is_empty() {
         return None;
     }
