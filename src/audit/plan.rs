@@ -14,7 +14,7 @@ use crate::check::Group;
 use crate::model::{AuditedDoc, CiteId, CiteRef, Finding, PinSource};
 use crate::model::{Citation, DocId};
 use crate::resolve::trees::Trees;
-use crate::resolve::{CodeRepo, RevError};
+use crate::resolve::{CodeRepo, Entry, FileAt, RevError};
 use crate::rules::{Rules, Subject};
 
 /// Drop the tentative citations (an extensionless `dir/name:3`, which could be a model ID or a URL
@@ -30,7 +30,7 @@ pub(super) fn drop_tentative(
 ) -> HashMap<CiteRef, Implied> {
     let keeps: Vec<(DocId, Vec<bool>)> = (docs.par_iter().enumerate())
         .with_max_len(DOCS_PER_JOB)
-        .filter(|(_, d)| d.extracted.citations.iter().any(|c| c.tentative))
+        .filter(|(_, d)| (d.extracted.citations.iter()).any(|c| c.tentative || c.in_known_folder))
         .filter_map(|(doc, d)| {
             let doc = DocId::new(doc);
             let keep = repo.with_handle(|git| kept(repo, git, target, (doc, d), &implied));
@@ -83,10 +83,17 @@ fn kept(
             .entry((rev, path))
             .or_insert_with(|| repo.blob_id(git, rev, path).is_some())
     };
+    let mut folders: HashMap<(Oid, &str), bool> = HashMap::new();
+    let mut folder_at = |rev: Oid, dir| {
+        *folders.entry((rev, dir)).or_insert_with(|| {
+            let entry = repo.entry_at(git, rev, dir);
+            matches!(entry, Ok(Entry::Other(FileAt::Directory)))
+        })
+    };
     let mut pins: HashMap<&str, Option<Oid>> = HashMap::new();
     (d.extracted.citations.enumerated())
         .map(|(index, c)| {
-            let (true, Some(path)) = (c.tentative, c.repo_path()) else {
+            let Some(path) = c.repo_path().filter(|_| c.tentative || c.in_known_folder) else {
                 return true;
             };
             let own = match d.pin_of(index).0 {
@@ -95,6 +102,12 @@ fn kept(
                     .or_insert_with(|| repo.resolve(git, pin).ok()),
                 None => implied.get(&CiteRef { doc, index }).map(|i| i.pin),
             };
+            if c.in_known_folder {
+                let Some((dir, _)) = path.rsplit_once('/') else {
+                    return true; // the root: every repository has it
+                };
+                return folder_at(target, dir) || own.is_some_and(|rev| folder_at(rev, dir));
+            }
             file_at(target, path) || own.is_some_and(|rev| file_at(rev, path))
         })
         .collect()

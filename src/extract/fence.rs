@@ -156,7 +156,10 @@ pub(super) fn citation(text: &str, fence: &Fence) -> Option<Citation> {
         return Some(c);
     }
     let candidates: Vec<&str> = match TITLE_INFO.captures(info) {
-        Some(caps) => vec![caps.get(1).expect("title").as_str()],
+        // A title with a space is a caption (`Run from: my_agent/ directory`,
+        // `my_agent/pom.xml (partial)`), not a path.
+        Some(caps) if caps[1].trim().contains(char::is_whitespace) => return None,
+        Some(caps) => vec![caps.get(1).expect("title").as_str().trim()],
         None => info.split_whitespace().collect(),
     };
     for (i, token) in candidates.iter().enumerate() {
@@ -174,12 +177,14 @@ pub(super) fn citation(text: &str, fence: &Fence) -> Option<Citation> {
         // A lone first token is the language; a path needs a `/` or to follow the language.
         let pathy = token.contains('/') || (i > 0 && bare::looks_like_path(token));
         if pathy && !token.contains('=') && !token.contains("://") {
-            return Some(Citation::new(
+            let mut c = Citation::new(
                 Syntax::FenceInfo,
                 span_of(token),
                 token,
                 resolve_path(token, None, false),
-            ));
+            );
+            c.in_known_folder = true;
+            return Some(c);
         }
     }
     None

@@ -303,6 +303,11 @@ pub struct Citation {
     /// Read as a citation only if its path exists at the target (a bare `dir/name:3` whose file
     /// name has no extension could be a model ID or a URL path).
     pub tentative: bool,
+    /// Read as a citation only if the folder its path names exists at the target or at its own
+    /// revision: a fence titled with a file and no lines (```` ```go title="my_agent/agent.go" ````)
+    /// may name the file a tutorial tells its reader to create, under a folder the repository
+    /// never had; under one it has (`src/cahce.rs`), it is a citation like any other.
+    pub in_known_folder: bool,
     /// Where the line numbers are written in the doc, and how, so a fix can rewrite them.
     pub lines_span: Option<(Span, LineStyle)>,
     /// Where a link's text repeats the same range (DeepWiki: `[a.js L559-L562](…#L559-L562)`),
@@ -340,6 +345,7 @@ impl Citation {
             lines: None,
             bad_lines: None,
             tentative: false,
+            in_known_folder: false,
             lines_span: None,
             text_lines_span: None,
             text_path_span: None,
