@@ -33,8 +33,8 @@ use super::load;
 use super::settings::Settings;
 use super::split::DOCS_PER_JOB;
 use crate::model::{
-    AuditedDoc, CiteId, CiteRef, DocId, DocKind, Edit, Finding, Fix, PinSource, Report, Span,
-    Summary,
+    AuditedDoc, CiteId, CiteRef, DocId, DocKind, Edit, Extracted, Finding, Fix, PinSource, Report,
+    Span, Summary,
 };
 use crate::resolve::CodeRepo;
 
@@ -113,14 +113,14 @@ impl Focus {
     /// the citations each fix wrote, keeping their implied pins (see [`found_at`]); a doc
     /// pin's move, the whole doc.
     fn add(&mut self, doc: DocId, again: &AuditedDoc, slots: &[Slot], outputs: &[Span]) {
-        let mut at = 0;
+        let (mut at, places) = (0, ByPlace::of(&again.extracted));
         for slot in slots {
             let n = slot.edits().count();
             if matches!(slot.holder, Holder::PinMove(_)) {
                 self.whole.insert(doc);
             }
             for &o in &outputs[at..at + slot.fixes.len()] {
-                for index in written(again, o) {
+                for index in places.written(o) {
                     let cite = CiteRef { doc, index };
                     self.only.get_or_insert_with(HashSet::new).insert(cite);
                     let unpinned = again.pin_of(index).1 == PinSource::Target;
@@ -200,10 +200,14 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         let judged: Vec<Vec<(Slot, Judged)>> = (rewritten.into_par_iter().enumerate())
             .with_max_len(DOCS_PER_JOB)
             .map(|(k, (doc, slots, outputs))| {
+                let after = &checked.docs[k];
+                let failing = failing.get(&DocId::new(k)).map_or(&[][..], Vec::as_slice);
                 let check = Rechecked {
                     before: &report.docs[doc].doc.text,
-                    after: &checked.docs[k],
-                    failing: failing.get(&DocId::new(k)).map_or(&[][..], Vec::as_slice),
+                    after,
+                    places: ByPlace::of(&after.extracted),
+                    on: on_citations(after, failing),
+                    failing,
                 };
                 let mut at = 0;
                 let judge = |slot: Slot| {
@@ -327,21 +331,39 @@ fn found_at(report: &Report, f: &Finding) -> Option<Oid> {
 /// The slots whose edits overlap no other's in their doc (an edit equal to one taken is
 /// shared), and the rest, for a later batch.
 fn batch(pending: Vec<Slot>) -> (Vec<Slot>, Vec<Slot>) {
-    let mut taken: BTreeMap<DocId, Vec<Edit>> = BTreeMap::new();
+    let mut taken: BTreeMap<DocId, Taken> = BTreeMap::new();
     let (mut now, mut later) = (Vec::new(), Vec::new());
     for s in pending {
         let edits = taken.entry(s.doc).or_default();
-        let clash = s
-            .edits()
-            .any(|e| edits.iter().any(|t| t != e && t.overlaps(e)));
-        if clash {
+        if s.edits().any(|e| edits.clashes(e)) {
             later.push(s);
         } else {
-            edits.extend(s.edits().cloned());
+            s.edits().for_each(|e| edits.take(e));
             now.push(s);
         }
     }
     (now, later)
+}
+
+/// The edits a batch has taken in one doc, by where they are: none overlaps another, so in
+/// this order their ends never go back, and an edit is checked against its neighbours only.
+#[derive(Default)]
+struct Taken(BTreeMap<(usize, usize), Vec<Edit>>);
+
+impl Taken {
+    /// Whether `e` overlaps a taken edit other than itself.
+    fn clashes(&self, e: &Edit) -> bool {
+        let before_end = self.0.range(..(e.byte_end, 0)).rev();
+        let mut near = before_end.take_while(|((_, end), _)| *end > e.byte_start);
+        near.any(|(_, taken)| taken.iter().any(|t| t != e && t.overlaps(e)))
+    }
+
+    fn take(&mut self, e: &Edit) {
+        self.0
+            .entry((e.byte_start, e.byte_end))
+            .or_default()
+            .push(e.clone());
+    }
 }
 
 /// `text` with `edits` applied (none overlap; equal ones count once), and where each edit's
@@ -377,8 +399,13 @@ struct Rechecked<'a> {
     before: &'a str,
     /// The doc rewritten and extracted again.
     after: &'a AuditedDoc,
+    /// Its citations by where they are written.
+    places: ByPlace,
     /// The re-audit's findings on it that say a citation is wrong.
     failing: &'a [&'a Finding],
+    /// Where in `failing` the findings about each citation are: its own, and those of the claims
+    /// it supports.
+    on: HashMap<CiteId, Vec<usize>>,
 }
 
 impl Rechecked<'_> {
@@ -391,7 +418,15 @@ impl Rechecked<'_> {
             if cites.is_empty() {
                 return Judged::Unread;
             }
-            let failing: Vec<&Finding> = (self.failing.iter().copied())
+            let mut near: Vec<usize> = (cites.iter())
+                .filter_map(|c| self.on.get(c))
+                .flatten()
+                .copied()
+                .collect();
+            near.sort_unstable();
+            near.dedup();
+            let failing: Vec<&Finding> = (near.into_iter())
+                .map(|i| self.failing[i])
                 .filter(|f| self.about(f, &cites))
                 .collect();
             if !failing.is_empty() {
@@ -413,7 +448,7 @@ impl Rechecked<'_> {
     }
 
     fn written(&self, out: Span) -> BTreeSet<CiteId> {
-        written(self.after, out)
+        self.places.written(out)
     }
 
     /// Whether finding `f` is about one of `cites`, or about a claim that rests on them alone (a
@@ -481,26 +516,33 @@ fn window(text: String, outputs: &[Span]) -> Result<String, String> {
         after.saturating_sub(1)
     };
     let fences = fences(&lines);
-    let mut keep = vec![false; n];
-    let mut mark = |from: usize, to: usize| keep[from..=to].iter_mut().for_each(|k| *k = true);
+    let runs = Runs::of(n, blank);
+    // What is kept, as a count of the ranges over each line (added at a range's first line,
+    // taken off after its last): marking is linear in the lines and the outputs, however long
+    // the paragraphs (a list of 12,000 fixed citations is one).
+    let mut cover = vec![0i64; n + 1];
+    let mut mark = |from: usize, to: usize| {
+        cover[from] += 1;
+        cover[to + 1] -= 1;
+    };
     for out in outputs {
         let (first, last) = (line_of(out.start), line_of(out.end.max(out.start + 1) - 1));
         let mut from = first;
-        // The paragraph, and the one before it.
         for skip_blank in [false, true, false] {
-            while from > 0 && blank(from - 1) == skip_blank {
-                from -= 1;
+            if from > 0 && blank(from - 1) == skip_blank {
+                from = runs.start[from - 1];
             }
         }
         let mut to = last;
-        while to + 1 < n && !blank(to + 1) {
-            to += 1;
+        if to + 1 < n && !blank(to + 1) {
+            to = runs.end[to + 1];
         }
         mark(from, to);
-        for &(a, b) in &fences {
-            if (a > to && a <= to + 3) || (a <= to && b >= from) {
-                mark(a, b);
-            }
+        // The fences it overlaps, or that open within three lines after it (fences are in
+        // order and disjoint: those are one run of them).
+        let near = fences.partition_point(|&(_, b)| b < from);
+        for &(a, b) in fences[near..].iter().take_while(|&&(a, _)| a <= to + 3) {
+            mark(a, b);
         }
     }
     if text.starts_with("---") {
@@ -515,6 +557,13 @@ fn window(text: String, outputs: &[Span]) -> Result<String, String> {
             mark(i, i);
         }
     }
+    let keep: Vec<bool> = (cover.iter())
+        .scan(0i64, |sum, d| {
+            *sum += d;
+            Some(*sum > 0)
+        })
+        .take(n)
+        .collect();
     let starts_block = |i: usize| keep[i] && (i == 0 || !keep[i - 1]);
     let indented = |i: usize| lines[i].1.starts_with([' ', '\t']) && !blank(i);
     if (0..n).any(|i| starts_block(i) && indented(i)) {
@@ -536,12 +585,15 @@ fn window(text: String, outputs: &[Span]) -> Result<String, String> {
 /// A rewritten JSON-lines doc with only the answers its fixes wrote in (`outputs`): every
 /// other line blanked to spaces (a blank line is no answer), offsets kept.
 fn answer_lines(text: String, outputs: &[Span]) -> String {
+    let mut starts: Vec<usize> = outputs.iter().map(|o| o.start).collect();
+    starts.sort_unstable();
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for l in text.split_inclusive('\n') {
         let (start, end) = (at, at + l.len());
         at = end;
-        if outputs.iter().any(|o| o.start < end && start <= o.start) {
+        let first = starts.partition_point(|&o| o < start);
+        if starts.get(first).is_some_and(|&o| o < end) {
             out.push_str(l);
             continue;
         }
@@ -550,6 +602,49 @@ fn answer_lines(text: String, outputs: &[Span]) -> String {
         out.push_str(&l[body.len()..]);
     }
     out
+}
+
+/// Where in `failing` (findings on the doc `after`) the findings about each citation are: a
+/// citation's own, and each claim's under every citation of the claim. A fix's verdict then
+/// looks at the findings near what it wrote, not at every finding of the doc.
+fn on_citations(after: &AuditedDoc, failing: &[&Finding]) -> HashMap<CiteId, Vec<usize>> {
+    let mut on: HashMap<CiteId, Vec<usize>> = HashMap::new();
+    for (i, f) in failing.iter().enumerate() {
+        let claim = f.claim.map(|c| &after.extracted.claims[c].citations);
+        for c in f.cite.iter().chain(claim.into_iter().flatten()) {
+            on.entry(*c).or_default().push(i);
+        }
+    }
+    on
+}
+
+/// For each line, the first and last line of the run of lines it is in (blank lines, or lines
+/// that are not blank), found in one pass.
+struct Runs {
+    start: Vec<usize>,
+    end: Vec<usize>,
+}
+
+impl Runs {
+    fn of(n: usize, blank: impl Fn(usize) -> bool) -> Runs {
+        let mut start = vec![0; n];
+        for i in 1..n {
+            start[i] = if blank(i) == blank(i - 1) {
+                start[i - 1]
+            } else {
+                i
+            };
+        }
+        let mut end = vec![n.saturating_sub(1); n];
+        for i in (0..n.saturating_sub(1)).rev() {
+            end[i] = if blank(i) == blank(i + 1) {
+                end[i + 1]
+            } else {
+                i
+            };
+        }
+        Runs { start, end }
+    }
 }
 
 /// The fenced code blocks of `lines`, as (opening line, closing line); one left open runs to
@@ -575,14 +670,46 @@ fn fences(lines: &[(usize, &str)]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The citations of a rewritten doc that a replacement at `out` wrote.
-fn written(d: &AuditedDoc, out: Span) -> BTreeSet<CiteId> {
-    let touches =
-        |s: Span| s.start < out.end.max(out.start + 1) && out.start < s.end.max(s.start + 1);
-    (d.extracted.citations.enumerated())
-        .filter(|(_, c)| touches(c.span))
-        .map(|(id, _)| id)
-        .collect()
+/// A doc's citations by where they are written, to find those an edit's output touches
+/// without looking at each (a doc with 12,000 fixes would be scanned 12,000 times).
+struct ByPlace {
+    /// Each citation's span (an empty one counted as its first byte), by start.
+    spans: Vec<(Span, CiteId)>,
+    /// The furthest end of the spans up to each one: every span before the first whose reach
+    /// passes a point ends at or before it.
+    reach: Vec<usize>,
+}
+
+impl ByPlace {
+    fn of(ext: &Extracted) -> ByPlace {
+        let mut spans: Vec<(Span, CiteId)> = (ext.citations.enumerated())
+            .map(|(id, c)| {
+                (
+                    Span::new(c.span.start, c.span.end.max(c.span.start + 1)),
+                    id,
+                )
+            })
+            .collect();
+        spans.sort_by_key(|&(s, id)| (s.start, id));
+        let reach = (spans.iter())
+            .scan(0, |far, (s, _)| {
+                *far = s.end.max(*far);
+                Some(*far)
+            })
+            .collect();
+        ByPlace { spans, reach }
+    }
+
+    /// The citations of the rewritten doc that a replacement at `out` wrote.
+    fn written(&self, out: Span) -> BTreeSet<CiteId> {
+        let end = out.end.max(out.start + 1);
+        let before = self.spans.partition_point(|(s, _)| s.start < end);
+        let from = self.reach[..before].partition_point(|&r| r <= out.start);
+        (self.spans[from..before].iter())
+            .filter(|(s, _)| out.start < s.end)
+            .map(|&(_, id)| id)
+            .collect()
+    }
 }
 
 /// `first` (an edit of `before`) then `second` (an edit of the rewritten text `after`, where
@@ -683,6 +810,95 @@ mod tests {
         let listed = "- item\n\n    more\n\n    See src/a.rs:2\n".to_string();
         let at = listed.find("src/a.rs").unwrap();
         assert!(window(listed, &[Span::new(at, at + 10)]).is_err());
+    }
+
+    /// A small seeded generator: the oracle tests below compare with a scan of everything.
+    fn numbers(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut x = seed;
+        move |below| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % below as u64) as usize
+        }
+    }
+
+    #[test]
+    fn the_citations_an_output_touches_are_those_a_scan_of_all_finds() {
+        // Issue 61: every output was compared with every citation (12,000 fixes in one doc
+        // took 13-15x the time of 3,000). Spans nested, overlapping, empty, in no order.
+        let mut n = numbers(7);
+        for _ in 0..50 {
+            let mut ext = Extracted::default();
+            let spans: Vec<Span> = (0..40)
+                .map(|_| {
+                    let start = n(200);
+                    Span::new(start, start + n(12))
+                })
+                .collect();
+            for &span in &spans {
+                let c = crate::model::Citation::new(
+                    crate::model::Syntax::Bare,
+                    span,
+                    "a.rs",
+                    crate::model::CitedPath::Repo("a.rs".into()),
+                );
+                ext.citations.push(c);
+            }
+            let places = ByPlace::of(&ext);
+            for _ in 0..40 {
+                let start = n(210);
+                let out = Span::new(start, start + n(8));
+                let end = out.end.max(out.start + 1);
+                let scan: BTreeSet<CiteId> = (ext.citations.enumerated())
+                    .filter(|(_, c)| {
+                        c.span.start < end && out.start < c.span.end.max(c.span.start + 1)
+                    })
+                    .map(|(id, _)| id)
+                    .collect();
+                assert_eq!(places.written(out), scan, "{out:?} in {spans:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_edit_clashes_with_the_taken_edits_a_scan_of_all_finds() {
+        let mut n = numbers(11);
+        let edit = |start: usize, len: usize, r: usize| Edit {
+            replacement: ["x", "y"][r].to_string(),
+            byte_start: start,
+            byte_end: start + len,
+        };
+        for _ in 0..50 {
+            let (mut taken, mut all) = (Taken::default(), Vec::new());
+            for _ in 0..60 {
+                let e = edit(n(100), n(4), n(2));
+                let scan = all.iter().any(|t: &Edit| t != &e && t.overlaps(&e));
+                assert_eq!(taken.clashes(&e), scan, "{e:?} against {all:?}");
+                if !scan {
+                    taken.take(&e);
+                    all.push(e);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_window_over_one_long_paragraph_keeps_it_whole() {
+        let text: String = (0..500)
+            .map(|i| format!("- item {i} (a.rs:{i})\n"))
+            .collect();
+        let outputs: Vec<Span> = (0..500)
+            .step_by(7)
+            .map(|i| {
+                let at = text.find(&format!("(a.rs:{i})")).unwrap();
+                Span::new(at + 1, at + 6)
+            })
+            .collect();
+        assert_eq!(window(text.clone(), &outputs).unwrap(), text);
+        let two = format!("{text}\nfar away\n\nfarther\n");
+        let kept = window(two, &outputs[..1]).unwrap();
+        assert!(kept.starts_with(&text) && !kept.contains("far"), "{kept:?}");
     }
 
     #[test]
