@@ -30,6 +30,12 @@ pub enum Command {
     /// The scheduled whole-repository pass: a Markdown report (and JSON), and what changed since
     /// an index was built
     Sweep(SweepArgs),
+    /// Write the baseline (.citegate-baseline.json): the current findings, by content
+    /// fingerprint; later runs report them as baselined and do not fail on them
+    Baseline(BaselineArgs),
+    /// Write a suppression comment with a reason for every current finding of the rules given
+    /// (Markdown docs), then audit again to prove them suppressed
+    Suppress(SuppressArgs),
     /// Merge the JSON reports of shards of one run (`--shard I/N`) into one report
     Merge(MergeArgs),
     /// Re-ground failing answers and docs at the target: move citations whose content is found
@@ -91,6 +97,27 @@ pub struct AuditArgs {
     /// without checking (human or json format)
     #[arg(long, conflicts_with_all = ["write", "quiet"])]
     pub dump: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BaselineArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Only take out the entries no finding matches any more (fixed); never add one
+    #[arg(long)]
+    pub prune: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SuppressArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// The rule whose findings are suppressed (repeatable)
+    #[arg(long, required = true, value_name = "RULE")]
+    pub rule: Vec<String>,
+    /// Why: written into every comment
+    #[arg(long, required = true)]
+    pub reason: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -345,6 +372,10 @@ pub struct Selection {
     /// the shards' JSON reports)
     #[arg(long, value_name = "I/N")]
     pub shard: Option<audit::Shard>,
+    /// The baseline: findings it holds are reported as baselined and do not fail the run
+    /// [default: .citegate-baseline.json at the repository root, when present]
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 impl Selection {
@@ -365,6 +396,7 @@ impl Selection {
             config: self.config,
             since: self.since,
             shard: self.shard,
+            baseline: self.baseline,
             progress: audit::ProgressSink::default(),
         }
     }

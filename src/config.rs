@@ -84,6 +84,21 @@ pub struct RawPattern {
     pub regex: String,
 }
 
+/// Findings of `rules` in the docs matching `doc` are waived until `until`: reported as waived,
+/// not failing; in the last [`WAIVER_WARNING_DAYS`] days a warning; after it, failing again.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawWaiver {
+    /// A glob over doc paths, e.g. `docs/legacy/**`.
+    pub doc: String,
+    /// The rule IDs waived (not an `input` rule: those are never waived).
+    pub rules: Vec<String>,
+    /// The last day waived, `YYYY-MM-DD`.
+    pub until: String,
+    /// Why, for the reader of the report.
+    pub reason: String,
+}
+
 /// `.citegate.yaml` as written.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -116,6 +131,9 @@ pub struct RawConfig {
     /// generated page): a citation of one that does not exist is a note, not an error.
     #[serde(default)]
     pub generated: Vec<String>,
+    /// Findings waived until a date (`{doc, rules, until, reason}`).
+    #[serde(default)]
+    pub waivers: Vec<RawWaiver>,
 }
 
 /// A configuration problem, located in the file (exit code 2).
@@ -145,6 +163,86 @@ impl std::error::Error for ConfigError {}
 pub struct Pattern {
     pub name: String,
     pub regex: Regex,
+}
+
+/// A validated waiver.
+#[derive(Debug, Clone)]
+pub struct Waiver {
+    doc: GlobSet,
+    pub rules: Vec<RuleId>,
+    pub until: Date,
+    pub reason: String,
+}
+
+/// The days before a waiver's end when its findings are warnings.
+pub const WAIVER_WARNING_DAYS: i64 = 14;
+
+impl Waiver {
+    /// Whether it waives `rule` in the doc named `doc` (on any day).
+    pub fn covers(&self, rule: RuleId, doc: &str) -> bool {
+        self.rules.contains(&rule) && self.doc.is_match(doc)
+    }
+}
+
+/// A day of the proleptic Gregorian calendar (`YYYY-MM-DD`), as days since 1970-01-01.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Date(i64);
+
+impl Date {
+    /// `YYYY-MM-DD`, a day that exists.
+    pub fn parse(s: &str) -> Option<Date> {
+        let mut parts = s.splitn(3, '-');
+        let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+        if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+            return None;
+        }
+        let (y, m, d): (i64, i64, i64) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+        let date = Date::from_civil(y, m, d);
+        (date.civil() == (y, m, d)).then_some(date)
+    }
+
+    /// Today by the system clock (UTC).
+    pub fn today() -> Date {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Date((secs / 86_400) as i64)
+    }
+
+    /// Days from `self` to `later`.
+    pub fn days_until(self, later: Date) -> i64 {
+        later.0 - self.0
+    }
+
+    // Howard Hinnant's `days_from_civil` and `civil_from_days`.
+    fn from_civil(y: i64, m: i64, d: i64) -> Date {
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        Date(era * 146_097 + doe - 719_468)
+    }
+
+    fn civil(self) -> (i64, i64, i64) {
+        let z = self.0 + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        (yoe + era * 400 + i64::from(m <= 2), m, d)
+    }
+}
+
+impl std::fmt::Display for Date {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (y, m, d) = self.civil();
+        write!(f, "{y:04}-{m:02}-{d:02}")
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -213,6 +311,7 @@ pub struct Config {
     /// `regenerate` retrieves docs too (`retrieve-docs: true`).
     pub retrieve_docs: bool,
     generated: Option<GlobSet>,
+    pub waivers: Vec<Waiver>,
     /// A digest of the file's text (0 without a file): shards of one run share it.
     pub digest: u64,
 }
@@ -336,7 +435,9 @@ impl Config {
                 "max-span-lines must be at least 1".into(),
             ));
         }
+        let (error, find, globs) = (&error, &find, &globs);
         Ok(Config {
+            waivers: waivers(&raw.waivers, &Locate { error, find, globs })?,
             include: globs(&raw.include)?,
             exclude: globs(&raw.exclude)?,
             disabled,
@@ -385,6 +486,53 @@ impl Config {
             Some(Level::Note) => Some(Severity::Note),
         }
     }
+}
+
+/// How a waiver's problems are located: an error at a byte offset, where a value is written,
+/// globs compiled and rule IDs checked as the rest of the file is.
+struct Locate<'a> {
+    error: &'a dyn Fn(usize, String) -> ConfigError,
+    find: &'a dyn Fn(&str) -> usize,
+    globs: &'a Globs<'a>,
+}
+
+/// Globs compiled, or where one is wrong.
+type Globs<'a> = dyn Fn(&[String]) -> Result<Option<GlobSet>, ConfigError> + 'a;
+
+/// The waivers validated: a glob, known rules that are not `input` rules, a real date, a reason.
+fn waivers(raw: &[RawWaiver], at: &Locate<'_>) -> Result<Vec<Waiver>, ConfigError> {
+    let mut out = Vec::new();
+    for w in raw {
+        let mut rules = Vec::new();
+        for id in &w.rules {
+            let Some(rule) = RuleId::from_id(id) else {
+                let message = format!("unknown rule `{id}` (`citegate rules` lists them)");
+                return Err((at.error)((at.find)(id), message));
+            };
+            if !crate::model::baseline::can_suppress(rule) {
+                let message = format!(
+                    "waiver of `{id}`: an `input` rule is never waived (the doc it is about is not checked at all)"
+                );
+                return Err((at.error)((at.find)(id), message));
+            }
+            rules.push(rule);
+        }
+        let Some(until) = Date::parse(&w.until) else {
+            let message = format!("waiver `until: {}` is not a date (YYYY-MM-DD)", w.until);
+            return Err((at.error)((at.find)(&w.until), message));
+        };
+        if w.reason.trim().is_empty() {
+            let message = "a waiver needs a `reason`".to_string();
+            return Err((at.error)((at.find)("reason"), message));
+        }
+        out.push(Waiver {
+            doc: (at.globs)(std::slice::from_ref(&w.doc))?.unwrap_or_else(GlobSet::empty),
+            rules,
+            until,
+            reason: w.reason.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// Every remap's `repo` names a folder inside the repository; else where the first one that
@@ -492,5 +640,35 @@ mod tests {
         assert!(c.wants_doc("docs/a.md"));
         assert!(!c.wants_doc("docs/archive/a.md"));
         assert!(!c.wants_doc("README.md"));
+    }
+
+    #[test]
+    fn waivers_are_checked_and_located() {
+        let ok = "waivers:\n  - doc: 'docs/legacy/**'\n    rules: [stale-changed]\n    until: 2027-03-31\n    reason: rewritten in Q1\n";
+        let c = parse(ok).unwrap();
+        assert!(c.waivers[0].covers(RuleId::StaleChanged, "docs/legacy/a.md"));
+        assert!(!c.waivers[0].covers(RuleId::StaleChanged, "docs/a.md"));
+        assert_eq!(c.waivers[0].until.to_string(), "2027-03-31");
+        let e = parse(&ok.replace("2027-03-31", "2027-02-30")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(".citegate.yaml:4: waiver `until: 2027-02-30`"),
+            "{e}"
+        );
+        let e = parse(&ok.replace("[stale-changed]", "[malformed-doc]")).unwrap_err();
+        assert!(
+            e.to_string().contains(":3: waiver of `malformed-doc`"),
+            "{e}"
+        );
+        let e = parse(&ok.replace("rewritten in Q1", "''")).unwrap_err();
+        assert!(e.to_string().contains("needs a `reason`"), "{e}");
+    }
+
+    #[test]
+    fn dates_count_days() {
+        let d = |s| Date::parse(s).unwrap();
+        assert_eq!(d("1970-01-01").days_until(d("2000-03-01")), 11_017);
+        assert_eq!(d("2024-02-29").to_string(), "2024-02-29");
+        assert!(Date::parse("2023-02-29").is_none() && Date::parse("2027-3-31").is_none());
     }
 }

@@ -91,7 +91,7 @@ pub struct Example {
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 22] = [
+const CATALOGUE: [&str; 23] = [
     include_str!("../rules/invented-path.yaml"),
     include_str!("../rules/invented-lines.yaml"),
     include_str!("../rules/invented-revision.yaml"),
@@ -114,6 +114,7 @@ const CATALOGUE: [&str; 22] = [
     include_str!("../rules/blank-span.yaml"),
     include_str!("../rules/dead-doc-link.yaml"),
     include_str!("../rules/history-cut.yaml"),
+    include_str!("../rules/unused-suppression.yaml"),
 ];
 
 static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
@@ -148,10 +149,11 @@ pub enum RuleId {
     BlankSpan,
     DeadDocLink,
     HistoryCut,
+    UnusedSuppression,
 }
 
 impl RuleId {
-    pub const ALL: [RuleId; 22] = [
+    pub const ALL: [RuleId; 23] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
         RuleId::InventedRevision,
@@ -174,6 +176,7 @@ impl RuleId {
         RuleId::BlankSpan,
         RuleId::DeadDocLink,
         RuleId::HistoryCut,
+        RuleId::UnusedSuppression,
     ];
 
     /// Whether a finding of this rule at `severity` says a citation is wrong: the invented,
@@ -220,6 +223,7 @@ impl RuleId {
             RuleId::BlankSpan => "blank-span",
             RuleId::DeadDocLink => "dead-doc-link",
             RuleId::HistoryCut => "history-cut",
+            RuleId::UnusedSuppression => "unused-suppression",
         }
     }
 

@@ -9,12 +9,14 @@ pub mod fixpoint;
 pub mod history;
 pub mod load;
 mod options;
+mod order;
 pub mod pins;
 mod plan;
 mod progress;
 mod session;
 mod settings;
 mod split;
+pub mod suppress;
 pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};
@@ -36,12 +38,13 @@ use crate::resolve::CodeRepo;
 use crate::rules::{Rules, Subject};
 use crate::select;
 use aside::drop_aside;
+use order::{position, sort_key};
 
 pub use load::MAX_DOC_BYTES;
 pub use options::{AuditError, AuditOptions, Shard};
 pub use progress::{Progress, ProgressSink};
 pub use session::Session;
-pub use settings::{Levels, Settings};
+pub use settings::{Levels, Settings, TODAY_VAR};
 use split::{DOCS_PER_JOB, ITEMS_PER_JOB};
 
 /// Run an audit: open the repository, resolve the settings and the target, load the docs (only
@@ -258,6 +261,7 @@ pub fn check_docs(
         check_unverified(repo, target, docs, s, focus)
     };
     verify::fixes(repo, settings, &mut report, &recheck);
+    suppress::apply(&mut report, settings);
     report
 }
 
@@ -476,20 +480,6 @@ fn per_doc(
     found.into_iter().flatten().collect()
 }
 
-/// Where `span` is in `doc`, for every format.
-fn position(doc: &crate::model::Doc, span: crate::model::Span) -> crate::model::Position {
-    let (line, column) = doc.lines.line_col(&doc.text, span.start);
-    let (end_line, end_column) = doc.lines.line_col(&doc.text, span.end.max(span.start));
-    crate::model::Position {
-        line,
-        column,
-        end_line,
-        end_column,
-        snippet: doc.text.get(span.start..span.end).unwrap_or("").to_string(),
-        fingerprint: String::new(),
-    }
-}
-
 /// Each finding of a JSON doc that no rule tied to an answer (a literal, a claim without a
 /// usable citation, a problem inside one) is in the answer whose text holds it.
 fn in_answers(docs: &[AuditedDoc], findings: &mut [Finding]) {
@@ -538,10 +528,7 @@ fn finish(
     levels: &Graded,
 ) -> Report {
     findings.retain_mut(|f| levels.grade(f));
-    fn key<'a>(f: &'a Finding, docs: &'a [AuditedDoc]) -> (&'a str, usize, RuleId, &'a str) {
-        (&docs[f.doc].doc.name, f.span.start, f.rule, &f.message)
-    }
-    findings.par_sort_unstable_by(|a, b| key(a, &docs).cmp(&key(b, &docs)));
+    findings.par_sort_unstable_by(|a, b| sort_key(a, &docs).cmp(&sort_key(b, &docs)));
     in_answers(&docs, &mut findings);
     // Positions and first fingerprints in parallel; then findings alike in everything a
     // fingerprint reads are told apart by their order in the doc.

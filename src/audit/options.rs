@@ -33,6 +33,9 @@ pub struct AuditOptions {
     pub since: Option<String>,
     /// Only this shard of the docs (`--shard I/N`).
     pub shard: Option<Shard>,
+    /// The baseline file (default: `.citegate-baseline.json` at the repository root, when
+    /// present).
+    pub baseline: Option<PathBuf>,
     pub progress: ProgressSink,
 }
 
@@ -50,6 +53,7 @@ impl Default for AuditOptions {
             config: None,
             since: None,
             shard: None,
+            baseline: None,
             progress: ProgressSink::default(),
         }
     }
@@ -119,6 +123,15 @@ pub enum AuditError {
     Threads(String),
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// `CITEGATE_TODAY` set to something not a date.
+    #[error("CITEGATE_TODAY `{0}` is not a date (YYYY-MM-DD)")]
+    Today(String),
+    /// A baseline file that cannot be read: never ignored (every finding it holds would fail).
+    #[error("{}:{error}", path.display())]
+    Baseline {
+        path: PathBuf,
+        error: crate::model::baseline::BaselineError,
+    },
     /// Objects the audit needed that the object database cannot give.
     #[error("{}", Objects(.0))]
     Objects(Vec<crate::resolve::repo::ObjectError>),

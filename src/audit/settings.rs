@@ -1,14 +1,16 @@
 //! Settings: the command line, the configuration file and the defaults merged once, before the run
 //! (command line > file > default), so no stage looks at more than one source.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::options::{AuditError, AuditOptions};
 use super::progress::ProgressSink;
-use crate::config::{self, Config};
+use crate::config::{self, Config, Date};
 use crate::extract::ExtractContext;
+use crate::model::baseline::{self, Baseline, BaselineError};
 use crate::model::{AuditedDoc, DocId, Surface};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::CodeRepo;
@@ -34,6 +36,11 @@ pub struct Settings {
     /// The front end the run serves: help names its flags or parameters (no verdict depends on
     /// it).
     pub surface: Surface,
+    /// The baseline (`--baseline`, else `.citegate-baseline.json` at the root when present).
+    pub baseline: Option<Arc<Baseline>>,
+    /// The day waivers are judged on: `CITEGATE_TODAY` (`YYYY-MM-DD`) when set, else the clock.
+    /// Read here only, so a test gives the date and never depends on when it runs.
+    pub today: Date,
 }
 
 impl Default for Settings {
@@ -47,6 +54,8 @@ impl Default for Settings {
             repo_url_id: None,
             progress: ProgressSink::default(),
             surface: Surface::default(),
+            baseline: None,
+            today: Date::today(),
         }
     }
 }
@@ -72,6 +81,8 @@ impl Settings {
             progress: opts.progress.clone(),
             surface: Surface::default(),
             config,
+            baseline: load_baseline(opts.baseline.as_ref(), repo)?.map(Arc::new),
+            today: today()?,
         })
     }
 
@@ -141,4 +152,65 @@ fn load_config(path: Option<&PathBuf>, repo: &CodeRepo) -> Result<Config, AuditE
         },
     };
     Ok(loaded.map_err(AuditError::Config)?.unwrap_or_default())
+}
+
+/// The environment variable that sets the day waivers are judged on (tests, reproducible runs).
+pub const TODAY_VAR: &str = "CITEGATE_TODAY";
+
+/// `CITEGATE_TODAY` when set (a malformed one fails the run), else the clock's day.
+fn today() -> Result<Date, AuditError> {
+    match std::env::var(TODAY_VAR) {
+        Ok(s) => Date::parse(&s).ok_or(AuditError::Today(s)),
+        Err(_) => Ok(Date::today()),
+    }
+}
+
+/// The baseline: `path` (it must exist), else the repository root's when present. A link is not
+/// followed and a malformed file is an error with its line: never ignored.
+fn load_baseline(path: Option<&PathBuf>, repo: &CodeRepo) -> Result<Option<Baseline>, AuditError> {
+    let (path, shown, optional) = match (path, &repo.workdir) {
+        (Some(p), _) => (p.clone(), p.clone(), false),
+        (None, Some(w)) => (
+            w.join(baseline::FILE_NAME),
+            PathBuf::from(baseline::FILE_NAME),
+            true,
+        ),
+        (None, None) => return Ok(None),
+    };
+    let fail = |message: String| AuditError::Baseline {
+        path: shown.clone(),
+        error: BaselineError {
+            line: 0,
+            column: 0,
+            message,
+        },
+    };
+    let text = match read_regular(&path) {
+        Ok(text) => text,
+        Err(e) if optional && e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(fail(e.to_string())),
+    };
+    Baseline::parse(&text)
+        .map(Some)
+        .map_err(|error| AuditError::Baseline {
+            path: shown.clone(),
+            error,
+        })
+}
+
+/// A regular file's text, at most [`config::MAX_FILE_BYTES`] times 64: a link or anything not
+/// a regular file is refused (a committed file is a stranger's in CI).
+fn read_regular(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::symlink_metadata(path)?;
+    let refuse = |why: &str| std::io::Error::other(why.to_string());
+    if meta.file_type().is_symlink() {
+        return Err(refuse("a symbolic link: not followed"));
+    }
+    if !meta.file_type().is_file() {
+        return Err(refuse("not a regular file: not read"));
+    }
+    if meta.len() > config::MAX_FILE_BYTES * 64 {
+        return Err(refuse("over 64 MiB: not read"));
+    }
+    std::fs::read_to_string(path)
 }

@@ -1,6 +1,7 @@
 //! The commands: one module each, run from `main` by [`run`]; what they share is in `common`.
 
 mod audit;
+mod baseline;
 mod common;
 mod fix;
 mod gate;
@@ -21,6 +22,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Audit(args) => audit::audit_command(args),
         Command::Fix(args) => fix::fix_command(args),
         Command::Sweep(args) => sweep::sweep_command(args),
+        Command::Baseline(args) => baseline::baseline_command(args),
+        Command::Suppress(args) => baseline::suppress_command(args),
         Command::Merge(args) => sweep::merge_command(args),
         Command::Regenerate(args) => regenerate::regenerate_command(args),
         Command::Retrieve(args) => regenerate::retrieve_command(args),

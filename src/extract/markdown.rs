@@ -22,7 +22,7 @@ use crate::model::{
 use super::context::ExtractContext;
 use super::fence::{self, Fence};
 use super::link::{self, Link};
-use super::{bare, front_matter, literal, sources};
+use super::{bare, front_matter, literal, sources, suppress};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
@@ -103,6 +103,8 @@ struct Walker<'a> {
     uncited_literals: Vec<Literal>,
     /// Where the last needle of the current text event was found (see `locate`).
     located: Cell<Located>,
+    /// HTML comments, for suppression directives.
+    comments: Vec<Span>,
 }
 
 /// What `locate` knows about the text event it was last asked about.
@@ -139,6 +141,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
             end: usize::MAX,
             ..Located::default()
         }),
+        comments: Vec::new(),
     };
     for (entry, citation) in sources::scan(&doc.text) {
         w.ext.sources.entries.push(entry);
@@ -156,6 +159,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         w.event(event, range.start + start..range.end + start);
     }
     w.ext.sources.markers = sources::scope(&w.markers, &w.ext.sources.entries, &w.headings);
+    w.ext.suppressions = suppress::suppressions(doc, &w.comments);
     w.ext
 }
 
@@ -439,6 +443,9 @@ impl<'a> Walker<'a> {
 
     /// Links in raw HTML (`<a href="…">`), as generators write in `<details>` blocks.
     fn html(&mut self, html: &str, range: &Range<usize>) {
+        if html.contains("<!--") {
+            suppress::comments_in(&self.doc.text, range.clone(), &mut self.comments);
+        }
         for caps in HREF.captures_iter(html) {
             let Some(dest) = caps.get(1).or_else(|| caps.get(2)) else {
                 continue;

@@ -14,6 +14,7 @@ pub mod literal;
 pub mod markdown;
 mod prose_lines;
 mod sources;
+pub mod suppress;
 
 pub use context::ExtractContext;
 

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod edit;
+pub mod suppress;
 
 pub use apply::{
     apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, First, Plan,

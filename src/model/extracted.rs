@@ -176,6 +176,21 @@ pub struct Extracted {
     /// Approximate line references in prose ("around line 80", "line ~883"): not citations,
     /// counted in the summary.
     pub approximate: usize,
+    /// Suppression comments (`<!-- citegate-ignore RULE: reason -->`), in doc order.
+    pub suppressions: Vec<InlineSuppression>,
+}
+
+/// A suppression comment in a doc: the rules it names, the doc lines it covers, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineSuppression {
+    /// The comment (for a block, its `citegate-disable` comment).
+    pub span: Span,
+    /// The rule IDs as written: one that names no rule is reported, never matched.
+    pub rules: Vec<String>,
+    /// The reason after the colon; `None` when there is none.
+    pub reason: Option<String>,
+    /// The doc lines it covers, 1-based and inclusive.
+    pub lines: (usize, usize),
 }
 
 impl Extracted {

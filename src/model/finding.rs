@@ -137,6 +137,41 @@ pub struct Finding {
     /// finishes, so that every format (and a report merged from shards) prints the same place
     /// without the doc's text.
     pub at: Position,
+    /// Why it does not count, when it does not: reported as such (SARIF `suppressions`, a count
+    /// in the summary), never failing a run. Set last, by `audit::suppress`.
+    pub suppressed: Option<Suppressed>,
+}
+
+/// Why a finding does not count: the baseline holds it, a comment in the doc or a waiver in the
+/// configuration suppresses it. Each is written where it is reported, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Suppressed {
+    /// Its fingerprint is in the baseline file (`.citegate-baseline.json`).
+    Baseline,
+    /// A `citegate-ignore` or `citegate-disable` comment in the doc, with the reason it gives.
+    Inline { reason: String },
+    /// A waiver in `.citegate.yaml` until `until` (a date, `YYYY-MM-DD`), with its reason.
+    Waiver { until: String, reason: String },
+}
+
+impl Suppressed {
+    /// How the summary counts it: `baselined`, `suppressed` or `waived`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Suppressed::Baseline => "baselined",
+            Suppressed::Inline { .. } => "suppressed",
+            Suppressed::Waiver { .. } => "waived",
+        }
+    }
+
+    /// Its justification, as SARIF's `justification` and the JSON report write it.
+    pub fn reason(&self) -> String {
+        match self {
+            Suppressed::Baseline => "in the baseline (.citegate-baseline.json)".to_string(),
+            Suppressed::Inline { reason } => reason.clone(),
+            Suppressed::Waiver { until, reason } => format!("waived until {until}: {reason}"),
+        }
+    }
 }
 
 /// A finding's place in its doc: 1-based lines and columns (Unicode code points), start and end,
@@ -229,6 +264,7 @@ impl Finding {
             answer: None,
             claim: None,
             at: Position::default(),
+            suppressed: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! answers, findings, fixes, the report). It depends on nothing in the crate but the rule
 //! [`crate::registry`]; every stage depends on it.
 
+pub mod baseline;
 mod citation;
 mod doc;
 mod extracted;
@@ -18,11 +19,11 @@ pub use citation::{
 };
 pub use doc::{Doc, DocKind, FileStat};
 pub use extracted::{
-    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList, DocProblem, Extracted, Marker,
-    ObjectAt, Refuse, Retrieved, SourceEntry, Sources, Unusable, UnusableCitation,
-    MAX_CITATIONS_PER_DOC,
+    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList, DocProblem, Extracted,
+    InlineSuppression, Marker, ObjectAt, Refuse, Retrieved, SourceEntry, Sources, Unusable,
+    UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
-pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position};
+pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position, Suppressed};
 pub use ids::{AnswerId, CiteId, ClaimId, DocId, IndexVec};
 pub use report::{PinMove, Reason, Report, Summary};
 pub use span::{LineIndex, Span};

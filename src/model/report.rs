@@ -33,6 +33,10 @@ pub struct Summary {
     pub by_rule: BTreeMap<&'static str, usize>,
     pub by_family: BTreeMap<&'static str, usize>,
     pub by_severity: BTreeMap<&'static str, usize>,
+    /// Findings that do not count, by how (`baselined`, `suppressed`, `waived`).
+    pub suppressed: BTreeMap<&'static str, usize>,
+    /// Baseline entries of the audited docs that no finding matches any more (fixed).
+    pub baseline_fixed: usize,
 }
 
 /// Why reports cannot be merged: each names the reports (by their labels) and what differs.
@@ -140,6 +144,13 @@ pub struct Report {
     pub revision: String,
     pub docs: Vec<AuditedDoc>,
     pub findings: Vec<Finding>,
+    /// Findings that do not count (each with its [`super::Suppressed`]), sorted as `findings`:
+    /// no surface fails on them; SARIF, the JSON report and the language server show them as
+    /// such, the others only count them.
+    pub suppressed: Vec<Finding>,
+    /// Baseline entries of the audited docs that no finding matches any more: fixed
+    /// (`citegate baseline --prune` takes them out of the file).
+    pub baseline_fixed: Vec<super::baseline::Entry>,
     /// Fixes that re-pin citations whose content is unchanged at an older pin (by doc index).
     pub repins: Vec<(DocId, Fix)>,
     /// Doc pins to move with their citations, by doc (and answer).
@@ -181,6 +192,8 @@ impl Report {
             summary: Summary::of(&findings, &docs),
             docs,
             findings,
+            suppressed: Vec::new(),
+            baseline_fixed: Vec::new(),
             repins: Vec::new(),
             pin_moves: Vec::new(),
             implied: BTreeMap::new(),
@@ -230,6 +243,10 @@ impl Summary {
             ..Summary::default()
         };
         for f in findings {
+            if let Some(s) = &f.suppressed {
+                *summary.suppressed.entry(s.kind()).or_default() += 1;
+                continue;
+            }
             let info = f.rule.info();
             *summary.by_rule.entry(f.rule.as_str()).or_default() += 1;
             *summary.by_family.entry(info.family.as_str()).or_default() += 1;
@@ -258,6 +275,9 @@ impl Report {
             .collect();
         let renumber = |d: DocId| DocId::new(new_index[d.index()]);
         for f in &mut self.findings {
+            f.doc = renumber(f.doc);
+        }
+        for f in &mut self.suppressed {
             f.doc = renumber(f.doc);
         }
         for (doc, _) in &mut self.repins {
@@ -295,6 +315,11 @@ impl Report {
                 f.doc = shift(f.doc);
                 f
             }));
+            out.suppressed.extend(r.suppressed.into_iter().map(|mut f| {
+                f.doc = shift(f.doc);
+                f
+            }));
+            out.baseline_fixed.extend(r.baseline_fixed);
             out.repins
                 .extend(r.repins.into_iter().map(|(doc, fix)| (shift(doc), fix)));
             out.selection = match (out.selection, r.selection) {
@@ -322,10 +347,15 @@ impl Report {
             )
         }
         out.findings.sort_by(|a, b| key(a, docs).cmp(&key(b, docs)));
+        out.suppressed
+            .sort_by(|a, b| key(a, docs).cmp(&key(b, docs)));
+        out.baseline_fixed.sort();
         let counted = Summary::of(&out.findings, &[]);
         out.summary.by_rule = counted.by_rule;
         out.summary.by_family = counted.by_family;
         out.summary.by_severity = counted.by_severity;
+        out.summary.suppressed = Summary::of(&out.suppressed, &[]).suppressed;
+        out.summary.baseline_fixed = out.baseline_fixed.len();
         Ok(out)
     }
 }

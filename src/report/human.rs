@@ -297,7 +297,48 @@ pub fn render(report: &Report, style: HumanStyle) -> String {
         out.push('\n');
     }
     out.push_str(&summary_line(report));
+    out.push_str(&adoption_line(report));
     out
+}
+
+/// What does not count and what `fix` would repair, when there is any: `2 baselined, 1
+/// suppressed (not counted); 1 baseline entry fixed (citegate baseline --prune); 3 fixable
+/// (citegate fix)`.
+pub fn adoption_line(report: &Report) -> String {
+    let s = &report.summary;
+    let mut parts = Vec::new();
+    let set_aside: Vec<String> = (s.suppressed.iter())
+        .map(|(kind, n)| format!("{n} {kind}"))
+        .collect();
+    if !set_aside.is_empty() {
+        parts.push(format!("{} (not counted)", set_aside.join(", ")));
+    }
+    if s.baseline_fixed > 0 {
+        let n = s.baseline_fixed;
+        let entries = if n == 1 { "entry" } else { "entries" };
+        parts.push(format!(
+            "{n} baseline {entries} fixed (citegate baseline --prune)"
+        ));
+    }
+    let fixable = fixable(report);
+    if fixable > 0 {
+        parts.push(format!("{fixable} fixable (citegate fix)"));
+    }
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(
+            "{}
+",
+            parts.join("; ")
+        ),
+    }
+}
+
+/// The findings that count whose fix `citegate fix` applies (safe, not held back).
+pub fn fixable(report: &Report) -> usize {
+    (report.findings.iter())
+        .filter(|f| f.offered_fix().is_some() && f.safe_fix().is_some())
+        .count()
 }
 
 /// `12 citations in 3 docs (1 skipped) at abcd1234: 2 errors, 1 warning, 0 notes`.

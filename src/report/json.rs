@@ -14,8 +14,10 @@ use crate::model::Reason;
 use std::path::Path;
 
 use crate::escape::EscapingFormatter;
+use crate::model::baseline::Entry;
 use crate::model::{
     AuditedDoc, Doc, DocId, DocKind, Extracted, Finding, LineRange, Position, Report, Span,
+    Summary, Suppressed,
 };
 use crate::registry::{Family, RuleId, Severity};
 
@@ -39,8 +41,18 @@ struct JsonReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     selected: Option<Vec<JsonSelected<'a>>>,
     findings: Findings<'a>,
+    /// Findings that do not count (baselined, suppressed, waived), each with why.
+    #[serde(skip_serializing_if = "is_empty")]
+    suppressed: Findings<'a>,
+    /// Baseline entries of the audited docs that no finding matches any more.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    baseline_fixed: &'a [Entry],
     /// The docs that have findings, and whether each is inside the repository (linkable).
     docs: Vec<JsonDoc<'a>>,
+}
+
+fn is_empty(f: &Findings<'_>) -> bool {
+    f.1.is_empty()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -70,6 +82,11 @@ struct JsonSummary<'a> {
     notes: usize,
     by_rule: &'a BTreeMap<&'static str, usize>,
     by_family: &'a BTreeMap<&'static str, usize>,
+    /// Findings that do not count, by how: `baselined`, `suppressed`, `waived`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    suppressed: &'a BTreeMap<&'static str, usize>,
+    #[serde(skip_serializing_if = "is_zero")]
+    baseline_fixed: usize,
 }
 
 #[derive(Serialize)]
@@ -96,6 +113,46 @@ struct JsonFinding<'a> {
     help: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fix: Option<&'a Fix>,
+    /// Why it does not count, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suppression: Option<JsonSuppression>,
+}
+
+/// A finding's suppression as the report writes (and reads back) it.
+#[derive(Serialize, Deserialize)]
+struct JsonSuppression {
+    /// `baselined`, `suppressed` or `waived`.
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// A waiver's last day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    until: Option<String>,
+}
+
+impl JsonSuppression {
+    fn of(s: &Suppressed) -> JsonSuppression {
+        let (reason, until) = match s {
+            Suppressed::Baseline => (None, None),
+            Suppressed::Inline { reason } => (Some(reason.clone()), None),
+            Suppressed::Waiver { until, reason } => (Some(reason.clone()), Some(until.clone())),
+        };
+        JsonSuppression {
+            kind: s.kind().to_string(),
+            reason,
+            until,
+        }
+    }
+
+    fn read(self) -> Option<Suppressed> {
+        let reason = self.reason.unwrap_or_default();
+        match (self.kind.as_str(), self.until) {
+            ("baselined", _) => Some(Suppressed::Baseline),
+            ("suppressed", _) => Some(Suppressed::Inline { reason }),
+            ("waived", Some(until)) => Some(Suppressed::Waiver { until, reason }),
+            _ => None,
+        }
+    }
 }
 
 /// Findings of `report` (all of them, or a part), each written as it is made (a large report
@@ -142,7 +199,8 @@ fn json_finding<'a>(report: &'a Report, f: &'a Finding) -> JsonFinding<'a> {
         revision: f.revision.map(|r| r.to_string()),
         message: &f.message,
         help: f.help.as_deref(),
-        fix: f.offered_fix(),
+        fix: f.offered_fix().filter(|_| f.suppressed.is_none()),
+        suppression: f.suppressed.as_ref().map(JsonSuppression::of),
     }
 }
 
@@ -198,6 +256,8 @@ fn write_with(
             notes: count("note"),
             by_rule: &s.by_rule,
             by_family: &s.by_family,
+            suppressed: &s.suppressed,
+            baseline_fixed: s.baseline_fixed,
         },
         selected: report.selection.as_ref().map(|reasons| {
             reasons
@@ -210,6 +270,8 @@ fn write_with(
                 .collect()
         }),
         findings: Findings(report, findings),
+        suppressed: Findings(report, &report.suppressed),
+        baseline_fixed: &report.baseline_fixed,
         docs,
     };
     let mut ser = serde_json::Serializer::with_formatter(&mut *out, EscapingFormatter::pretty());
@@ -270,6 +332,10 @@ struct InReport {
     selected: Option<Vec<InSelected>>,
     findings: Vec<InFinding>,
     #[serde(default)]
+    suppressed: Vec<InFinding>,
+    #[serde(default)]
+    baseline_fixed: Vec<Entry>,
+    #[serde(default)]
     docs: Vec<JsonDoc<'static>>,
 }
 #[derive(Deserialize)]
@@ -305,6 +371,8 @@ struct InFinding {
     help: Option<String>,
     #[serde(default)]
     fix: Option<Fix>,
+    #[serde(default)]
+    suppression: Option<JsonSuppression>,
 }
 
 /// Why a JSON report cannot be read back.
@@ -321,6 +389,9 @@ pub enum ReadError {
     Shard(String),
     #[error("unknown rule `{0}`")]
     Rule(String),
+    /// A finding under `suppressed` without a known suppression, or one with it under `findings`.
+    #[error("finding {0}: its suppression does not match the list it is in")]
+    Suppression(String),
 }
 
 /// A JSON report read back (`citegate merge`): what every format renders, without the docs' text.
@@ -376,7 +447,10 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
         doc_of(&d.name, d.in_repo, &mut docs);
     }
     let mut findings = Vec::with_capacity(r.findings.len());
-    for f in r.findings {
+    let mut suppressed = Vec::with_capacity(r.suppressed.len());
+    let all = (r.findings.into_iter().map(|f| (false, f)))
+        .chain(r.suppressed.into_iter().map(|f| (true, f)));
+    for (set_aside, f) in all {
         let rule = RuleId::from_id(&f.rule).ok_or_else(|| ReadError::Rule(f.rule.clone()))?;
         let doc = doc_of(&f.doc, false, &mut docs);
         let mut finding = Finding::new(rule, doc, Span::default(), f.message);
@@ -401,7 +475,15 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
             snippet: f.snippet,
             fingerprint: f.fingerprint,
         };
-        findings.push(finding);
+        finding.suppressed = f.suppression.and_then(JsonSuppression::read);
+        match (set_aside, finding.suppressed.is_some()) {
+            (true, true) => suppressed.push(finding),
+            (false, false) => findings.push(finding),
+            _ => {
+                let shown = crate::escape::printable(&finding.at.fingerprint, false);
+                return Err(ReadError::Suppression(shown.into_owned()));
+            }
+        }
     }
     let selection = r
         .selected
@@ -411,6 +493,10 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
     report.summary.docs = r.summary.docs;
     report.summary.skipped = r.summary.skipped;
     report.summary.citations = r.summary.citations;
+    report.summary.suppressed = Summary::of(&suppressed, &[]).suppressed;
+    report.summary.baseline_fixed = r.baseline_fixed.len();
+    report.suppressed = suppressed;
+    report.baseline_fixed = r.baseline_fixed;
     report.selection = selection;
     report.web_url = r.web_url;
     report.shard = shard;

@@ -93,7 +93,13 @@ fn result(report: &Report, f: &Finding) -> Value {
             "revision": rev.to_string(),
         });
     }
-    if let Some(fix) = f.offered_fix() {
+    if let Some(why) = &f.suppressed {
+        // Suppressed outside the log's own source (a baseline, a comment, a waiver): code
+        // scanning shows the alert as dismissed, never failing.
+        out["suppressions"] =
+            json!([{"kind": "external", "status": "accepted", "justification": why.reason()}]);
+    }
+    if let Some(fix) = f.offered_fix().filter(|_| f.suppressed.is_none()) {
         out["fixes"] = json!([{
             "description": {"text": format!("cite `{}:{}-{}`", fix.path, fix.start_line, fix.end_line)},
             "artifactChanges": [{
@@ -122,13 +128,16 @@ pub const MAX_RESULT_BYTES: usize = 9 << 20;
 /// warnings, then notes, each in report order), shown in report order; how many of each
 /// severity were left out; and their bytes written compactly.
 fn within_limits(report: &Report) -> (Vec<Value>, BTreeMap<&'static str, usize>, usize) {
-    let mut order: Vec<usize> = (0..report.findings.len()).collect();
-    order.sort_by_key(|&i| report.findings[i].severity);
+    // The findings that count first (by severity), then the suppressed ones, each in report order.
+    let all: Vec<&crate::model::Finding> =
+        report.findings.iter().chain(&report.suppressed).collect();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| (all[i].suppressed.is_some(), all[i].severity));
     let mut kept: Vec<(usize, Value)> = Vec::new();
     let mut bytes = 0;
     let mut omitted: BTreeMap<&'static str, usize> = BTreeMap::new();
     for i in order {
-        let f = &report.findings[i];
+        let f = all[i];
         let value = result(report, f);
         let size = value.to_string().len() + 1;
         if kept.len() < MAX_RESULTS && bytes + size <= MAX_RESULT_BYTES {

@@ -4,6 +4,8 @@
 //! them. The stale family is decided by one classifier ([`crate::check::stale::classify`]); each
 //! `stale-*` file turns its verdict into a finding. Catalogue entries (family, default severity,
 //! summary, fix safety, explanation, examples) live in `rules/ID.yaml`, see [`crate::registry`].
+//! One rule runs after all of these: `unused-suppression`, decided by the audit's suppression
+//! stage once it knows what each suppression comment suppressed.
 
 mod blank_span;
 mod context;
@@ -28,6 +30,7 @@ mod unsupported_literal;
 mod unsupported_quote;
 mod unsupported_source;
 mod unused_source;
+pub mod unused_suppression;
 
 use git2::Oid;
 

@@ -3,6 +3,7 @@
 
 mod action;
 mod api;
+mod baseline;
 mod blame_oracle;
 mod cases;
 mod check_docs;

@@ -1,0 +1,286 @@
+//! Adopting citegate on a repository with findings already (issue 59): the baseline (keyed by
+//! fingerprint, surviving lines added above; a changed finding is new; fixed entries pruned),
+//! suppression comments (with a reason; unused or refused ones warned of), waivers judged on an
+//! injected day, and SARIF `suppressions` valid against the official schema.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common;
+use citegate::testing::Fixture;
+
+const SPEC: &str = "@@@ commit v1 code
+@@@ file src/a.rs
+fn a() {
+    let ttl = 30;
+}
+@@@ untracked docs/a.md
+Invented: src/nowhere.rs:1.
+
+Again invented: src/gone.rs:2.
+";
+
+/// `citegate ARGS` in `dir` with `CITEGATE_TODAY` set: (exit code, stdout, stderr).
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = common::command(dir)
+        .env("CITEGATE_TODAY", "2027-03-01")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap(),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+fn json(dir: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["audit", "--format", "json"];
+    all.extend(args);
+    let (_, out, err) = run(dir, &all);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+}
+
+fn doc(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("docs/a.md")).unwrap()
+}
+
+#[test]
+fn a_baseline_survives_lines_added_above_and_a_changed_finding_is_new() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    assert_eq!(run(dir, &["audit", "docs"]).0, 1);
+    let (code, out, err) = run(dir, &["baseline", "docs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(dir.join(".citegate-baseline.json")).unwrap();
+    let written: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(written["version"], 1);
+    assert_eq!(written["findings"].as_array().unwrap().len(), 2, "{text}");
+    // Sorted and stable: a second run writes the same bytes.
+    run(dir, &["baseline", "docs"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".citegate-baseline.json")).unwrap(),
+        text
+    );
+    let (code, out, _) = run(dir, &["audit", "docs"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("2 baselined (not counted)"), "{out}");
+    // Ten lines above every finding: still baselined.
+    let shifted = doc(dir)
+        .replace("Invented", &format!("{}Invented", "Filler.\n".repeat(10)))
+        .replace("Again", &format!("{}Again", "More.\n".repeat(10)));
+    common::write(dir, "docs/a.md", &shifted);
+    let report = json(dir, &["docs"]);
+    assert_eq!(report["summary"]["findings"], 0, "{report:#}");
+    assert_eq!(report["summary"]["suppressed"]["baselined"], 2);
+    assert_eq!(report["suppressed"][0]["suppression"]["kind"], "baselined");
+    // Another citation where one was: a new finding, and the old entry fixed.
+    common::write(
+        dir,
+        "docs/a.md",
+        shifted.replace("src/gone.rs:2", "src/elsewhere.rs:2"),
+    );
+    let report = json(dir, &["docs"]);
+    assert_eq!(report["summary"]["findings"], 1, "{report:#}");
+    assert_eq!(report["findings"][0]["snippet"], "src/elsewhere.rs:2");
+    assert_eq!(report["summary"]["baseline_fixed"], 1);
+    assert_eq!(run(dir, &["audit", "docs"]).0, 1);
+    // --prune takes the fixed entry out and never adds the new finding.
+    assert_eq!(run(dir, &["baseline", "--prune", "docs"]).0, 0);
+    let pruned: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join(".citegate-baseline.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        pruned["findings"].as_array().unwrap().len(),
+        1,
+        "{pruned:#}"
+    );
+    assert_eq!(pruned["findings"][0]["snippet"], "src/nowhere.rs:1");
+    assert_eq!(
+        run(dir, &["audit", "docs"]).0,
+        1,
+        "the new finding still fails"
+    );
+}
+
+#[test]
+fn identical_findings_are_counted_and_a_malformed_baseline_fails_with_its_line() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    // Two findings alike in everything the fingerprint reads but their order.
+    common::write(dir, "docs/a.md", "src/nowhere.rs:1\n\nsrc/nowhere.rs:1\n");
+    run(dir, &["baseline", "docs"]);
+    let report = json(dir, &["docs"]);
+    assert_eq!(
+        report["summary"]["suppressed"]["baselined"], 2,
+        "{report:#}"
+    );
+    common::write(
+        dir,
+        "docs/a.md",
+        "src/nowhere.rs:1\n\nsrc/nowhere.rs:1\n\nsrc/nowhere.rs:1\n",
+    );
+    assert_eq!(
+        json(dir, &["docs"])["summary"]["findings"],
+        1,
+        "a third one is new"
+    );
+    common::write(
+        dir,
+        ".citegate-baseline.json",
+        "{\"version\": 1,\n  \"findings\": [\n    {\"doc\": 1}\n]}\n",
+    );
+    let (code, _, err) = run(dir, &["audit", "docs"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(".citegate-baseline.json:3:"), "{err}");
+}
+
+#[test]
+fn suppression_comments_need_a_reason_a_finding_and_a_rule_that_can_be_suppressed() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    common::write(
+        dir,
+        "docs/a.md",
+        "<!-- citegate-ignore invented-path: cites the reader's file -->\nInvented: src/nowhere.rs:1.\n\n\
+         Again: src/gone.rs:2. <!-- citegate-ignore invented-path -->\n\n\
+         <!-- citegate-ignore stale-changed: nothing here -->\nPlain text.\n\n\
+         <!-- citegate-disable malformed-doc: refused -->\n<!-- citegate-enable -->\n\n\
+         ```text\n<!-- citegate-ignore invented-path: shown, not read -->\n```\n",
+    );
+    let report = json(dir, &["docs"]);
+    assert_eq!(
+        report["summary"]["suppressed"]["suppressed"], 2,
+        "{report:#}"
+    );
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["rule"], "unused-suppression");
+            f["message"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(messages[0].contains("gives no reason"), "{messages:?}");
+    assert!(
+        messages[1].contains("suppresses nothing on lines 6-7"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[2].contains("`malformed-doc` cannot be suppressed"),
+        "{messages:?}"
+    );
+    let reason = &report["suppressed"][0]["suppression"]["reason"];
+    assert_eq!(reason, "cites the reader's file");
+}
+
+#[test]
+fn suppress_writes_comments_once_and_the_findings_are_suppressed() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    let args = [
+        "suppress",
+        "--rule",
+        "invented-path",
+        "--reason",
+        "examples of the reader's files",
+        "docs",
+    ];
+    let (code, out, err) = run(dir, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("docs/a.md: suppressed on 2 lines"), "{out}");
+    let once = doc(dir);
+    assert!(once.starts_with("Invented: src/nowhere.rs:1. <!-- citegate-ignore invented-path: examples of the reader's files -->\n"), "{once}");
+    let (code, out, _) = run(dir, &args);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(doc(dir), once, "a second run changes nothing");
+    assert_eq!(run(dir, &["audit", "docs"]).0, 0);
+}
+
+#[test]
+fn a_waiver_holds_until_its_day_warns_before_and_fails_after() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    let waiver = |until: &str| {
+        format!("waivers:\n  - doc: 'docs/**'\n    rules: [invented-path]\n    until: {until}\n    reason: rewritten next quarter\n")
+    };
+    // CITEGATE_TODAY is 2027-03-01.
+    common::write(dir, ".citegate.yaml", waiver("2027-06-30"));
+    let report = json(dir, &["docs"]);
+    assert_eq!(report["summary"]["suppressed"]["waived"], 2, "{report:#}");
+    assert_eq!(
+        report["suppressed"][0]["suppression"]["until"],
+        "2027-06-30"
+    );
+    common::write(dir, ".citegate.yaml", waiver("2027-03-10"));
+    let report = json(dir, &["docs"]);
+    assert_eq!(
+        (
+            report["summary"]["warnings"].as_u64(),
+            report["summary"]["errors"].as_u64()
+        ),
+        (Some(2), Some(0)),
+        "{report:#}"
+    );
+    assert!(
+        report["findings"][0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("9 day(s) left"),
+        "{report:#}"
+    );
+    common::write(dir, ".citegate.yaml", waiver("2027-02-28"));
+    let (code, out, _) = run(dir, &["audit", "docs"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("its waiver ended on 2027-02-28"), "{out}");
+    let (code, _, err) = common::command(dir)
+        .env("CITEGATE_TODAY", "soon")
+        .args(["audit", "docs"])
+        .output()
+        .map(|o| {
+            (
+                o.status.code().unwrap(),
+                (),
+                String::from_utf8(o.stderr).unwrap(),
+            )
+        })
+        .unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("CITEGATE_TODAY `soon`"), "{err}");
+}
+
+#[test]
+fn sarif_with_suppressions_validates_against_the_official_schema() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    run(dir, &["baseline", "docs"]);
+    common::write(
+        dir,
+        "docs/a.md",
+        format!("{}\nNew: src/new.rs:1.\n", doc(dir)),
+    );
+    let (code, out, _) = run(dir, &["audit", "--format", "sarif", "docs"]);
+    assert_eq!(code, 1, "the new finding fails");
+    let sarif: Value = serde_json::from_str(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let suppressed: Vec<&Value> = results
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .collect();
+    assert_eq!(suppressed.len(), 2);
+    assert_eq!(suppressed[0]["suppressions"][0]["kind"], "external");
+    crate::review::validate_json(
+        &sarif,
+        &crate::review::schema("sarif-schema-2.1.0.json"),
+        false,
+    );
+    // GitHub annotations leave the baselined findings out.
+    let (_, github, _) = run(dir, &["audit", "--format", "github", "docs"]);
+    assert_eq!(github.matches("::error").count(), 1, "{github}");
+}
