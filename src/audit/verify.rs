@@ -36,6 +36,7 @@ use crate::model::{
     AuditedDoc, CiteId, CiteRef, DocId, DocKind, Edit, Extracted, Finding, Fix, PinSource, Report,
     Span, Summary,
 };
+use crate::registry::RuleId;
 use crate::resolve::CodeRepo;
 
 /// Rounds of re-checking: a fix, then at most two more composed onto it.
@@ -67,6 +68,11 @@ struct Slot {
     at: Option<Oid>,
     /// Its doc is extracted whole (its window did not read back what the fix wrote).
     whole: bool,
+    /// What the audit already reported on the citation it fixes (at its pin), besides the finding
+    /// the fix is for: each finding's rule and, where it lies outside what the fix rewrites, the
+    /// doc's text there (a literal of the claim). The same on what the fix wrote is an older
+    /// problem left as it was, not one the fix makes.
+    known: Vec<(RuleId, Option<String>)>,
 }
 
 impl Slot {
@@ -77,7 +83,8 @@ impl Slot {
 
 /// How a re-check ended for one slot.
 enum Judged {
-    Holds,
+    /// It holds, leaving these older problems (see [`Slot::known`]) as they were.
+    Holds(Vec<RuleId>),
     /// The fixes to re-check in the next round (composed with the second fix found), whether
     /// they are still at the older revision (`false`: the second was a `stale-*` fix, found at
     /// the target), and why the first did not hold.
@@ -154,7 +161,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         ..settings.clone()
     };
     let ctx = quiet.extract_context(repo);
-    let mut decided: Vec<(Slot, Result<(), String>)> = Vec::new();
+    let mut decided: Vec<(Slot, Verdict)> = Vec::new();
     while !pending.is_empty() {
         let (batch, later) = batch(pending);
         pending = later;
@@ -223,7 +230,7 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
         drop_aside(checked);
         for (mut slot, judged) in judged.into_iter().flatten() {
             match judged {
-                Judged::Holds => decided.push((slot, Ok(()))),
+                Judged::Holds(left) => decided.push((slot, Ok(left))),
                 Judged::Again(fixes, older, _) if slot.rounds > 1 => {
                     slot.fixes = fixes;
                     slot.at = slot.at.filter(|_| older);
@@ -289,12 +296,23 @@ fn slots(report: &Report) -> Vec<Slot> {
         rounds: ROUNDS,
         at: None,
         whole: false,
+        known: Vec::new(),
     };
+    let known = known(report);
     let findings = report.findings.iter().enumerate();
     let mut out: Vec<Slot> = findings
         .filter_map(|(i, f)| {
             let mut slot = one(Holder::Finding(i), f.doc, f.fix.as_ref()?);
             slot.at = found_at(report, f);
+            let on = f.cite.and_then(|c| known.get(&(f.doc, c)));
+            let text = &report.docs[f.doc].doc.text;
+            let edits: Vec<Span> = (slot.edits())
+                .map(|e| Span::new(e.byte_start, e.byte_end))
+                .collect();
+            slot.known = (on.into_iter().flatten())
+                .filter(|&&(rule, _)| rule != f.rule)
+                .map(|&(rule, span)| (rule, outside(text, span, &edits)))
+                .collect();
             Some(slot)
         })
         .collect();
@@ -309,8 +327,33 @@ fn slots(report: &Report) -> Vec<Slot> {
         rounds: 1,
         at: None,
         whole: false,
+        known: Vec::new(),
     }));
     out
+}
+
+/// The findings on each citation, as rule and span: its own and those of the claims it supports.
+fn known(report: &Report) -> HashMap<(DocId, CiteId), Vec<(RuleId, Span)>> {
+    let mut on: HashMap<(DocId, CiteId), Vec<(RuleId, Span)>> = HashMap::new();
+    for f in &report.findings {
+        let claim = f
+            .claim
+            .map(|c| &report.docs[f.doc].extracted.claims[c].citations);
+        for c in f.cite.iter().chain(claim.into_iter().flatten()) {
+            on.entry((f.doc, *c)).or_default().push((f.rule, f.span));
+        }
+    }
+    on
+}
+
+/// The doc's text at `span`, unless an edit (`edits`: spans of the same text) touches it.
+fn outside(text: &str, span: Span, edits: &[Span]) -> Option<String> {
+    let touched = edits
+        .iter()
+        .any(|e| e.start <= span.end && span.start <= e.end);
+    (!touched)
+        .then(|| text.get(span.start..span.end).map(str::to_string))
+        .flatten()
 }
 
 /// The implied pin a fixed citation keeps in its re-check: its own, for a rule other than the
@@ -412,7 +455,7 @@ impl Rechecked<'_> {
     /// The verdict on one slot: `outputs` are where its edits' replacements are in the
     /// rewritten text.
     fn judge(&self, slot: &Slot, outputs: &[Span]) -> Judged {
-        let mut wrong = Vec::new();
+        let (mut wrong, mut left) = (Vec::new(), Vec::new());
         for out in &outputs[..slot.fixes.len()] {
             let cites = self.written(*out);
             if cites.is_empty() {
@@ -425,16 +468,19 @@ impl Rechecked<'_> {
                 .collect();
             near.sort_unstable();
             near.dedup();
-            let failing: Vec<&Finding> = (near.into_iter())
+            let (older, failing): (Vec<&Finding>, Vec<&Finding>) = (near.into_iter())
                 .map(|i| self.failing[i])
                 .filter(|f| self.about(f, &cites))
-                .collect();
+                .partition(|f| slot.known.contains(&self.identity(f, outputs)));
+            left.extend(older.iter().map(|f| f.rule));
             if !failing.is_empty() {
                 wrong.push((*out, cites, failing));
             }
         }
         let Some((_, _, failing)) = wrong.first() else {
-            return Judged::Holds;
+            left.sort();
+            left.dedup();
+            return Judged::Holds(left);
         };
         let f = failing[0];
         let why = format!("`{}`: {}", f.rule.as_str(), f.message);
@@ -449,6 +495,11 @@ impl Rechecked<'_> {
 
     fn written(&self, out: Span) -> BTreeSet<CiteId> {
         self.places.written(out)
+    }
+
+    /// A finding on the rewritten doc as [`Slot::known`] names one.
+    fn identity(&self, f: &Finding, outputs: &[Span]) -> (RuleId, Option<String>) {
+        (f.rule, outside(&self.after.doc.text, f.span, outputs))
     }
 
     /// Whether finding `f` is about one of `cites`, or about a claim that rests on them alone (a
@@ -740,11 +791,18 @@ fn compose(before: &str, first: &Edit, out: Span, second: &Edit, after: &str) ->
 
 /// Put the verdicts in the report: checked fixes (a composed one replaces the first), and, for
 /// a fix that fails, no fix and why in the help (a pin move: blocked, with why).
-fn write_back(report: &mut Report, decided: Vec<(Slot, Result<(), String>)>) {
+/// How a re-check ended: the fix holds (leaving these older problems as they were), or why not.
+type Verdict = Result<Vec<RuleId>, String>;
+
+fn write_back(report: &mut Report, decided: Vec<(Slot, Verdict)>) {
     let mut dropped_repins = BTreeSet::new();
     for (slot, verdict) in decided {
         match (slot.holder, verdict) {
-            (Holder::Finding(i), Ok(())) => report.findings[i].fix = slot.fixes.into_iter().next(),
+            (Holder::Finding(i), Ok(left)) => {
+                let f = &mut report.findings[i];
+                f.fix = slot.fixes.into_iter().next();
+                leaves(f, &left);
+            }
             (Holder::Finding(i), Err(why)) => refuse(&mut report.findings[i], &why),
             (Holder::Repin(i), Err(_)) => {
                 dropped_repins.insert(i);
@@ -752,7 +810,7 @@ fn write_back(report: &mut Report, decided: Vec<(Slot, Result<(), String>)>) {
             (Holder::PinMove(i), Err(why)) => report.pin_moves[i]
                 .blocked_by
                 .push(format!("re-checked at the target, it would fail: {why}")),
-            (Holder::Repin(_) | Holder::PinMove(_), Ok(())) => {}
+            (Holder::Repin(_) | Holder::PinMove(_), Ok(_)) => {}
         }
     }
     let mut i = 0;
@@ -761,6 +819,22 @@ fn write_back(report: &mut Report, decided: Vec<(Slot, Result<(), String>)>) {
         !dropped_repins.contains(&(i - 1))
     });
     report.summary = Summary::of(&report.findings, &report.docs);
+}
+
+/// Say in the help of a finding whose fix holds what the fix leaves as it was.
+fn leaves(f: &mut Finding, left: &[RuleId]) {
+    if left.is_empty() || f.fix.is_none() {
+        return;
+    }
+    let rules: Vec<String> = left.iter().map(|r| format!("`{}`", r.as_str())).collect();
+    let note = format!(
+        "the fix leaves {} as it was (reported before the fix too)",
+        rules.join(", ")
+    );
+    f.help = Some(match f.help.take() {
+        Some(help) => format!("{help}; {note}"),
+        None => note,
+    });
 }
 
 /// The finding without its fix, and why in its help.

@@ -407,3 +407,47 @@ fn a_fixed_citation_is_rechecked_at_the_revision_it_was_written_for() {
     let again = citegate(dir.path(), &["fix", "docs", "--diff"]);
     assert_eq!(again.status.code(), Some(0));
 }
+
+#[test]
+fn a_move_is_offered_when_what_still_fails_failed_before_it_too() {
+    // Issue 58: a citation whose code moved down a line, in a claim whose literal `ibc-go` was
+    // never in the span. Re-cited at its new line it still has that literal missing, as it had
+    // at its pin: the move repairs the staleness and leaves the older problem as it was, visible.
+    // It used to be withheld ("it would still fail at the target").
+    let spec = "@@@ commit v1 code and doc\n@@@ file src/a.go\nfunc Start() {}\nfunc Stop() {}\n\
+                @@@ file docs/a.md\nThe `ibc-go` module stops it: `func Stop() {}` (src/a.go:2).\n\
+                @@@ commit v2 a header pushes the code down\n@@@ file src/a.go\n// header\nfunc Start() {}\nfunc Stop() {}\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["unsupported-literal", "stale-moved"], "{report}");
+    let moved = &report["findings"][1];
+    assert_eq!(moved["fix"]["start_line"], 3, "{moved}");
+    let help = moved["help"].as_str().unwrap();
+    assert!(
+        help.contains("the fix leaves `unsupported-literal` as it was"),
+        "{help}"
+    );
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(out.status.code(), Some(0));
+    let fixed = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    assert!(fixed.ends_with("(src/a.go:3).\n"), "{fixed}");
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let left: Vec<&str> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(left, ["unsupported-literal"], "{report}");
+    // A second run has nothing to do.
+    let out = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
