@@ -56,7 +56,7 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
         let text = std::fs::read(binding.join("test").join(test)).unwrap();
         common::write(&app, &format!("test/{test}"), text);
     }
-    let tarball = work.path().join("citegate-0.1.0.tgz");
+    let tarball = work.path().join("citegate-node-0.1.0.tgz");
     let install = [
         "install",
         "--offline",
