@@ -15,7 +15,7 @@ Each figure is the best of --runs runs (a shared machine: the best is the least 
 
     scripts/bench_bindings.py --citegate target/release/citegate --node bindings/node [-n 20000]
 
-Run it with a Python that has the `citegate` wheel installed (a release build:
+Run it with a Python that has the `citegate-python` wheel installed (a release build:
 `maturin build --release`), and `--node` pointing at the package folder after
 `napi build --platform --release`.
 """

@@ -14,7 +14,13 @@ features=(--features testing)
 if ! command -v cmake >/dev/null 2>&1; then
   features=(--no-default-features --features testing,mcp,lsp,llm)
 fi
-cargo build --locked --quiet --bins --example fixture "${features[@]}"
+# Said before it starts, and cargo's own progress shown: the first build is minutes of silence
+# otherwise (7 minutes on 2 cores, 2.3 GB under target/; then seconds).
+if [ ! -x "${CARGO_TARGET_DIR:-target}/debug/citegate" ]; then
+  echo "example: building citegate and the fixture builder (a debug build: the first takes minutes" \
+    "and about 2.3 GB under ${CARGO_TARGET_DIR:-target}/)" >&2
+fi
+cargo build --locked --bins --example fixture "${features[@]}"
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug"
 dir="${CARGO_TARGET_DIR:-target}/example"
 rm -rf "$dir"

@@ -59,8 +59,9 @@ LAYERS = [
      "one file per output format (`report/html/`: the dashboard; `report/regenerate.rs`: "
      "regenerate's report, refusals and `retrieve` hits); the scheduled sweep"),
     (["mcp", "lsp", "args", "fixture", "testing"],
-     "the servers (default features `mcp`, `lsp`), the command line's types, and the test "
-     "helpers (feature `testing`)"),
+     "the servers (default features `mcp`, `lsp`), the command line's types, fixture "
+     "repositories built from text (the tests' and `explain`'s examples), and the test helpers "
+     "(feature `testing`)"),
     (["api"],
      "the library entry points the bindings wrap (`bindings/python`, `bindings/node`): a `Repo` "
      "opened once, then `gate`, `gate_many`, `audit`, `cite`, the command line's own code"),

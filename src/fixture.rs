@@ -1,5 +1,6 @@
 //! Fixture repositories described in plain text and built at test time with a fixed author and
-//! date, so commit IDs are stable. Used by the tests, the benchmarks and the bundled example.
+//! date, so commit IDs are stable. Used by the tests, the benchmarks, the bundled example and
+//! `citegate explain` (which runs a rule's catalogue example in a temporary folder).
 //!
 //! ```text
 //! @@@ remote origin https://github.com/acme/shop.git

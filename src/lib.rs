@@ -54,7 +54,6 @@ pub mod error;
 pub mod escape;
 pub mod extract;
 pub mod fix;
-#[cfg(feature = "testing")]
 pub mod fixture;
 pub mod forge;
 pub mod gate;

@@ -1,12 +1,12 @@
-//! The commands that describe citegate (rules, explain, completions, man page) and the servers
-//! (MCP, LSP).
+//! The commands that describe citegate (rules, completions, man page; `explain` has its own
+//! file) and the servers (MCP, LSP).
 
 use std::process::ExitCode;
 
 use clap::CommandFactory;
 
 use citegate::args::*;
-use citegate::registry::{FixSafety, RuleId};
+use citegate::registry::RuleId;
 
 use super::common::{failed, print_out};
 
@@ -23,30 +23,6 @@ pub fn rules() -> ExitCode {
         ));
     }
     print_out(&out, ExitCode::SUCCESS)
-}
-
-pub fn explain(id: &str) -> ExitCode {
-    let Some(rule) = RuleId::from_id(id) else {
-        return failed(format_args!("no rule `{id}`; `citegate rules` lists them"));
-    };
-    let info = rule.info();
-    let fix = match info.fix {
-        FixSafety::Safe => "safe (the content was found again, exactly and uniquely)",
-        FixSafety::None => "none",
-    };
-    let indent = |t: &str| t.lines().map(|l| format!("    {l}\n")).collect::<String>();
-    let text = format!(
-        "{} ({}, {} by default)\n\n{}\n\n{}\n\nFix: {fix}\n\nFlagged ({}):\n{}\nNot flagged:\n{}",
-        rule.as_str(),
-        info.family.as_str(),
-        info.severity.as_str(),
-        info.description,
-        info.why,
-        info.example.doc,
-        indent(&info.example.fail),
-        indent(&info.example.pass),
-    );
-    print_out(&text, ExitCode::SUCCESS)
 }
 
 pub fn completions(shell: clap_complete::Shell) -> ExitCode {

@@ -3,6 +3,7 @@
 mod audit;
 mod baseline;
 mod common;
+mod explain;
 mod fix;
 mod gate;
 mod info;
@@ -37,6 +38,6 @@ pub fn run(command: Command) -> ExitCode {
         Command::Completions { shell } => info::completions(shell),
         Command::Man => info::man(),
         Command::ConfigSchema => print_out(&citegate::config::json_schema(), ExitCode::SUCCESS),
-        Command::Explain { id } => info::explain(&id),
+        Command::Explain { id } => explain::explain(&id),
     }
 }

@@ -529,6 +529,37 @@ fn rules_explain_and_config_error_snapshots() {
     insta::assert_snapshot!("config_error", String::from_utf8_lossy(&out.stderr));
 }
 
+/// Issue 60: `explain` printed the catalogue's `{{short:v1}}` in nine rules' examples, and the
+/// stale examples without the change that made them stale. Every rule's example is run (outside
+/// any repository: `explain` builds its own), with commit IDs and the cited file's diff.
+#[test]
+fn explain_shows_each_example_with_commit_ids_and_a_stale_one_with_its_change() {
+    use citegate::registry::{Family, RuleId};
+    let dir = tempfile::tempdir().unwrap();
+    for rule in RuleId::ALL {
+        let out = citegate(dir.path())
+            .args(["explain", rule.as_str()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{rule}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.contains("{{"), "{rule}: a template token:\n{text}");
+        if rule.info().family == Family::Stale {
+            assert!(
+                text.contains("    diff --git a/"),
+                "{rule}: no change:\n{text}"
+            );
+        }
+        if rule == RuleId::StaleMoved {
+            insta::assert_snapshot!("explain_stale_moved", text);
+        }
+    }
+}
+
 /// Code whose function moves down twice, and a wiki (its own repository) written when the code
 /// was at its second commit.
 const CODE_SPEC: &str = "@@@ commit c1 first\n@@@ file src/a.rs\nfn keep() {}\n\

@@ -56,7 +56,7 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
         let text = std::fs::read(binding.join("test").join(test)).unwrap();
         common::write(&app, &format!("test/{test}"), text);
     }
-    let tarball = work.path().join("citegate-0.1.0.tgz");
+    let tarball = work.path().join("citegate-node-0.1.0.tgz");
     let install = [
         "install",
         "--offline",
@@ -85,4 +85,42 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
         out.contains("# fail 0") && out.contains("# skipped 0"),
         "{out}"
     );
+}
+
+/// Issue 60: in a clone, `npm install` in `bindings/node` succeeds without building the addon, and
+/// `require` then failed with `Cannot find module 'citegate-linux-x64-gnu'` and no hint. The
+/// package without any `.node` file, through both entry points: the error names the command.
+#[test]
+fn without_an_addon_the_package_says_to_run_npm_run_build() {
+    if Command::new("node").arg("--version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "node is missing");
+        eprintln!("skipped: node is missing (scripts/test-clients.sh installs it)");
+        return;
+    }
+    let binding = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
+    let package = tempfile::tempdir().unwrap();
+    for file in [
+        "package.json",
+        "index.js",
+        "index.cjs",
+        "index.mjs",
+        "index.d.ts",
+    ] {
+        std::fs::copy(binding.join(file), package.path().join(file)).unwrap();
+    }
+    let dir = package.path().to_str().unwrap();
+    let cjs = format!("require({dir:?})");
+    let esm = format!("await import({:?})", format!("{dir}/index.mjs"));
+    for (what, args) in [
+        ("require", vec!["-e", &cjs]),
+        ("import", vec!["--input-type=module", "-e", &esm]),
+    ] {
+        let out = Command::new("node").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{what}: loaded without an addon");
+        assert!(
+            err.contains("cd bindings/node && npm install && npm run build"),
+            "{what}: {err}"
+        );
+    }
 }

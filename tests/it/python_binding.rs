@@ -38,6 +38,9 @@ fn the_wheel_installs_in_a_fresh_venv_and_its_tests_pass_there() {
         .unwrap()
         .unwrap()
         .path();
+    // Issue 60: PyPI's `citegate` is another project; the distribution is `citegate-python`.
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("citegate_python-0.1.0-"), "{name}");
     let venv = work.path().join("venv");
     common::run(
         Command::new("python3").args(["-m", "venv"]).arg(&venv),

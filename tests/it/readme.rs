@@ -256,3 +256,43 @@ fn the_readme_stays_short_and_every_guide_chapter_is_in_the_summary() {
         }
     }
 }
+
+/// Issue 60: the README said `pip install citegate`, which installs an unrelated project (PyPI's
+/// `citegate` is a BibTeX checker), and `npm install citegate`, a name nothing is published under.
+/// Every `pip install citegate…` and `npm install citegate…` in the README, the guide and the
+/// Python package's README names the package as `pyproject.toml` and `package.json` do.
+#[test]
+fn every_install_command_names_the_published_package() {
+    let python = between(
+        &read("bindings/python/pyproject.toml"),
+        "[project]\nname = \"",
+        "\"",
+        "pyproject.toml",
+    )
+    .to_string();
+    let node: serde_json::Value =
+        serde_json::from_str(&read("bindings/node/package.json")).unwrap();
+    let node = node["name"].as_str().unwrap().to_string();
+    assert_eq!(
+        (python.as_str(), node.as_str()),
+        ("citegate-python", "citegate-node")
+    );
+    let command = regex::Regex::new(r"\b(pip|npm) install (citegate[\w.-]*)").unwrap();
+    let mut pages = pages();
+    pages.push(Path::new(ROOT).join("bindings/python/README.md"));
+    let mut wrong = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for c in command.captures_iter(&text) {
+            let want = if &c[1] == "pip" { &python } else { &node };
+            if &c[2] != want {
+                wrong.push(format!(
+                    "{}: `{}` (the package is {want})",
+                    page.display(),
+                    &c[0]
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { Repo } from 'citegate'
+import { Repo } from 'citegate-node'
 
 import { answers, buildRepo, cli, retrieved } from './fixtures.mjs'
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
-import { Repo } from 'citegate'
+import { Repo } from 'citegate-node'
 
 import { buildRepo } from './fixtures.mjs'
 
