@@ -53,6 +53,14 @@ pub struct RawSyntaxes {
     pub pattern: Option<bool>,
     /// mdBook's `{{#include path:10:20}}` and `{{#rustdoc_include …}}`.
     pub mdbook_include: Option<bool>,
+    /// MkDocs' `--8<-- "path:10:20"` (pymdownx.snippets).
+    pub mkdocs_snippet: Option<bool>,
+    /// Sphinx's `literalinclude` (reStructuredText and MyST).
+    pub sphinx_literalinclude: Option<bool>,
+    /// AsciiDoc's `include::path[lines=10..20]`.
+    pub asciidoc_include: Option<bool>,
+    /// Docusaurus' ```` ```js reference ```` permalinks and `file=./a.js#L1-L5` imports.
+    pub docusaurus_code: Option<bool>,
 }
 
 /// Severities for the docs matching `paths`, over the top-level `rules`.
@@ -301,6 +309,10 @@ impl Config {
             (s.editor_link, Syntax::EditorLink),
             (s.pattern, Syntax::Pattern),
             (s.mdbook_include, Syntax::Include),
+            (s.mkdocs_snippet, Syntax::Snippet),
+            (s.sphinx_literalinclude, Syntax::LiteralInclude),
+            (s.asciidoc_include, Syntax::AsciidocInclude),
+            (s.docusaurus_code, Syntax::CodeImport),
         ]
         .into_iter()
         .filter(|(on, _)| *on == Some(false))

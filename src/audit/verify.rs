@@ -173,7 +173,8 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
                 let (text, outputs) = rewrite(&d.text, &edits);
                 let text = match (d.kind, slots.iter().any(|s| s.whole)) {
-                    (_, true) | (DocKind::Json, _) => text,
+                    // Only directives are read in reStructuredText and AsciiDoc: cheap whole.
+                    (_, true) | (DocKind::Json | DocKind::Rst | DocKind::AsciiDoc, _) => text,
                     (DocKind::Markdown, false) => window(text, &outputs).unwrap_or_else(|t| t),
                     (DocKind::JsonLines, false) => answer_lines(text, &outputs),
                 };

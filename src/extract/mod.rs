@@ -4,6 +4,7 @@
 //! [`link`], [`crate::forge`]); [`literal`] classifies the inline-code literals that claims make.
 
 pub mod answer;
+mod asciidoc;
 pub mod bare;
 mod context;
 mod fence;
@@ -13,6 +14,9 @@ pub mod link;
 pub mod literal;
 pub mod markdown;
 mod prose_lines;
+mod rst;
+pub mod site;
+mod snippets;
 mod sources;
 
 pub use context::ExtractContext;
@@ -27,11 +31,23 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         DocKind::Markdown => {
             let mut ext = markdown::extract(doc, ctx);
             include::directives(doc, &mut ext);
+            snippets::snippets(doc, ctx, &mut ext);
+            rst::myst(doc, ctx, &mut ext);
             prose_lines::references(doc, &mut ext);
             ext
         }
         DocKind::Json => answer::extract_json(doc),
         DocKind::JsonLines => answer::extract_jsonl(doc),
+        DocKind::Rst => {
+            let mut ext = Extracted::default();
+            rst::directives(doc, ctx, &mut ext);
+            ext
+        }
+        DocKind::AsciiDoc => {
+            let mut ext = Extracted::default();
+            asciidoc::includes(doc, ctx, &mut ext);
+            ext
+        }
     };
     if !ctx.patterns.is_empty() && !ext.skipped {
         patterns(doc, ctx, &mut ext);
