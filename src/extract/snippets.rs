@@ -20,8 +20,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::site::MkDocs;
 use super::context::ExtractContext;
+use super::site::MkDocs;
 use crate::model::{
     Citation, CitedPath, Doc, Extracted, IncludePart, LineRange, LineStyle, Markers, PathStyle,
     Span, Syntax,
