@@ -7,6 +7,7 @@ pub mod answer;
 mod asciidoc;
 pub mod bare;
 mod context;
+mod docusaurus;
 mod fence;
 mod front_matter;
 mod include;
@@ -33,6 +34,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
             include::directives(doc, &mut ext);
             snippets::snippets(doc, ctx, &mut ext);
             rst::myst(doc, ctx, &mut ext);
+            docusaurus::fences(doc, ctx, &mut ext);
             prose_lines::references(doc, &mut ext);
             ext
         }
