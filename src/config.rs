@@ -53,6 +53,14 @@ pub struct RawSyntaxes {
     pub pattern: Option<bool>,
     /// mdBook's `{{#include path:10:20}}` and `{{#rustdoc_include …}}`.
     pub mdbook_include: Option<bool>,
+    /// MkDocs' `--8<-- "path:10:20"` (pymdownx.snippets).
+    pub mkdocs_snippet: Option<bool>,
+    /// Sphinx's `literalinclude` (reStructuredText and MyST).
+    pub sphinx_literalinclude: Option<bool>,
+    /// AsciiDoc's `include::path[lines=10..20]`.
+    pub asciidoc_include: Option<bool>,
+    /// Docusaurus' ```` ```js reference ```` permalinks and `file=./a.js#L1-L5` imports.
+    pub docusaurus_code: Option<bool>,
 }
 
 /// Severities for the docs matching `paths`, over the top-level `rules`.
@@ -387,24 +395,7 @@ impl Config {
                     })
                     .collect()
             };
-        let s = &raw.syntaxes;
-        let disabled = [
-            (s.bare, Syntax::Bare),
-            (s.markdown_link, Syntax::MarkdownLink),
-            (s.permalink, Syntax::Permalink),
-            (s.empty_link, Syntax::EmptyLink),
-            (s.fence_info, Syntax::FenceInfo),
-            (s.front_matter, Syntax::FrontMatter),
-            (s.source_list, Syntax::SourceList),
-            (s.json, Syntax::Json),
-            (s.editor_link, Syntax::EditorLink),
-            (s.pattern, Syntax::Pattern),
-            (s.mdbook_include, Syntax::Include),
-        ]
-        .into_iter()
-        .filter(|(on, _)| *on == Some(false))
-        .map(|(_, syntax)| syntax)
-        .collect();
+        let disabled = disabled(&raw.syntaxes);
         let mut overrides = Vec::new();
         for o in &raw.overrides {
             overrides.push(Override {
@@ -573,6 +564,31 @@ pub fn json_schema() -> String {
     let mut text = serde_json::to_string_pretty(&schema).expect("schema serialises");
     text.push('\n');
     text
+}
+
+/// The syntaxes the configuration turns off (`syntaxes: {bare: false}`).
+fn disabled(s: &RawSyntaxes) -> Vec<Syntax> {
+    [
+        (s.bare, Syntax::Bare),
+        (s.markdown_link, Syntax::MarkdownLink),
+        (s.permalink, Syntax::Permalink),
+        (s.empty_link, Syntax::EmptyLink),
+        (s.fence_info, Syntax::FenceInfo),
+        (s.front_matter, Syntax::FrontMatter),
+        (s.source_list, Syntax::SourceList),
+        (s.json, Syntax::Json),
+        (s.editor_link, Syntax::EditorLink),
+        (s.pattern, Syntax::Pattern),
+        (s.mdbook_include, Syntax::Include),
+        (s.mkdocs_snippet, Syntax::Snippet),
+        (s.sphinx_literalinclude, Syntax::LiteralInclude),
+        (s.asciidoc_include, Syntax::AsciidocInclude),
+        (s.docusaurus_code, Syntax::CodeImport),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on == Some(false))
+    .map(|(_, syntax)| syntax)
+    .collect()
 }
 
 #[cfg(test)]

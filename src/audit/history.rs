@@ -177,8 +177,19 @@ fn job<'a>(d: &'a AuditedDoc, newest: Oid, known: Option<Oid>, cites: &[CiteRef]
         known,
         lines: cites
             .iter()
-            .map(|c| d.doc.lines.line(d.citation(c.index).span.start))
+            .map(|c| d.doc.lines.line(written_at(d.citation(c.index))))
             .collect(),
+    }
+}
+
+/// Where in the doc a citation's revision is read from (the line blamed): where it starts, but
+/// for an include written over several lines (Sphinx's options, a MyST fence), where its line
+/// numbers are, else its last line.
+fn written_at(c: &crate::model::Citation) -> usize {
+    match (c.syntax.is_include(), c.lines_span) {
+        (true, Some((span, _))) => span.start,
+        (true, None) => c.span.end.saturating_sub(1).max(c.span.start),
+        (false, _) => c.span.start,
     }
 }
 

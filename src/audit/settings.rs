@@ -95,6 +95,7 @@ impl Settings {
             workdir: repo.workdir.clone(),
             slash_refs: repo.slash_refs.clone(),
             patterns: self.config.patterns.clone(),
+            sites: Default::default(),
         }
     }
 

@@ -180,7 +180,8 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
                 let edits: Vec<&Edit> = slots.iter().flat_map(Slot::edits).collect();
                 let (text, outputs) = rewrite(&d.text, &edits);
                 let text = match (d.kind, slots.iter().any(|s| s.whole)) {
-                    (_, true) | (DocKind::Json, _) => text,
+                    // Only directives are read in reStructuredText and AsciiDoc: cheap whole.
+                    (_, true) | (DocKind::Json | DocKind::Rst | DocKind::AsciiDoc, _) => text,
                     (DocKind::Markdown, false) => window(text, &outputs).unwrap_or_else(|t| t),
                     (DocKind::JsonLines, false) => answer_lines(text, &outputs),
                 };
@@ -228,26 +229,35 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
             .collect();
         drop(failing);
         drop_aside(checked);
-        for (mut slot, judged) in judged.into_iter().flatten() {
-            match judged {
-                Judged::Holds(left) => decided.push((slot, Ok(left))),
-                Judged::Again(fixes, older, _) if slot.rounds > 1 => {
-                    slot.fixes = fixes;
-                    slot.at = slot.at.filter(|_| older);
-                    slot.rounds -= 1;
-                    pending.push(slot);
-                }
-                Judged::Unread if !slot.whole => {
-                    slot.whole = true;
-                    pending.push(slot);
-                }
-                Judged::Unread => decided.push((slot, Err(UNREAD.to_string()))),
-                Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
-            }
-        }
+        settle(judged.into_iter().flatten(), &mut pending, &mut decided);
     }
     write_back(report, decided);
     hold(report);
+}
+
+/// Take each verdict of a round: decided, or pending again for the next round.
+fn settle(
+    judged: impl Iterator<Item = (Slot, Judged)>,
+    pending: &mut Vec<Slot>,
+    decided: &mut Vec<(Slot, Verdict)>,
+) {
+    for (mut slot, judged) in judged {
+        match judged {
+            Judged::Holds(left) => decided.push((slot, Ok(left))),
+            Judged::Again(fixes, older, _) if slot.rounds > 1 => {
+                slot.fixes = fixes;
+                slot.at = slot.at.filter(|_| older);
+                slot.rounds -= 1;
+                pending.push(slot);
+            }
+            Judged::Unread if !slot.whole => {
+                slot.whole = true;
+                pending.push(slot);
+            }
+            Judged::Unread => decided.push((slot, Err(UNREAD.to_string()))),
+            Judged::Again(_, _, why) | Judged::Fails(why) => decided.push((slot, Err(why))),
+        }
+    }
 }
 
 /// Mark the fixes `citegate fix` holds back (see [`crate::fix::plan`]): no surface offers them,

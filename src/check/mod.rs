@@ -5,6 +5,7 @@
 
 mod facts;
 pub mod quotes;
+pub mod sections;
 pub mod stale;
 pub mod symbols;
 
@@ -309,8 +310,12 @@ impl Blob<'_> {
         };
         let span_text = blob.lines.slice(blob.text, start, end);
         f.blank = citation.lines.is_some() && span_text.trim().is_empty();
-        if let Some(IncludePart::Anchor(name)) = &citation.include {
-            f.anchor_missing = !has_anchor(blob.text, name);
+        let section = match &citation.include {
+            Some(IncludePart::Section(markers)) => sections::lines(blob.text, markers),
+            _ => None,
+        };
+        if let Some(IncludePart::Section(_)) = &citation.include {
+            f.anchor_missing = section.is_none();
         }
         f.quote = citation.quote.as_ref().and_then(|q| {
             let n = normalize(&q.text);
@@ -321,14 +326,10 @@ impl Blob<'_> {
         }
         f.holds = f.quote.as_ref().is_none_or(|q| q.in_span);
         if f.holds && self.compare {
-            f.held = Some(held(
-                blob,
-                citation,
-                f.quote.as_ref(),
-                span_text,
-                start,
-                end,
-            ));
+            f.held = Some(match section {
+                Some(lines) => held_section(blob, lines),
+                None => held(blob, citation, f.quote.as_ref(), span_text, start, end),
+            });
         }
         let kinds = claim_kinds(docs, f.cite);
         if literals && !kinds.is_empty() {
@@ -548,16 +549,18 @@ fn claim_kinds(docs: &[AuditedDoc], c: CiteRef) -> Vec<Option<&LiteralKind>> {
     }
 }
 
-/// Whether `text` holds mdBook's anchor `name`: a line with `ANCHOR: name` and a later one with
-/// `ANCHOR_END: name` (in any comment syntax).
-fn has_anchor(text: &str, name: &str) -> bool {
-    let marks = |kind: &str| {
-        text.lines().position(|l| {
-            l.split_once(kind)
-                .is_some_and(|(_, rest)| rest.split_whitespace().next() == Some(name))
-        })
+/// What a named section held: its lines' content, compared with the same section at the target
+/// (wherever its markers moved), never searched for elsewhere.
+fn held_section(blob: &BlobText<'_>, (start, end): (usize, usize)) -> Held {
+    let text = match start <= end {
+        true => blob.lines.slice(blob.text, start, end),
+        false => "",
     };
-    matches!((marks("ANCHOR:"), marks("ANCHOR_END:")), (Some(a), Some(b)) if a < b)
+    Held {
+        content: Some(normalize(text)),
+        anchor: Some(LineRange::new(start as i64, end as i64)),
+        lines_text: Some(text.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,11 @@ use git2::{Oid, Repository};
 
 use super::facts::Held;
 use super::quotes::find_all;
-use crate::model::{AuditedDoc, Citation, CiteRef, LineIndex, LineRange, PinSource};
-use crate::normalize::NormalizedSource;
+use super::sections;
+use crate::model::{
+    AuditedDoc, Citation, CiteRef, IncludePart, LineIndex, LineRange, Markers, PinSource,
+};
+use crate::normalize::{normalize, NormalizedSource};
 use crate::resolve::{CodeRepo, FileAt};
 
 /// A citation that held at `from`, to compare with the target (what it held is borrowed from
@@ -156,14 +159,28 @@ fn verdicts(
         line_count: lines.line_count(text),
         lines,
     };
+    // A named section is compared with the same section at the target, not searched for.
+    fn section(c: &Citation) -> Option<&Markers> {
+        match &c.include {
+            Some(IncludePart::Section(markers)) => Some(markers),
+            _ => None,
+        }
+    }
     let patterns: Vec<&str> = items
         .iter()
-        .map(|(_, _, held)| held.content.as_deref().unwrap_or(""))
+        .map(|(_, c, held)| match section(c) {
+            Some(_) => "",
+            None => held.content.as_deref().unwrap_or(""),
+        })
         .collect();
     let wanted: Vec<&str> = patterns.iter().copied().filter(|p| !p.is_empty()).collect();
     let mut found_all = find_all(&norm, &wanted).into_iter();
     let mut out = Vec::with_capacity(items.len());
     for (&(i, citation, held), pattern) in items.iter().zip(&patterns) {
+        if let (Some(markers), Some(old)) = (section(citation), &held.content) {
+            out.push((i, section_verdict(markers, held, old, &target, renamed)));
+            continue;
+        }
         if pattern.is_empty() {
             // A whole-file citation: only the path can go stale.
             if let Some(new) = renamed {
@@ -182,6 +199,39 @@ fn verdicts(
         out.push((i, verdict(citation, held, &found, &target, path, renamed)));
     }
     out
+}
+
+/// A named section's verdict: its content at the target against what it held (its markers may
+/// have moved with it: the site shows the section wherever it is).
+fn section_verdict(
+    markers: &Markers,
+    held: &Held,
+    old: &str,
+    target: &Target<'_>,
+    renamed: Option<&str>,
+) -> StaleVerdict {
+    let now = sections::lines(target.text, markers).map(|(start, end)| match start <= end {
+        true => target.lines.slice(target.text, start, end),
+        false => "",
+    });
+    match (now, renamed) {
+        (Some(now), None) if normalize(now) == old => StaleVerdict::Holds,
+        (Some(now), Some(new)) if normalize(now) == old => StaleVerdict::Renamed {
+            path: new.to_string(),
+            to: None,
+        },
+        (now, renamed) => {
+            let was = held.anchor.unwrap_or(LineRange::new(1, 1));
+            let diff = held
+                .lines_text
+                .as_deref()
+                .map(|old| span_diff(old, now.unwrap_or(""), was));
+            StaleVerdict::Changed {
+                renamed_to: renamed.map(str::to_string),
+                diff,
+            }
+        }
+    }
 }
 
 /// The file at the target, with what every verdict on it needs, computed once.

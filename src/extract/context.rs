@@ -12,4 +12,7 @@ pub struct ExtractContext {
     pub slash_refs: Vec<String>,
     /// In-house citation syntaxes from the configuration.
     pub patterns: Vec<crate::config::Pattern>,
+    /// The docs sites' configurations (`mkdocs.yml`, Sphinx's `conf.py`), read from `workdir` as
+    /// docs ask.
+    pub sites: super::site::Sites,
 }

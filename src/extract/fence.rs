@@ -84,13 +84,18 @@ impl Fence {
         !NOT_CODE.contains(&self.lang().as_str())
     }
 
-    /// Whether the fence's body is filled by mdBook from a file (`{{#include …}}`,
-    /// `{{#rustdoc_include …}}`, `{{#playground …}}`): a listing, never a quote of the citation
-    /// before it. The directive is a citation of its own.
+    /// Whether the fence's body is filled from a file when the site is built, by mdBook
+    /// (`{{#include …}}`, `{{#rustdoc_include …}}`, `{{#playground …}}`) or MkDocs' snippets
+    /// (`--8<-- "a.py"`): a listing, never a quote of the citation before it. The directive is a
+    /// citation of its own.
     pub(super) fn includes(&self) -> bool {
         ["{{#include ", "{{#rustdoc_include ", "{{#playground "]
             .iter()
             .any(|d| self.body.contains(d))
+            || self.body.lines().any(|l| {
+                let l = l.trim();
+                l.starts_with('-') && l.contains("8<-")
+            })
     }
 
     /// The fence's language, lowercased (`{.rust}` and `rust,ignore` read as `rust`).

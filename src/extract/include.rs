@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::model::{
-    Citation, Doc, Extracted, IncludePart, LineRange, LineStyle, PathStyle, Span, Syntax,
+    Citation, Doc, Extracted, IncludePart, LineRange, LineStyle, Markers, PathStyle, Span, Syntax,
 };
 
 use crate::paths::resolve_path;
@@ -48,7 +48,7 @@ fn part(spec: &str) -> Option<IncludePart> {
     match spec.split_once(':') {
         Some((start, "")) => start.parse().ok().map(IncludePart::From),
         None if !spec.is_empty() && spec.parse::<i64>().is_err() => {
-            Some(IncludePart::Anchor(spec.to_string()))
+            Some(IncludePart::Section(Markers::MdBook(spec.to_string())))
         }
         _ => None,
     }
@@ -109,7 +109,10 @@ mod tests {
         assert_eq!(range(":2:"), None);
         assert_eq!(range(":anchor"), None);
         assert_eq!(part(":2:"), Some(IncludePart::From(2)));
-        assert_eq!(part(":helper"), Some(IncludePart::Anchor("helper".into())));
+        assert_eq!(
+            part(":helper"),
+            Some(IncludePart::Section(Markers::MdBook("helper".into())))
+        );
         assert_eq!(part(":2"), None);
     }
 }

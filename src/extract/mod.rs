@@ -4,8 +4,10 @@
 //! [`link`], [`crate::forge`]); [`literal`] classifies the inline-code literals that claims make.
 
 pub mod answer;
+mod asciidoc;
 pub mod bare;
 mod context;
+mod docusaurus;
 mod fence;
 mod front_matter;
 mod include;
@@ -13,6 +15,9 @@ pub mod link;
 pub mod literal;
 pub mod markdown;
 mod prose_lines;
+mod rst;
+pub mod site;
+mod snippets;
 mod sources;
 pub mod suppress;
 
@@ -28,11 +33,24 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         DocKind::Markdown => {
             let mut ext = markdown::extract(doc, ctx);
             include::directives(doc, &mut ext);
+            snippets::snippets(doc, ctx, &mut ext);
+            rst::myst(doc, ctx, &mut ext);
+            docusaurus::fences(doc, ctx, &mut ext);
             prose_lines::references(doc, &mut ext);
             ext
         }
         DocKind::Json => answer::extract_json(doc),
         DocKind::JsonLines => answer::extract_jsonl(doc),
+        DocKind::Rst => {
+            let mut ext = Extracted::default();
+            rst::directives(doc, ctx, &mut ext);
+            ext
+        }
+        DocKind::AsciiDoc => {
+            let mut ext = Extracted::default();
+            asciidoc::includes(doc, ctx, &mut ext);
+            ext
+        }
     };
     if !ctx.patterns.is_empty() && !ext.skipped {
         patterns(doc, ctx, &mut ext);

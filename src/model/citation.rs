@@ -87,8 +87,10 @@ pub enum LineStyle {
     PrefixedFirst,
     /// `lines-10:20` (Bitbucket).
     Bitbucket,
-    /// `12:15:` in a Cursor fence info string.
+    /// `12:15:` in a Cursor fence info string (and `10:20` in an mdBook or MkDocs include).
     Cursor,
+    /// `10..20` (AsciiDoc's `lines=`).
+    Dots,
     /// Two JSON number fields; the span runs from the first written to the last.
     JsonFields { start_first: bool },
 }
@@ -107,6 +109,8 @@ impl LineStyle {
             LineStyle::Bitbucket if s == e => format!("lines-{s}"),
             LineStyle::Bitbucket => format!("lines-{s}:{e}"),
             LineStyle::Cursor => format!("{s}:{e}"),
+            LineStyle::Dots if s == e => format!("{s}"),
+            LineStyle::Dots => format!("{s}..{e}"),
             LineStyle::JsonFields { .. } => format!("{s}-{e}"),
         }
     }
@@ -144,6 +148,10 @@ pub enum PathStyle {
     Url,
     /// Inside a JSON string.
     Json,
+    /// An include directive's path, not encoded: relative to `base` (the doc's folder, a snippets
+    /// `base_path`, Sphinx's source root), written after a `/` when `rooted` (Sphinx's paths
+    /// from its source root).
+    Include { base: String, rooted: bool },
 }
 
 impl PathStyle {
@@ -160,26 +168,28 @@ impl PathStyle {
             PathStyle::Link {
                 base,
                 rooted: false,
-            } => {
-                let base: Vec<&str> = base
-                    .as_deref()
-                    .unwrap_or("")
-                    .split('/')
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                let target: Vec<&str> = path.split('/').collect();
-                let common = base
-                    .iter()
-                    .zip(&target)
-                    .take_while(|(a, b)| a == b)
-                    .count()
-                    .min(target.len().saturating_sub(1));
-                let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
-                parts.extend(target[common..].iter().map(|s| encode_path(s)));
-                parts.join("/")
+            } => relative(base.as_deref().unwrap_or(""), path, encode_path),
+            PathStyle::Include { base, rooted } => {
+                let path = relative(base, path, str::to_string);
+                format!("{}{path}", if *rooted { "/" } else { "" })
             }
         }
     }
+}
+
+/// `path` (repo-relative) written relative to the folder `base`, each segment through `segment`.
+fn relative(base: &str, path: &str, segment: fn(&str) -> String) -> String {
+    let base: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    let target: Vec<&str> = path.split('/').collect();
+    let common = base
+        .iter()
+        .zip(&target)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(target.len().saturating_sub(1));
+    let mut parts: Vec<String> = vec!["..".to_string(); base.len() - common];
+    parts.extend(target[common..].iter().map(|s| segment(s)));
+    parts.join("/")
 }
 
 fn encode_path(path: &str) -> String {
@@ -232,6 +242,14 @@ pub enum Syntax {
     Pattern,
     /// mdBook's `{{#include path:10:20}}` and `{{#rustdoc_include …}}`.
     Include,
+    /// MkDocs' `--8<-- "path:10:20"` (pymdownx.snippets), inline or in a block.
+    Snippet,
+    /// Sphinx's `literalinclude` directive, in reStructuredText or MyST Markdown.
+    LiteralInclude,
+    /// AsciiDoc's (and Antora's) `include::path[lines=10..20]`.
+    AsciidocInclude,
+    /// Docusaurus: a ```` ```js reference ```` permalink, or remark-code-import's `file=./a.js#L1-L5`.
+    CodeImport,
 }
 
 impl Syntax {
@@ -249,17 +267,92 @@ impl Syntax {
             Syntax::EditorLink => "editor_link",
             Syntax::Pattern => "pattern",
             Syntax::Include => "mdbook_include",
+            Syntax::Snippet => "mkdocs_snippet",
+            Syntax::LiteralInclude => "sphinx_literalinclude",
+            Syntax::AsciidocInclude => "asciidoc_include",
+            Syntax::CodeImport => "docusaurus_code",
         }
+    }
+
+    /// Whether the site renders the cited lines from the code at build time: an include (a
+    /// citation like any other, whatever the file, never a link to a doc).
+    pub fn is_include(self) -> bool {
+        matches!(
+            self,
+            Syntax::Include
+                | Syntax::Snippet
+                | Syntax::LiteralInclude
+                | Syntax::AsciidocInclude
+                | Syntax::CodeImport
+        )
     }
 }
 
-/// What an mdBook include cites of a file, when it is not a line range.
+/// What an include cites of a file, when it is not a line range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IncludePart {
     /// `file.rs:N:`: line N to the end.
     From(i64),
-    /// `file.rs:name`: between `ANCHOR: name` and `ANCHOR_END: name`.
-    Anchor(String),
+    /// A named section, between marker lines: checked by its name, and stale when its content
+    /// changed (wherever its markers moved).
+    Section(Markers),
+}
+
+/// How a named section's first and last lines are marked in the code, per toolchain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Markers {
+    /// mdBook: `ANCHOR: name` … `ANCHOR_END: name`.
+    MdBook(String),
+    /// pymdownx.snippets: `--8<-- [start:name]` … `--8<-- [end:name]`.
+    Snippets(String),
+    /// AsciiDoc: `tag::name[]` … `end::name[]`.
+    AsciiDoc(String),
+    /// Sphinx: from the first line holding a text (`:start-at:`, or after it: `:start-after:`)
+    /// to the next holding another (`:end-at:`, or before it: `:end-before:`).
+    Text {
+        start: Option<TextMark>,
+        end: Option<TextMark>,
+    },
+}
+
+/// One of Sphinx's `literalinclude` text markers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextMark {
+    pub text: String,
+    /// `:start-at:` and `:end-at:` include the marker's line; `-after`/`-before` do not.
+    pub at: bool,
+}
+
+impl Markers {
+    /// How the section is named in messages: `helper` (`ANCHOR: helper` … `ANCHOR_END: helper`).
+    pub fn describe(&self) -> String {
+        let pair = |name: &str, a: String, b: String| format!("`{name}` (`{a}` … `{b}`)");
+        match self {
+            Markers::MdBook(n) => pair(n, format!("ANCHOR: {n}"), format!("ANCHOR_END: {n}")),
+            Markers::Snippets(n) => pair(
+                n,
+                format!("--8<-- [start:{n}]"),
+                format!("--8<-- [end:{n}]"),
+            ),
+            Markers::AsciiDoc(n) => pair(n, format!("tag::{n}[]"), format!("end::{n}[]")),
+            Markers::Text { start, end } => {
+                let mark = |m: &Option<TextMark>, at: &str, other: &str| {
+                    m.as_ref().map(|m| {
+                        let kind = if m.at { at } else { other };
+                        format!(":{kind}: {}", m.text)
+                    })
+                };
+                let marks: Vec<String> = [
+                    mark(start, "start-at", "start-after"),
+                    mark(end, "end-at", "end-before"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                format!("`{}`", marks.join("` … `"))
+            }
+        }
+    }
 }
 
 /// A path as cited, after URL-decoding and normalisation against the repository root.

@@ -12,6 +12,10 @@ pub enum DocKind {
     Json,
     /// One answer per line.
     JsonLines,
+    /// reStructuredText (Sphinx): only its include directives are read.
+    Rst,
+    /// AsciiDoc (Asciidoctor, Antora): only its include directives are read.
+    AsciiDoc,
 }
 
 impl DocKind {
@@ -21,6 +25,8 @@ impl DocKind {
             "md" | "mdx" | "markdown" | "mdc" => Some(DocKind::Markdown),
             "json" => Some(DocKind::Json),
             "jsonl" | "ndjson" => Some(DocKind::JsonLines),
+            "rst" => Some(DocKind::Rst),
+            "adoc" | "asciidoc" => Some(DocKind::AsciiDoc),
             _ => None,
         }
     }

@@ -15,7 +15,7 @@ mod surface;
 
 pub use citation::{
     Citation, CitedPath, Claim, Foreign, IncludePart, LineRange, LineStyle, Literal, LiteralKind,
-    PathStyle, PinSource, Quote, Syntax,
+    Markers, PathStyle, PinSource, Quote, Syntax, TextMark,
 };
 pub use doc::{Doc, DocKind, FileStat};
 pub use extracted::{

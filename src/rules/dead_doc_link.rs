@@ -6,7 +6,7 @@
 
 use super::context::{did_you_mean, Subject};
 use crate::check::FileFacts;
-use crate::model::{Finding, Syntax};
+use crate::model::Finding;
 use crate::registry::RuleId;
 
 /// Extensions of docs, not code: a link to one cites no lines.
@@ -19,7 +19,7 @@ pub(super) fn is_doc_link(subject: &Subject<'_>, path: &str) -> bool {
     let c = subject.citation;
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     // An include embeds the file: a citation like any other, whatever the file.
-    c.syntax != Syntax::Include
+    !c.syntax.is_include()
         && c.lines.is_none()
         && c.bad_lines.is_none()
         && ext.is_some_and(|e| DOC_EXTENSIONS.contains(&e.as_str()))

@@ -5,7 +5,7 @@
 
 use super::context::Subject;
 use crate::fix::Relocation;
-use crate::model::{Finding, IncludePart, LineRange};
+use crate::model::{Finding, IncludePart, LineRange, Markers};
 use crate::registry::RuleId;
 
 /// Line references that cannot be read: never a whole-file citation (fail closed).
@@ -100,8 +100,12 @@ pub(super) fn check_include(
         IncludePart::From(n) if *n < 1 || *n as u64 > line_count as u64 => format!(
             "`{path}` includes from line {n}, past the end of the file: it has {line_count} lines at {at}"
         ),
-        IncludePart::Anchor(name) if anchor_missing => format!(
+        IncludePart::Section(Markers::MdBook(name)) if anchor_missing => format!(
             "`{path}` includes the anchor `{name}`, which is not in the file at {at} (`ANCHOR: {name}` … `ANCHOR_END: {name}`)"
+        ),
+        IncludePart::Section(markers) if anchor_missing => format!(
+            "`{path}` includes the section {}, which is not in the file at {at}",
+            markers.describe()
         ),
         _ => return None,
     };

@@ -451,3 +451,45 @@ fn a_move_is_offered_when_what_still_fails_failed_before_it_too() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// Issue 58: the docs toolchains' includes (MkDocs snippets, Sphinx's literalinclude in
+/// reStructuredText and MyST, AsciiDoc's include, remark-code-import) are re-cited in their own
+/// syntax when the code they render moved, and the fixed docs then hold.
+#[test]
+fn code_includes_of_the_docs_toolchains_are_re_cited_in_their_own_syntax() {
+    let spec = "@@@ commit v1 code\n@@@ file src/app.py\nimport os\n\ndef main():\n    return 0\n\
+                @@@ commit docs the docs\n\
+                @@@ file docs/snippets.md\n--8<-- \"src/app.py:3:4\"\n\n--8<--\nsrc/app.py::1,3:4\n--8<--\n\
+                @@@ file docs/sphinx.rst\n.. literalinclude:: ../src/app.py\n   :lines: 3-4, 1\n\
+                @@@ file docs/myst.md\n```{literalinclude} ../src/app.py\n:lines: 3-4\n```\n\
+                @@@ file docs/page.adoc\ninclude::../src/app.py[lines=3..4;1]\n\
+                @@@ file docs/import.md\n```py file=../src/app.py#L3-L4\n```\n\
+                @@@ commit v2 a header pushes the code down\n@@@ file src/app.py\n\"\"\"The app.\"\"\"\nimport os\n\ndef main():\n    return 0\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.path().join("docs").join(name)).unwrap();
+    assert_eq!(
+        read("snippets.md"),
+        "--8<-- \"src/app.py:4:5\"\n\n--8<--\nsrc/app.py:2:2,4:5\n--8<--\n"
+    );
+    assert_eq!(
+        read("sphinx.rst"),
+        ".. literalinclude:: ../src/app.py\n   :lines: 4-5, 2\n"
+    );
+    assert_eq!(
+        read("myst.md"),
+        "```{literalinclude} ../src/app.py\n:lines: 4-5\n```\n"
+    );
+    assert_eq!(read("page.adoc"), "include::../src/app.py[lines=4..5;2]\n");
+    assert_eq!(read("import.md"), "```py file=../src/app.py#L4-L5\n```\n");
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"], serde_json::json!([]));
+}

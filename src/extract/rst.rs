@@ -1,0 +1,388 @@
+//! Sphinx's `literalinclude`: the directive in reStructuredText (`.. literalinclude:: PATH`) and
+//! in MyST Markdown (```` ```{literalinclude} PATH ````), with its option lines after it. Sphinx
+//! renders the file's lines when it builds the site, so the directive is a citation:
+//!
+//! | option | cites |
+//! |---|---|
+//! | none | the whole file |
+//! | `:lines: 10-20` | lines 10-20 (`10`, `-20` from line 1, `1-3,8-9` several citations) |
+//! | `:lines: 10-` | line 10 to the end: the file, checked as a whole |
+//! | `:start-at:`, `:start-after:`, `:end-before:`, `:end-at:` | the lines between the texts, as Sphinx finds them: checked by the texts, stale when their lines changed (`:lines:` then counts inside them) |
+//!
+//! PATH is relative to the doc's folder, or to the source root (the folder of `conf.py`) when
+//! it starts with `/`, as Sphinx resolves it. A reStructuredText doc is read for these
+//! directives only; one shown in a literal block (after `::`, in a `code-block`) is text.
+//! `:pyobject:` cites the file whole (its object is not looked for).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::context::ExtractContext;
+use crate::model::{
+    Citation, Doc, Extracted, IncludePart, LineRange, LineStyle, Markers, PathStyle, Span, Syntax,
+    TextMark,
+};
+use crate::paths::resolve_path;
+
+/// `.. literalinclude:: path` in reStructuredText.
+static RST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<indent>[ \t]*)\.\.[ \t]+literalinclude::[ \t]*(?P<path>\S.*?)[ \t]*$")
+        .expect("literalinclude pattern")
+});
+
+/// A reStructuredText directive whose body is shown as code, not read.
+static CODE_DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t]*\.\.[ \t]+(?:code-block|code|sourcecode|highlight|parsed-literal)::")
+        .expect("code directive pattern")
+});
+
+/// A MyST directive's fence: ```` ```{literalinclude} path ````, `:::{…}` too.
+static MYST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^[ \t]*(?P<fence>`{3,}|~{3,}|:{3,})[ \t]*\{(?P<name>[-\w:]+)\}[ \t]*(?P<path>.*?)[ \t]*$",
+    )
+    .expect("MyST directive pattern")
+});
+
+/// A Markdown code fence's opening or closing line.
+static FENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$").expect("fence pattern")
+});
+
+/// An option line: `:lines: 10-20` (`lines: 10-20` in MyST's YAML options).
+static OPTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[ \t]*(?P<colon>:?)(?P<key>[-\w]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+        .expect("option pattern")
+});
+
+/// The lines of a text, each with its byte offset, without its line end.
+fn lines(text: &str) -> Vec<(usize, &str)> {
+    let mut at = 0;
+    text.split_inclusive('\n')
+        .map(|l| {
+            let start = at;
+            at += l.len();
+            (start, l.trim_end_matches(['\n', '\r']))
+        })
+        .collect()
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// Add the `literalinclude` directives of a reStructuredText doc to its citations.
+pub(super) fn directives(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
+    if !doc.text.contains("literalinclude::") {
+        return;
+    }
+    let lines = lines(&doc.text);
+    let mut found = Vec::new();
+    // The indent a literal block's lines are deeper than, while in one.
+    let mut literal: Option<usize> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let (at, line) = lines[i];
+        i += 1;
+        if let Some(depth) = literal {
+            if line.trim().is_empty() || indent(line) > depth {
+                continue;
+            }
+            literal = None;
+        }
+        let Some(caps) = RST.captures(line) else {
+            let is_directive = line.trim_start().starts_with("..");
+            if CODE_DIRECTIVE.is_match(line) || (!is_directive && line.ends_with("::")) {
+                literal = Some(indent(line));
+            }
+            continue;
+        };
+        let depth = caps["indent"].len();
+        let path = caps.name("path").expect("path group");
+        let mut options = Vec::new();
+        let mut end = at + line.len();
+        while let Some(&(o_at, o_line)) = lines.get(i) {
+            let o = OPTION.captures(o_line);
+            match o.filter(|o| indent(o_line) > depth && !o["colon"].is_empty()) {
+                Some(o) => options.push(option(&o, o_at)),
+                None => break,
+            }
+            end = o_at + o_line.len();
+            i += 1;
+        }
+        let written = Written {
+            span: Span::new(at + depth, end),
+            path: path.as_str(),
+            path_at: at + path.start(),
+            options,
+        };
+        written.cite(doc, ctx, &mut found);
+    }
+    ext.supersede(found, &[]);
+}
+
+/// Add the MyST `{literalinclude}` directives of a Markdown doc to its citations; one inside a
+/// code fence (a doc showing the syntax) is text.
+pub(super) fn myst(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
+    if !doc.text.contains("{literalinclude}") {
+        return;
+    }
+    let lines = lines(&doc.text);
+    let mut found = Vec::new();
+    // The code fence the line is in (its marker), while in one.
+    let mut code: Option<&str> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let (at, line) = lines[i];
+        i += 1;
+        if let Some(fence) = code {
+            let closes = FENCE.captures(line).is_some_and(|c| {
+                c["fence"].starts_with(&fence[..1])
+                    && c["fence"].len() >= fence.len()
+                    && c["info"].trim().is_empty()
+            });
+            if closes {
+                code = None;
+            }
+            continue;
+        }
+        let Some(caps) = MYST.captures(line) else {
+            // A directive's fence (```` ```{note} ````) holds Markdown; any other holds code.
+            if let Some(c) = FENCE.captures(line) {
+                if !c["info"].trim_start().starts_with('{') {
+                    code = Some(c.name("fence").expect("fence group").as_str());
+                }
+            }
+            continue;
+        };
+        if &caps["name"] != "literalinclude" {
+            continue;
+        }
+        let fence = &caps["fence"];
+        let path = caps.name("path").expect("path group");
+        let mut options = Vec::new();
+        let mut end = at + line.len();
+        let mut yaml = false;
+        while let Some(&(o_at, o_line)) = lines.get(i) {
+            i += 1;
+            end = o_at + o_line.len();
+            let trimmed = o_line.trim();
+            if trimmed.starts_with(&fence[..1]) && trimmed.len() >= fence.len() {
+                break; // The directive's closing fence.
+            }
+            if trimmed == "---" {
+                yaml = !yaml; // Options written as YAML: `key: value` between two `---`.
+                continue;
+            }
+            // Written as YAML, an option has no leading `:`.
+            let o = OPTION
+                .captures(o_line)
+                .filter(|o| o["colon"].is_empty() == yaml);
+            options.extend(o.map(|o| option(&o, o_at)));
+        }
+        let written = Written {
+            span: Span::new(at + indent(line), end),
+            path: path.as_str(),
+            path_at: at + path.start(),
+            options,
+        };
+        written.cite(doc, ctx, &mut found);
+    }
+    ext.supersede(found, &[]);
+}
+
+/// One option of a directive: its key, its value and where the value is written.
+struct Opt {
+    key: String,
+    value: String,
+    at: usize,
+}
+
+fn option(caps: &regex::Captures<'_>, line_at: usize) -> Opt {
+    let value = caps.name("value");
+    Opt {
+        key: caps["key"].to_string(),
+        value: value.map_or("", |v| v.as_str()).to_string(),
+        at: line_at + value.map_or(0, |v| v.start()),
+    }
+}
+
+/// A directive as written: where, its path and its options.
+struct Written<'a> {
+    span: Span,
+    path: &'a str,
+    path_at: usize,
+    options: Vec<Opt>,
+}
+
+impl Written<'_> {
+    fn get(&self, key: &str) -> Option<&Opt> {
+        self.options.iter().find(|o| o.key == key)
+    }
+
+    /// The directive's citations: one per range of its `:lines:`, else one.
+    fn cite(&self, doc: &Doc, ctx: &ExtractContext, found: &mut Vec<Citation>) {
+        let path = self.path.trim();
+        if path.is_empty() || path.contains("://") {
+            return;
+        }
+        let rooted = path.starts_with('/');
+        let base = match rooted {
+            true => ctx.sites.sphinx_root(ctx.workdir.as_deref(), doc),
+            false => doc.repo_dir.clone(),
+        }
+        .unwrap_or_default();
+        let cited = resolve_path(path.trim_start_matches('/'), Some(&base), false);
+        let citation = || {
+            let mut c = Citation::new(Syntax::LiteralInclude, self.span, path, cited.clone());
+            c.path_span = Some((
+                Span::new(self.path_at, self.path_at + path.len()),
+                PathStyle::Include {
+                    base: base.clone(),
+                    rooted,
+                },
+            ));
+            c
+        };
+        let mark = |at: &str, after: &str| match (self.get(at), self.get(after)) {
+            (Some(o), _) => Some(TextMark {
+                text: o.value.clone(),
+                at: true,
+            }),
+            (None, Some(o)) => Some(TextMark {
+                text: o.value.clone(),
+                at: false,
+            }),
+            (None, None) => None,
+        };
+        let (start, end) = (
+            mark("start-at", "start-after"),
+            mark("end-at", "end-before"),
+        );
+        if start.is_some() || end.is_some() {
+            let mut c = citation();
+            c.include = Some(IncludePart::Section(Markers::Text { start, end }));
+            found.push(c);
+            return;
+        }
+        let Some(lines) = self.get("lines").filter(|_| self.get("pyobject").is_none()) else {
+            found.push(citation());
+            return;
+        };
+        for (part, at) in parts(&lines.value, lines.at) {
+            let mut c = citation();
+            match part {
+                Part::Lines(r) => {
+                    c.lines = Some(r);
+                    c.lines_span = Some((at, LineStyle::Plain));
+                }
+                Part::From(n) => c.include = Some(IncludePart::From(n)),
+                Part::Bad(written) => c.bad_lines = Some(written),
+            }
+            found.push(c);
+        }
+    }
+}
+
+/// What one part of a `:lines:` value cites.
+#[derive(Debug, PartialEq, Eq)]
+enum Part {
+    Lines(LineRange),
+    From(i64),
+    /// Not a line spec Sphinx reads (its build fails): reported.
+    Bad(String),
+}
+
+/// The parts of a `:lines:` value written at `at` (Sphinx's `parselinenos`), each with where.
+fn parts(value: &str, at: usize) -> Vec<(Part, Span)> {
+    let mut out = Vec::new();
+    let mut offset = at;
+    for raw in value.split(',') {
+        let lead = raw.len() - raw.trim_start().len();
+        let part = raw.trim();
+        let span = Span::new(offset + lead, offset + lead + part.len());
+        offset += raw.len() + 1;
+        let number = |s: &str| s.trim().parse::<i64>().ok();
+        let read = match part.split_once('-') {
+            None => number(part).map(|n| Part::Lines(LineRange::single(n))),
+            Some(("", end)) => number(end).map(|e| Part::Lines(LineRange::new(1, e))),
+            Some((start, "")) => number(start).map(Part::From),
+            Some((start, end)) => number(start)
+                .zip(number(end))
+                .map(|(s, e)| Part::Lines(LineRange::new(s, e))),
+        };
+        out.push((read.unwrap_or_else(|| Part::Bad(part.to_string())), span));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CitedPath, DocKind};
+
+    fn read(name: &str, kind: DocKind, text: &str) -> (Vec<Citation>, String) {
+        let dir = name.rsplit_once('/').map(|(d, _)| d.to_string());
+        let doc = Doc::new(name.into(), name.into(), dir, kind, text.into());
+        let mut ext = Extracted::default();
+        match kind {
+            DocKind::Rst => directives(&doc, &ExtractContext::default(), &mut ext),
+            _ => myst(&doc, &ExtractContext::default(), &mut ext),
+        }
+        (ext.citations.to_vec(), text.to_string())
+    }
+
+    #[test]
+    fn lines_are_read_as_sphinx_reads_them() {
+        let p = |v: &str| parts(v, 0).into_iter().map(|(p, _)| p).collect::<Vec<_>>();
+        assert_eq!(p("10-20"), [Part::Lines(LineRange::new(10, 20))]);
+        assert_eq!(
+            p("1, 3-4"),
+            [
+                Part::Lines(LineRange::single(1)),
+                Part::Lines(LineRange::new(3, 4))
+            ]
+        );
+        assert_eq!(p("-5"), [Part::Lines(LineRange::new(1, 5))]);
+        assert_eq!(p("7-"), [Part::From(7)]);
+        assert_eq!(p("x"), [Part::Bad("x".into())]);
+    }
+
+    #[test]
+    fn rst_directives_with_their_options_and_none_in_a_literal_block() {
+        let text = "Title\n=====\n\n.. literalinclude:: ../src/a.py\n   :language: python\n   :lines: 2-4, 9\n\n.. literalinclude:: /src/b.py\n   :start-after: # start\n   :end-before: # end\n\nShown::\n\n    .. literalinclude:: shown.py\n\n.. code-block:: rst\n\n   .. literalinclude:: shown.py\n\n.. literalinclude:: c.py\n";
+        let (found, text) = read("docs/guide.rst", DocKind::Rst, text);
+        let cited: Vec<String> = found.iter().map(Citation::label).collect();
+        assert_eq!(
+            cited,
+            ["src/a.py:2-4", "src/a.py:9", "src/b.py", "docs/c.py"]
+        );
+        let (span, _) = found[0].lines_span.unwrap();
+        assert_eq!(&text[span.start..span.end], "2-4");
+        assert_eq!(found[2].path, CitedPath::Repo("src/b.py".into()));
+        assert!(matches!(
+            &found[2].include,
+            Some(IncludePart::Section(Markers::Text { start: Some(s), end: Some(e) }))
+                if s.text == "# start" && !s.at && e.text == "# end" && !e.at
+        ));
+        let (span, style) = found[2].path_span.clone().unwrap();
+        assert_eq!(&text[span.start..span.end], "/src/b.py");
+        assert_eq!(style.render("lib/b.py"), "/lib/b.py");
+    }
+
+    #[test]
+    fn myst_directives_and_none_in_a_code_fence() {
+        let text = "# T\n\n```{literalinclude} ../src/a.py\n:lines: 3-5\n```\n\n````md\n```{literalinclude} shown.py\n```\n````\n\n:::{literalinclude} b.py\n---\nstart-at: def main\n---\n:::\n";
+        let (found, text) = read("docs/page.md", DocKind::Markdown, text);
+        let cited: Vec<String> = found.iter().map(Citation::label).collect();
+        assert_eq!(cited, ["src/a.py:3-5", "docs/b.py"]);
+        let (span, _) = found[0].lines_span.unwrap();
+        assert_eq!(&text[span.start..span.end], "3-5");
+        assert!(matches!(
+            &found[1].include,
+            Some(IncludePart::Section(Markers::Text { start: Some(s), end: None }))
+                if s.text == "def main" && s.at
+        ));
+    }
+}
