@@ -28,7 +28,7 @@ use crate::discover;
 use crate::fix::Relocation;
 use crate::model::{
     AnswerId, Applicability, AuditedDoc, CiteRef, DocId, Finding, Fix, PinMove, PinSource, Reason,
-    Report,
+    RenamesSkipped, Report,
 };
 use crate::registry::{RuleId, Severity};
 use crate::resolve::reads::read_each;
@@ -66,6 +66,7 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
             target,
             docs,
             selection,
+            renames_skipped,
         } = loaded;
         let mut report = check_docs(repo, target, docs, settings);
         settings.progress.finish();
@@ -74,6 +75,7 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
             return Err(AuditError::Objects(broken));
         }
         report.selection = selection;
+        report.renames_skipped = renames_skipped;
         report.shard = opts.shard.map(|s| (s.index, s.count));
         report.settings = Some(settings.digest());
         // Links in reports go to --repo-url when given, else to the origin remote.
@@ -122,6 +124,8 @@ pub struct Loaded<'a> {
     pub docs: Vec<AuditedDoc>,
     /// With `--since`: why each doc was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
+    /// With `--since`: whether rename detection in the range stopped at the rename limit.
+    pub renames_skipped: Option<RenamesSkipped>,
 }
 
 /// Load the docs of `session`'s repository that `opts` selects (only those a change can affect,
@@ -198,12 +202,14 @@ where
             }
             None => (docs, None),
         };
+        let renames_skipped = change.as_ref().and_then(select::Change::renames_skipped);
         then(Loaded {
             repo,
             settings,
             target,
             docs,
             selection,
+            renames_skipped,
         })
     })
 }
