@@ -290,6 +290,8 @@ fn check_unverified(
     let rules = Rules {
         enabled: &enabled,
         max_span_lines: settings.max_span_lines,
+        // --repo-url names the repository when no remote does.
+        local_origin: (repo.local_origin.as_deref()).filter(|_| settings.repo_url_id.is_none()),
     };
     // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
     let mut findings = match focus.only {

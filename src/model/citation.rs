@@ -283,7 +283,10 @@ pub struct Quote {
 /// Where a forge link points when it is not the audited repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Foreign {
+    /// `host/owner/repo`, lowercase.
     pub repo_url: String,
+    /// The link as written: reports link there, never into the audited repository.
+    pub url: String,
 }
 
 /// One citation found in a doc.

@@ -32,6 +32,9 @@ pub struct CodeRepo {
     pub ids: Vec<String>,
     /// `host/owner/repo` of the `origin` remote (else the first), for links in reports.
     pub home: Option<String>,
+    /// The URL of `origin` (else the first remote) when no remote names a forge repository (a
+    /// local path: a mirror, a CI cache): permalinks into other repositories cannot be told apart.
+    pub local_origin: Option<String>,
     /// The branch, tag and remote-tracking branch names that hold a `/` (`release/v7.1.x`), so a
     /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
     pub slash_refs: Vec<String>,
@@ -325,10 +328,13 @@ impl CodeRepo {
         git2::opts::strict_hash_verification(false);
         let repo = Repository::discover(path).map_err(|e| refused(path, e))?;
         let mut ids: Vec<String> = Vec::new();
-        let mut home = None;
+        let (mut home, mut local_origin) = (None, None);
         if let Ok(remotes) = repo.remotes() {
             for name in remotes.iter().flatten().flatten() {
                 if let Ok(remote) = repo.find_remote(name) {
+                    if name == "origin" || local_origin.is_none() {
+                        local_origin = remote.url().ok().map(str::to_string);
+                    }
                     if let Some(id) = remote.url().ok().and_then(crate::forge::repo_id) {
                         if name == "origin" || home.is_none() {
                             home = Some(id.clone());
@@ -340,6 +346,7 @@ impl CodeRepo {
         }
         ids.sort();
         ids.dedup();
+        let local_origin = local_origin.filter(|_| ids.is_empty());
         let slash_refs = slash_refs(&repo);
         let tree_cache = Arc::new(Folders::default());
         Ok(CodeRepo {
@@ -351,6 +358,7 @@ impl CodeRepo {
             cut: history_cuts(repo.commondir()),
             ids,
             home,
+            local_origin,
             slash_refs,
             paths: PerCommit::default(),
             layouts: PerCommit::default(),

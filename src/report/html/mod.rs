@@ -262,10 +262,7 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
         None => p.clone(),
     });
     let revision = f.revision.map(|r| r.to_string());
-    let cited_url = match (web, &f.path, &revision) {
-        (Some(w), Some(p), Some(rev)) => Some(forge::blob_url(w, rev, p, f.lines)),
-        _ => None,
-    };
+    let cited_url = crate::report::cited_url(report, f);
     html! {
         article.finding.(f.severity.as_str()) id=(format!("L{}", f.at.line)) {
             h2 {
