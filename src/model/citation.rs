@@ -64,6 +64,14 @@ impl LineRange {
     pub fn contains(&self, other: &LineRange) -> bool {
         self.start <= other.start && other.end <= self.end
     }
+
+    /// The range in words: `line 16`, `lines 16-20`.
+    pub fn named(&self) -> String {
+        match self.len() {
+            1 => format!("line {self}"),
+            _ => format!("lines {self}"),
+        }
+    }
 }
 
 impl std::fmt::Display for LineRange {

@@ -549,7 +549,7 @@ fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
     let f = &report["findings"][0];
     assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
     assert_eq!(f["rule"], "stale-moved", "{f}");
-    assert!(f["message"].as_str().unwrap().contains("at lines 3"), "{f}");
+    assert!(f["message"].as_str().unwrap().contains("at line 3"), "{f}");
 }
 
 #[test]
@@ -603,7 +603,7 @@ fn a_wiki_kept_as_a_submodule_is_pinned_by_its_own_history() {
         findings[0]["message"]
             .as_str()
             .unwrap()
-            .contains("at lines 3"),
+            .contains("at line 3"),
         "{report}"
     );
     assert_eq!(out.status.code(), Some(0), "a warning");
@@ -637,7 +637,7 @@ fn worktree_checks_uncommitted_code_without_touching_refs_or_the_index() {
     assert!(report["findings"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("at lines 3"));
+        .contains("at line 3"));
     // No ref moved, the index file is untouched.
     let git = git2::Repository::open(dir.path()).unwrap();
     assert_eq!(
@@ -681,6 +681,37 @@ fn human_report_of_stale_citations_snapshot() {
         .output()
         .unwrap();
     insta::assert_snapshot!("stale_human", String::from_utf8_lossy(&out.stdout));
+}
+
+/// One line is "line 16", and the help's fix is written as `fix` writes it (`log.rs:16`, never
+/// `log.rs:16-16`): issue 60.
+#[test]
+fn human_report_names_one_line_as_fix_writes_it_snapshot() {
+    let spec = "@@@ commit v1 code and a doc
+@@@ file src/log.rs
+fn level() {}
+fn flush() {}
+@@@ file docs/a.md
+Flush is at src/log.rs:2.
+
+```rust src/log.rs:1
+fn not_there() {}
+```
+@@@ commit v2 a line above
+@@@ file src/log.rs
+// logging
+fn level() {}
+fn flush() {}
+";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path())
+        .args(["audit", "docs", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("-16") && !text.contains(":3-3"), "{text}");
+    insta::assert_snapshot!("one_line_human", text);
 }
 
 /// A revision option that names no commit is named in the error: `--since`, not `--target`.
