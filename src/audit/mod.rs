@@ -244,9 +244,7 @@ fn since_change(
         message,
         hint,
     };
-    let base = repo
-        .resolve(git, since)
-        .map_err(|e| rev_error(e.describe(since)))?;
+    let base = repo.resolve_option(git, since).map_err(rev_error)?;
     select::Change::new(git, base, target).map_err(|e| rev_error((e.message().to_string(), None)))
 }
 

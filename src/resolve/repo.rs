@@ -290,6 +290,47 @@ pub enum FileAt {
     TooLarge(usize),
 }
 
+/// The names a default branch goes by: asked for one the repository does not have (`main` where
+/// the branch is `master`), the branch it is on is what was meant.
+const DEFAULT_BRANCHES: [&str; 5] = ["main", "master", "trunk", "develop", "default"];
+
+/// The refs a missing revision `rev` may have meant, at most three: the branch HEAD is on (or
+/// `origin/HEAD`'s) when `rev` is a default branch's name, then the branches, tags and
+/// remote-tracking branches whose name is within an edit distance of a third of `rev`'s length
+/// (at least 1, at most 3), nearest first, ties in name order.
+pub fn near_refs(repo: &Repository, rev: &str) -> Vec<String> {
+    use rapidfuzz::distance::levenshtein;
+    let mut out: Vec<String> = Vec::new();
+    let bare = rev.strip_prefix("origin/").unwrap_or(rev);
+    if DEFAULT_BRANCHES.contains(&bare) {
+        let head = (repo.head().ok()).filter(|h| h.is_branch()).or_else(|| {
+            repo.find_reference("refs/remotes/origin/HEAD")
+                .ok()?
+                .resolve()
+                .ok()
+        });
+        out.extend(head.and_then(|h| h.shorthand().ok().map(str::to_string)));
+    }
+    let limit = (rev.chars().count() / 3).clamp(1, 3);
+    let args = levenshtein::Args::default().score_cutoff(limit);
+    let near = levenshtein::BatchComparator::new(rev.chars());
+    let mut names: Vec<(usize, String)> = (repo.references().ok().into_iter())
+        .flat_map(|refs| refs.flatten().collect::<Vec<_>>())
+        .filter(|r| r.is_branch() || r.is_tag() || r.is_remote())
+        .filter_map(|r| r.shorthand().ok().map(str::to_string))
+        .filter(|n| !n.ends_with("/HEAD") && n != rev)
+        .filter_map(|n| Some((near.distance_with_args(n.chars(), &args)?, n)))
+        .collect();
+    names.sort();
+    for (_, n) in names {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out.truncate(3);
+    out
+}
+
 /// The short names of the branches, tags and remote-tracking branches (without the remote's
 /// name) that hold a `/`, sorted and without duplicates: read once per run.
 fn slash_refs(repo: &Repository) -> Vec<String> {
@@ -461,6 +502,25 @@ impl CodeRepo {
                 shallow: self.shallow,
             }),
         }
+    }
+
+    /// [`CodeRepo::resolve`] for a revision option (`--target`, `--since`): what went wrong and
+    /// what to do, a missing name with the refs it may have meant ([`near_refs`]).
+    pub fn resolve_option(
+        &self,
+        repo: &Repository,
+        rev: &str,
+    ) -> Result<Oid, (String, Option<String>)> {
+        self.resolve(repo, rev).map_err(|e| {
+            let (message, hint) = e.describe(rev);
+            let near = near_refs(repo, rev.trim());
+            let near =
+                (!near.is_empty() && e == RevError::NotFound { shallow: false }).then(|| {
+                    let names: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
+                    format!("did you mean {}?", names.join(" or "))
+                });
+            (message, hint.or(near))
+        })
     }
 
     /// The work tree as a commit, for `--worktree`: every tracked and untracked, not ignored, file

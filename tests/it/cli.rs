@@ -714,6 +714,45 @@ fn flush() {}
     insta::assert_snapshot!("one_line_human", text);
 }
 
+/// `--since main` where the branch is `master` (issue 60): the help names the branch the
+/// repository is on, and a near name (`v1.0` for `v1.O`) the refs it may have meant.
+#[test]
+fn a_missing_revision_suggests_the_default_branch_and_near_refs() {
+    let spec =
+        "@@@ commit v1 first\n@@@ file src/a.rs\nfn a() {}\n@@@ file docs/a.md\nsrc/a.rs:1\n\
+                @@@ tag v1.0\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    git.branch("master", &head, false).unwrap();
+    git.set_head("refs/heads/master").unwrap();
+    git.find_reference("refs/heads/main")
+        .unwrap()
+        .delete()
+        .unwrap();
+    for (args, help) in [
+        (["--since", "main"], "help: did you mean `master`?"),
+        (["--target", "origin/main"], "help: did you mean `master`?"),
+        (["--since", "v1.O"], "help: did you mean `v1.0`?"),
+    ] {
+        let out = citegate(dir.path())
+            .args(["audit", "docs"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(help), "{args:?}: {err}");
+    }
+    // A name near nothing gets no guess.
+    let out = citegate(dir.path())
+        .args(["audit", "docs", "--since", "nosuchref"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
 /// A revision option that names no commit is named in the error: `--since`, not `--target`.
 #[test]
 fn a_bad_revision_names_its_option() {
