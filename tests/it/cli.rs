@@ -753,6 +753,30 @@ fn a_missing_revision_suggests_the_default_branch_and_near_refs() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
 }
 
+/// The first-audit chapter's CI line run in a local shell (issue 60): `$GITHUB_STEP_SUMMARY`
+/// is empty there, and the error says what the variable is and what to do, before any work.
+#[test]
+fn sweep_to_an_empty_summary_file_says_it_is_for_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(
+        "@@@ commit v1\n@@@ file docs/a.md\nsrc/a.rs:1\n",
+        dir.path(),
+    )
+    .unwrap();
+    let out = citegate(dir.path())
+        .args(["sweep", "--markdown", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the path is empty")
+            && err.contains("$GITHUB_STEP_SUMMARY` is set only in a GitHub Actions job"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
 /// A revision option that names no commit is named in the error: `--since`, not `--target`.
 #[test]
 fn a_bad_revision_names_its_option() {
