@@ -140,7 +140,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// Write the Markdown report here (`$GITHUB_STEP_SUMMARY`) instead of standard output
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = summary_file)]
     pub markdown: Option<PathBuf>,
     /// Also write the JSON report here
     #[arg(long, value_name = "FILE")]
@@ -448,6 +448,19 @@ pub fn bounded<const LO: usize, const HI: usize>(s: &str) -> Result<usize, Strin
         return Err(format!("{n} is out of range: from {LO} to {HI}"));
     }
     Ok(n)
+}
+
+/// `sweep --markdown FILE`: a path, checked before any work. An empty one is an unset variable
+/// (`--markdown "$GITHUB_STEP_SUMMARY"` run outside GitHub Actions), and says so.
+pub fn summary_file(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        return Err(
+            "the path is empty. `$GITHUB_STEP_SUMMARY` is set only in a GitHub Actions \
+                    job: outside one, leave --markdown out to print the report, or name a file"
+                .into(),
+        );
+    }
+    Ok(PathBuf::from(s))
 }
 
 /// `--llm`: an http(s) URL, checked before any work.

@@ -387,9 +387,12 @@ impl Config {
                 map.iter()
                     .map(|(id, level)| {
                         RuleId::from_id(id).map(|r| (r, *level)).ok_or_else(|| {
+                            let near = RuleId::nearest(id)
+                                .map(|r| format!("did you mean `{}`? ", r.as_str()))
+                                .unwrap_or_default();
                             error(
                                 find(id),
-                                format!("unknown rule `{id}` (`citegate rules` lists them)"),
+                                format!("unknown rule `{id}` ({near}`citegate rules` lists them)"),
                             )
                         })
                     })
@@ -609,10 +612,13 @@ mod tests {
         );
         let e = parse("rules:\n  invented-paht: off\n").unwrap_err();
         assert!(
-            e.to_string()
-                .starts_with(".citegate.yaml:2: unknown rule `invented-paht`"),
+            e.to_string().starts_with(
+                ".citegate.yaml:2: unknown rule `invented-paht` (did you mean `invented-path`?"
+            ),
             "{e}"
         );
+        let e = parse("rules:\n  no-such-thing: off\n").unwrap_err();
+        assert!(!e.to_string().contains("did you mean"), "{e}");
         let e = parse("rules:\n  invented-path: loud\n").unwrap_err();
         assert!(e.to_string().contains(":2:"), "{e}");
         let e = parse("patterns:\n  - name: x\n    regex: '(?P<path>a'\n").unwrap_err();

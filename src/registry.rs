@@ -230,6 +230,19 @@ impl RuleId {
     pub fn from_id(id: &str) -> Option<RuleId> {
         RuleId::ALL.into_iter().find(|r| r.as_str() == id)
     }
+
+    /// The rule an unknown ID was probably meant to name (`invented-paht`): the nearest by edit
+    /// distance, within a third of the ID's length (at least 2); ties go to catalogue order.
+    pub fn nearest(id: &str) -> Option<RuleId> {
+        use rapidfuzz::distance::levenshtein;
+        let limit = (id.chars().count() / 3).max(2);
+        let args = levenshtein::Args::default().score_cutoff(limit);
+        let near = levenshtein::BatchComparator::new(id.chars());
+        (RuleId::ALL.into_iter())
+            .filter_map(|r| Some((near.distance_with_args(r.as_str().chars(), &args)?, r)))
+            .min_by_key(|(d, _)| *d)
+            .map(|(_, r)| r)
+    }
 }
 
 /// A rule ID is written as its stable string (`invented-path`) wherever it is serialised.

@@ -1,14 +1,15 @@
 //! `audit --since REF`: only the docs a change can affect. A doc is selected when it changed
 //! between merge-base(REF, target) and the target (or is modified on disk), or when a hunk changed
-//! in that range touches one of its citations' spans or moves it (adds or removes lines above it). A reverse index (cited path → citing
-//! docs) keeps the cost proportional to the change, not to the repository.
+//! in that range touches one of its citations' spans or moves it (adds or removes lines above it),
+//! or renames, copies or deletes a file it cites. A reverse index (cited path → citing docs) keeps
+//! the cost proportional to the change, not to the repository.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use aho_corasick::AhoCorasick;
-use git2::{DiffOptions, Oid, Repository, Status, StatusOptions};
+use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Status, StatusOptions};
 
-use crate::model::{AuditedDoc, LineRange, Reason};
+use crate::model::{AuditedDoc, LineRange, Reason, RenamesSkipped};
 
 /// One changed hunk: where it starts and how many lines it covers on each side.
 #[derive(Debug, Clone, Copy)]
@@ -38,20 +39,38 @@ impl Hunk {
 /// The changed hunks of each changed path.
 type Hunks = HashMap<String, Vec<Hunk>>;
 
-/// Changed paths and hunks between `base` and `target` (no context lines, renames followed).
-fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error> {
+/// What changed between two trees.
+struct Diffed {
+    hunks: Hunks,
+    /// Paths renamed, copied or deleted in the range: every citation of one is affected, whatever
+    /// lines it names (a rename without an edit has no hunk at all).
+    whole: HashSet<String>,
+    renames_skipped: Option<RenamesSkipped>,
+}
+
+/// Changed paths and hunks between `base` and `target` (no context lines, renames followed as
+/// `git diff` follows them, see [`find_renames`]).
+fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Diffed, git2::Error> {
     let a = git.find_commit(base)?.tree()?;
     let b = git.find_commit(target)?.tree()?;
     let mut opts = DiffOptions::new();
     opts.context_lines(0);
     let mut diff = git.diff_tree_to_tree(Some(&a), Some(&b), Some(&mut opts))?;
-    diff.find_similar(None)?;
+    let renames_skipped = find_renames(git, &mut diff)?;
     let mut out: Hunks = HashMap::new();
+    let mut whole = HashSet::new();
+    let name = |file: git2::DiffFile<'_>| file.path().map(|p| p.to_string_lossy().into_owned());
     for delta in diff.deltas() {
         for file in [delta.old_file(), delta.new_file()] {
-            if let Some(p) = file.path() {
-                out.entry(p.to_string_lossy().into_owned()).or_default();
+            if let Some(p) = name(file) {
+                out.entry(p).or_default();
             }
+        }
+        if matches!(
+            delta.status(),
+            Delta::Renamed | Delta::Copied | Delta::Deleted
+        ) {
+            whole.extend(name(delta.old_file()));
         }
     }
     diff.foreach(
@@ -65,17 +84,85 @@ fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Hunks, git2::Error>
                 new_lines: hunk.new_lines() as i64,
             };
             for file in [delta.old_file(), delta.new_file()] {
-                if let Some(p) = file.path() {
-                    out.entry(p.to_string_lossy().into_owned())
-                        .or_default()
-                        .push(h);
+                if let Some(p) = name(file) {
+                    out.entry(p).or_default().push(h);
                 }
             }
             true
         }),
         None,
     )?;
-    Ok(out)
+    Ok(Diffed {
+        hunks: out,
+        whole,
+        renames_skipped,
+    })
+}
+
+/// git's `diff.renameLimit` when it is not set (the default of `git diff`; merges use more).
+pub const GIT_RENAME_LIMIT: i64 = 1000;
+
+/// Pair renamed files as `git diff` does under the repository's configuration (`diff.renames`,
+/// `diff.renameLimit`): exact renames always; inexact ones only while the deleted and the added
+/// files left after them make a matrix of at most limit² (a limit of 0 or less: no limit). Past
+/// the limit, the skip is returned for the run to say so. libgit2's own limit instead caps the
+/// sources it tries per added file, so it is lifted here and git's rule applied first. Git also
+/// pairs a moved file by its unchanged name before it checks the limit; this does not, so past
+/// the limit such a move is a deletion and an addition here, which selects every doc citing the
+/// old path all the same.
+fn find_renames(
+    git: &Repository,
+    diff: &mut git2::Diff<'_>,
+) -> Result<Option<RenamesSkipped>, git2::Error> {
+    let config = git.config()?;
+    if config.get_bool("diff.renames").is_ok_and(|on| !on) {
+        return Ok(None);
+    }
+    let copies = config
+        .get_string("diff.renames")
+        .is_ok_and(|r| r.eq_ignore_ascii_case("copies") || r.eq_ignore_ascii_case("copy"));
+    let limit = config
+        .get_i64("diff.renameLimit")
+        .unwrap_or(GIT_RENAME_LIMIT);
+    // Exact renames first, as git finds them: an added file whose blob a deleted file had.
+    let mut deleted: HashMap<Oid, usize> = HashMap::new();
+    let (mut sources, mut added) = (0usize, Vec::new());
+    for d in diff.deltas() {
+        match d.status() {
+            Delta::Deleted => {
+                *deleted.entry(d.old_file().id()).or_default() += 1;
+                sources += 1;
+            }
+            Delta::Modified if copies => sources += 1,
+            Delta::Added => added.push(d.new_file().id()),
+            _ => {}
+        }
+    }
+    let exact = added
+        .iter()
+        .filter(|id| match deleted.get_mut(id) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        })
+        .count();
+    // Copies keep their sources: a file copied exactly can still be the source of another.
+    let sources = if copies { sources } else { sources - exact };
+    let targets = added.len() - exact;
+    let skip = limit > 0 && (sources as u128) * (targets as u128) > (limit as u128).pow(2);
+    let mut find = DiffFindOptions::new();
+    if skip {
+        find.exact_match_only(true);
+    } else {
+        find.rename_limit(diff.deltas().len().max(1));
+    }
+    diff.find_similar(Some(&mut find))?;
+    Ok(skip.then(|| RenamesSkipped {
+        limit: limit as usize,
+        needed: sources.max(targets),
+    }))
 }
 
 /// The lines (1-based, on the new side) each path gained or changed between merge-base(`base`,
@@ -87,7 +174,7 @@ pub fn changed_lines(
 ) -> Result<HashMap<String, BTreeSet<usize>>, git2::Error> {
     let base = git.merge_base(base, target)?;
     let mut out: HashMap<String, BTreeSet<usize>> = HashMap::new();
-    for (path, hunks) in hunks(git, base, target)? {
+    for (path, hunks) in hunks(git, base, target)?.hunks {
         let lines = out.entry(path).or_default();
         for h in hunks.iter().filter(|h| h.new_lines > 0) {
             lines.extend((h.new_start..h.new_start + h.new_lines).map(|l| l as usize));
@@ -113,6 +200,9 @@ fn dirty(git: &Repository) -> BTreeSet<String> {
 /// What changed between merge-base(REF, target) and the target, plus the work tree.
 pub struct Change {
     hunks: Hunks,
+    /// Paths renamed, copied or deleted: every citation of one is affected.
+    whole: HashSet<String>,
+    renames_skipped: Option<RenamesSkipped>,
     dirty: BTreeSet<String>,
     /// The file names of the changed paths, raw and percent-encoded: a doc that holds none of
     /// them cannot cite a changed file.
@@ -122,7 +212,11 @@ pub struct Change {
 impl Change {
     pub fn new(git: &Repository, base: Oid, target: Oid) -> Result<Change, git2::Error> {
         let base = git.merge_base(base, target)?;
-        let hunks = hunks(git, base, target)?;
+        let Diffed {
+            hunks,
+            whole,
+            renames_skipped,
+        } = hunks(git, base, target)?;
         let dirty = dirty(git);
         let mut names: BTreeSet<String> = BTreeSet::new();
         for path in hunks.keys() {
@@ -135,9 +229,16 @@ impl Change {
             .flatten();
         Ok(Change {
             hunks,
+            whole,
+            renames_skipped,
             dirty,
             names,
         })
+    }
+
+    /// Whether rename detection stopped at the rename limit (see [`find_renames`]).
+    pub fn renames_skipped(&self) -> Option<RenamesSkipped> {
+        self.renames_skipped
     }
 
     fn doc_changed(&self, name: &str) -> bool {
@@ -171,13 +272,17 @@ impl Change {
         (kept, reasons)
     }
 
-    /// Whether the change can affect a citation of `path` at `lines` (a whole-file citation of a
-    /// changed file always).
+    /// Whether the change can affect a citation of `path` at `lines`.
     fn affects(&self, path: Option<&str>, lines: Option<LineRange>) -> bool {
-        let Some(hunks) = path.and_then(|p| self.hunks.get(p)) else {
-            return false;
-        };
+        path.and_then(|p| self.hunks.get_key_value(p))
+            .is_some_and(|(path, hunks)| self.hits(path, hunks, lines))
+    }
+
+    /// Whether `path`'s change, its `hunks`, can affect a citation of its `lines`: always for a
+    /// whole-file citation and for a path renamed, copied or deleted.
+    fn hits(&self, path: &str, hunks: &[Hunk], lines: Option<LineRange>) -> bool {
         match lines {
+            _ if self.whole.contains(path) => true,
             None => true,
             Some(r) => hunks.iter().any(|h| h.affects(r)),
         }
@@ -203,11 +308,7 @@ impl Change {
                 continue;
             };
             for (doc, lines) in cites {
-                let hit = match lines {
-                    None => true,
-                    Some(r) => hunks.iter().any(|h| h.affects(*r)),
-                };
-                if hit {
+                if self.hits(path, hunks, *lines) {
                     out.entry(*doc)
                         .or_default()
                         .insert(Reason::CitesChangedCode);

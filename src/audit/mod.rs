@@ -30,7 +30,7 @@ use crate::discover;
 use crate::fix::Relocation;
 use crate::model::{
     AnswerId, Applicability, AuditedDoc, CiteRef, DocId, Finding, Fix, PinMove, PinSource, Reason,
-    Report,
+    RenamesSkipped, Report,
 };
 use crate::registry::{RuleId, Severity};
 use crate::resolve::reads::read_each;
@@ -69,6 +69,7 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
             target,
             docs,
             selection,
+            renames_skipped,
         } = loaded;
         let mut report = check_docs(repo, target, docs, settings);
         settings.progress.finish();
@@ -77,6 +78,7 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
             return Err(AuditError::Objects(broken));
         }
         report.selection = selection;
+        report.renames_skipped = renames_skipped;
         report.shard = opts.shard.map(|s| (s.index, s.count));
         report.settings = Some(settings.digest());
         // Links in reports go to --repo-url when given, else to the origin remote.
@@ -125,6 +127,8 @@ pub struct Loaded<'a> {
     pub docs: Vec<AuditedDoc>,
     /// With `--since`: why each doc was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
+    /// With `--since`: whether rename detection in the range stopped at the rename limit.
+    pub renames_skipped: Option<RenamesSkipped>,
 }
 
 /// Load the docs of `session`'s repository that `opts` selects (only those a change can affect,
@@ -201,12 +205,14 @@ where
             }
             None => (docs, None),
         };
+        let renames_skipped = change.as_ref().and_then(select::Change::renames_skipped);
         then(Loaded {
             repo,
             settings,
             target,
             docs,
             selection,
+            renames_skipped,
         })
     })
 }
@@ -241,9 +247,7 @@ fn since_change(
         message,
         hint,
     };
-    let base = repo
-        .resolve(git, since)
-        .map_err(|e| rev_error(e.describe(since)))?;
+    let base = repo.resolve_option(git, since).map_err(rev_error)?;
     select::Change::new(git, base, target).map_err(|e| rev_error((e.message().to_string(), None)))
 }
 
@@ -288,6 +292,8 @@ fn check_unverified(
     let rules = Rules {
         enabled: &enabled,
         max_span_lines: settings.max_span_lines,
+        // --repo-url names the repository when no remote does.
+        local_origin: (repo.local_origin.as_deref()).filter(|_| settings.repo_url_id.is_none()),
     };
     // A re-check of fixes judges the citations they wrote: the doc's own rules are not asked.
     let mut findings = match focus.only {

@@ -97,13 +97,11 @@ fn resolve_target(
         });
     }
     let name = &settings.target;
-    repo.resolve(&git, name).map_err(|e| {
-        let (message, hint) = e.describe(name);
-        AuditError::Rev {
+    repo.resolve_option(&git, name)
+        .map_err(|(message, hint)| AuditError::Rev {
             flag: "--target",
             rev: name.clone(),
             message,
             hint,
-        }
-    })
+        })
 }

@@ -320,7 +320,7 @@ fn span_diff(old: &str, now: &str, range: LineRange) -> String {
     let old = format!("{old}\n");
     let now = format!("{now}\n");
     let diff = similar::TextDiff::from_lines(&old, &now);
-    let mut out = format!("@@ lines {range} @@\n");
+    let mut out = format!("@@ {} @@\n", range.named());
     for change in diff.iter_all_changes() {
         let sign = match change.tag() {
             similar::ChangeTag::Delete => '-',

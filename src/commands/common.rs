@@ -43,7 +43,9 @@ pub fn progress_bar(quiet: bool) -> citegate::audit::ProgressSink {
 pub fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> {
     let mut options = selection.options();
     options.progress = progress_bar(quiet);
-    citegate::audit::run(&options).map_err(|e| audit_failed(&e))
+    let report = citegate::audit::run(&options).map_err(|e| audit_failed(&e))?;
+    warn_renames_skipped(&report);
+    Ok(report)
 }
 
 /// An audit in a session kept open (`fix` audits again what it changes).
@@ -55,7 +57,22 @@ pub fn audit_in_session(
     options.progress = progress_bar(quiet);
     let session = citegate::audit::Session::open(&options).map_err(|e| audit_failed(&e))?;
     let report = citegate::audit::run_in(&session, &options).map_err(|e| audit_failed(&e))?;
+    warn_renames_skipped(&report);
     Ok((session, report))
+}
+
+/// `--since` past git's rename limit: say so, as `git diff` does, rather than leave a reader to
+/// wonder why a moved file's citations read as deleted ones.
+fn warn_renames_skipped(report: &Report) {
+    if let Some(s) = report.renames_skipped {
+        eprintln!(
+            "citegate: warning: --since: rename detection was skipped for too many files \
+             (diff.renameLimit is {}); a file renamed with an edit counts as deleted, and every \
+             doc citing its old path was selected\n  help: set diff.renameLimit to at least {} \
+             (git config diff.renameLimit {}) to follow those renames",
+            s.limit, s.needed, s.needed
+        );
+    }
 }
 
 /// Say why an audit could not run; exit 2.

@@ -50,12 +50,7 @@ pub fn fix_command(args: FixArgs) -> ExitCode {
         let doc = &report.docs[*doc].doc;
         let line = doc.lines.line(b.edit.byte_start);
         let what = match &b.fix {
-            Some(f) if f.start_line == 0 => format!("not moved to {}", f.path),
-            Some(f) => format!(
-                "not moved to {}:{}",
-                f.path,
-                citegate::model::LineRange::new(f.start_line, f.end_line)
-            ),
+            Some(f) => format!("not moved to {}", f.label()),
             // A doc pin's own edit, held with its citations.
             None => "the pin not moved".to_string(),
         };

@@ -87,7 +87,7 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         "{} kept, {} re-grounded, {refused} at {}{model}",
         c.kept,
         c.regrounded,
-        &run.revision[..12.min(run.revision.len())]
+        citegate::model::report::short(&run.revision)
     );
     if let Some(why) = &run.endpoint_failure {
         failed = true;

@@ -319,6 +319,7 @@ fn permalink(link: Link<'_>, dest: &str, ctx: &ExtractContext) -> Option<Citatio
     if !ctx.repo_ids.is_empty() && !ctx.repo_ids.contains(&parsed.repo_id) {
         c.foreign = Some(Foreign {
             repo_url: parsed.repo_id.clone(),
+            url: dest.to_string(),
         });
     }
     if let Some(at) = link.dest_at {

@@ -35,7 +35,7 @@ pub(super) fn lenses(index: &Index, path: &str) -> Vec<CodeLens> {
         .map(|(lines, docs)| {
             let line = lines.map_or(0, |r| r.start.max(1) - 1) as u32;
             let what = match lines {
-                Some(r) => format!("lines {r}"),
+                Some(r) => r.named(),
                 None => "this file".to_string(),
             };
             let n = docs.len();

@@ -64,6 +64,14 @@ impl LineRange {
     pub fn contains(&self, other: &LineRange) -> bool {
         self.start <= other.start && other.end <= self.end
     }
+
+    /// The range in words: `line 16`, `lines 16-20`.
+    pub fn named(&self) -> String {
+        match self.len() {
+            1 => format!("line {self}"),
+            _ => format!("lines {self}"),
+        }
+    }
 }
 
 impl std::fmt::Display for LineRange {
@@ -376,7 +384,10 @@ pub struct Quote {
 /// Where a forge link points when it is not the audited repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Foreign {
+    /// `host/owner/repo`, lowercase.
     pub repo_url: String,
+    /// The link as written: reports link there, never into the audited repository.
+    pub url: String,
 }
 
 /// One citation found in a doc.

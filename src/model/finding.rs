@@ -63,6 +63,20 @@ pub struct Fix {
     pub cite: Option<CiteId>,
 }
 
+impl Fix {
+    /// The citation it writes, as `fix` writes it: `log.rs:16`, `log.rs:16-20`, `log.rs` (a
+    /// whole file: line 0).
+    pub fn label(&self) -> String {
+        match self.start_line {
+            0 => self.path.clone(),
+            _ => {
+                let lines = LineRange::new(self.start_line, self.end_line);
+                format!("{}:{lines}", self.path)
+            }
+        }
+    }
+}
+
 /// A fix as the JSON report writes it (version 1: one flat object).
 #[derive(Serialize, Deserialize)]
 struct FixWire {

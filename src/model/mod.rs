@@ -25,6 +25,6 @@ pub use extracted::{
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position, Suppressed};
 pub use ids::{AnswerId, CiteId, ClaimId, DocId, IndexVec};
-pub use report::{PinMove, Reason, Report, Summary};
+pub use report::{PinMove, Reason, RenamesSkipped, Report, Summary};
 pub use span::{LineIndex, Span};
 pub use surface::Surface;

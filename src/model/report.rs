@@ -21,6 +21,18 @@ pub enum Reason {
     CitesChangedCode,
 }
 
+/// `--since` skipped inexact rename detection, as git does past `diff.renameLimit`: a file renamed
+/// with an edit in the range counts as deleted there (its old path still selects every doc citing
+/// it), and git's own `git diff` would not pair it either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenamesSkipped {
+    /// The limit in effect (`diff.renameLimit`, else git's default for diffs).
+    pub limit: usize,
+    /// The smallest limit that would not skip: the larger of the deleted and the added files left
+    /// after exact renames.
+    pub needed: usize,
+}
+
 /// Counts for the report's summary.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
@@ -160,6 +172,8 @@ pub struct Report {
     pub implied: BTreeMap<CiteRef, git2::Oid>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
+    /// With `--since`: whether rename detection in the range stopped at the rename limit.
+    pub renames_skipped: Option<RenamesSkipped>,
     /// The repository's web address (`https://github.com/o/r`), for links in reports.
     pub web_url: Option<String>,
     /// The audited repository's Git folder.
@@ -198,6 +212,7 @@ impl Report {
             pin_moves: Vec::new(),
             implied: BTreeMap::new(),
             selection: None,
+            renames_skipped: None,
             web_url: None,
             git_dir: PathBuf::new(),
             shard: None,

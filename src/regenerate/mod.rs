@@ -27,7 +27,9 @@ use crate::check::quotes;
 use crate::check::symbols::Symbols;
 use crate::gate;
 use crate::llm;
-use crate::model::{AnswerId, DocId, DocKind, DocList, Finding, PinMove, Report};
+use crate::model::{
+    AnswerId, DocId, DocKind, DocList, Finding, LineRange, PinMove, Report, Retrieved,
+};
 use crate::registry::{RuleId, Severity};
 use crate::resolve::{CodeRepo, FileAt};
 use crate::retrieve::{Index, Query};
@@ -398,12 +400,40 @@ fn retrieve(
             .map(|h| h.chunk)
             .collect();
         p.retrieved = p.chunks.iter().map(|&c| index.retrieved(c)).collect();
-        p.searched = p
-            .retrieved
-            .iter()
-            .map(|r| format!("{}:{}", r.path, r.lines))
-            .collect();
+        p.searched = searched(&p.retrieved);
     }
+}
+
+/// What a refusal lists as searched: each retrieved span as `path:lines`, in rank order, the
+/// spans of one path that overlap (retrieval's chunks overlap by design) merged into the first.
+fn searched(retrieved: &[Retrieved]) -> Vec<String> {
+    let mut spans: Vec<(&str, LineRange)> = Vec::new();
+    for r in retrieved {
+        let mut span = r.lines;
+        let mut first = None;
+        let mut i = 0;
+        // The listed spans are disjoint: the new one joins every one it overlaps, the first
+        // keeping its place.
+        while i < spans.len() {
+            let (path, l) = spans[i];
+            if path != r.path || l.end < span.start || span.end < l.start {
+                i += 1;
+                continue;
+            }
+            span = LineRange::new(l.start.min(span.start), l.end.max(span.end));
+            if first.is_none() {
+                first = Some(i);
+                i += 1;
+            } else {
+                spans.remove(i);
+            }
+        }
+        match first {
+            Some(i) => spans[i].1 = span,
+            None => spans.push((&r.path, span)),
+        }
+    }
+    spans.iter().map(|(p, l)| format!("{p}:{l}")).collect()
 }
 
 /// The JSON answers with no finding that fails the gate: kept as they are.
@@ -660,4 +690,31 @@ fn locate(
     let skip: HashSet<&str> = docs.iter().map(String::as_str).collect();
     let found = quotes::locate(repo, target, &texts, &skip);
     texts.into_iter().zip(found).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::searched;
+    use crate::model::{LineRange, Retrieved};
+
+    #[test]
+    fn overlapping_searched_spans_of_a_path_are_listed_once() {
+        let r = |path: &str, start, end| Retrieved {
+            path: path.into(),
+            lines: LineRange::new(start, end),
+        };
+        let retrieved = [
+            r("src/a.rs", 10, 20),
+            r("src/b.rs", 1, 5),
+            r("src/a.rs", 15, 30),
+            r("src/a.rs", 40, 50),
+            r("src/a.rs", 28, 41),
+            r("src/b.rs", 6, 9),
+            r("src/b.rs", 1, 5),
+        ];
+        assert_eq!(
+            searched(&retrieved),
+            ["src/a.rs:10-50", "src/b.rs:1-5", "src/b.rs:6-9"]
+        );
+    }
 }

@@ -248,17 +248,14 @@ pub fn config_error(e: &ConfigError) -> String {
 fn help_text(f: &Finding) -> Option<String> {
     let mut help = f.help.clone();
     if let Some(fix) = f.offered_fix() {
-        let line = format!(
-            "fix: cite `{}:{}-{}`",
-            fix.path, fix.start_line, fix.end_line
-        );
+        let line = format!("fix: cite `{}`", fix.label());
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
             None => line,
         });
     }
     if let (Some(evidence), Some(lines), Some(rev)) = (&f.evidence, f.lines, &f.revision) {
-        let mut block = format!("at {} lines {lines}:", short_id(*rev));
+        let mut block = format!("at {} {}:", short_id(*rev), lines.named());
         let start = lines.start.max(1);
         for (i, line) in evidence.lines().enumerate() {
             if line == "…" {

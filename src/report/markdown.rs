@@ -116,13 +116,29 @@ fn cited_link(report: &Report, f: &Finding) -> String {
         Some(l) => format!("{path}:{l}"),
         None => path.clone(),
     };
-    match (&report.web_url, &f.revision) {
-        (Some(web), Some(rev)) => {
-            let url = forge::blob_url(web, &rev.to_string(), path, f.lines);
-            format!("[{}]({url})", text(&label))
-        }
-        _ => code(&label),
+    match super::cited_url(report, f) {
+        Some(url) => format!("[{}]({})", text(&label), destination(&url)),
+        None => code(&label),
     }
+}
+
+/// A URL as a Markdown link destination: what could end it or break out of a table cell
+/// (spaces, brackets, parentheses, `|`, controls) percent-encoded. A foreign permalink is written
+/// here as the doc wrote it.
+pub fn destination(url: &str) -> String {
+    const BREAKS: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'(')
+        .add(b')')
+        .add(b'[')
+        .add(b']')
+        .add(b'`')
+        .add(b'\\')
+        .add(b'|');
+    percent_encoding::utf8_percent_encode(url, BREAKS).to_string()
 }
 
 /// GitHub refuses an issue or comment body over 65,536 characters; the default budget leaves room
@@ -305,5 +321,16 @@ mod tests {
         assert_eq!(code("a`b|c"), "`` a`b\\|c ``");
         assert_eq!(code("src/a.rs:1"), "`src/a.rs:1`");
         assert_eq!(cell("\u{1b}[2J"), "?\\[2J");
+    }
+
+    #[test]
+    fn a_link_destination_cannot_end_the_link_or_the_cell() {
+        let written = "https://x.io/o/r/blob/v1/a b).rs|<img>\n[x]#L1";
+        assert_eq!(
+            destination(written),
+            "https://x.io/o/r/blob/v1/a%20b%29.rs%7C%3Cimg%3E%0A%5Bx%5D#L1"
+        );
+        let kept = "https://gitlab.com/G/P/-/blob/v1.2/src/lex%20er.rs#L7-9";
+        assert_eq!(destination(kept), kept);
     }
 }

@@ -14,6 +14,7 @@ pub mod rdjson;
 pub mod regenerate;
 pub mod sarif;
 
+use crate::model::{Finding, Report};
 use crate::registry::RuleId;
 
 /// citegate's home page, named as the source of findings in formats that take one.
@@ -22,4 +23,20 @@ pub const HOME: &str = "https://github.com/citegate/citegate";
 /// The catalogue entry of a rule (`rules/ID.yaml`, what `citegate explain ID` prints).
 pub fn rule_url(rule: RuleId) -> String {
     format!("{HOME}/blob/main/rules/{}.yaml", rule.as_str())
+}
+
+/// Where the code a finding cites is on the forge, unescaped: a permalink into another repository
+/// goes where it was written (its own host, repository and revision); any other citation into
+/// the audited repository's web address at the revision it was read at. A foreign citation read
+/// back from a JSON report no longer knows its link: none.
+pub fn cited_url(report: &Report, f: &Finding) -> Option<String> {
+    let cite = (f.cite).and_then(|c| report.docs[f.doc].extracted.citations.get_id(c));
+    if let Some(foreign) = cite.and_then(|c| c.foreign.as_ref()) {
+        return crate::forge::parse(&foreign.url).map(|_| foreign.url.clone());
+    }
+    if f.rule == RuleId::ForeignCitation {
+        return None;
+    }
+    let (web, path, rev) = (report.web_url.as_deref()?, f.path.as_ref()?, f.revision?);
+    Some(crate::forge::blob_url(web, &rev.to_string(), path, f.lines))
 }

@@ -35,6 +35,9 @@ pub struct CodeRepo {
     pub ids: Vec<String>,
     /// `host/owner/repo` of the `origin` remote (else the first), for links in reports.
     pub home: Option<String>,
+    /// The URL of `origin` (else the first remote) when no remote names a forge repository (a
+    /// local path: a mirror, a CI cache): permalinks into other repositories cannot be told apart.
+    pub local_origin: Option<String>,
     /// The branch, tag and remote-tracking branch names that hold a `/` (`release/v7.1.x`), so a
     /// permalink `blob/release/v7.1.x/a.go` is read at that ref, as GitHub reads it.
     pub slash_refs: Vec<String>,
@@ -348,6 +351,47 @@ pub enum FileAt {
     TooLarge(usize),
 }
 
+/// The names a default branch goes by: asked for one the repository does not have (`main` where
+/// the branch is `master`), the branch it is on is what was meant.
+const DEFAULT_BRANCHES: [&str; 5] = ["main", "master", "trunk", "develop", "default"];
+
+/// The refs a missing revision `rev` may have meant, at most three: the branch HEAD is on (or
+/// `origin/HEAD`'s) when `rev` is a default branch's name, then the branches, tags and
+/// remote-tracking branches whose name is within an edit distance of a third of `rev`'s length
+/// (at least 1, at most 3), nearest first, ties in name order.
+pub fn near_refs(repo: &Repository, rev: &str) -> Vec<String> {
+    use rapidfuzz::distance::levenshtein;
+    let mut out: Vec<String> = Vec::new();
+    let bare = rev.strip_prefix("origin/").unwrap_or(rev);
+    if DEFAULT_BRANCHES.contains(&bare) {
+        let head = (repo.head().ok()).filter(|h| h.is_branch()).or_else(|| {
+            repo.find_reference("refs/remotes/origin/HEAD")
+                .ok()?
+                .resolve()
+                .ok()
+        });
+        out.extend(head.and_then(|h| h.shorthand().ok().map(str::to_string)));
+    }
+    let limit = (rev.chars().count() / 3).clamp(1, 3);
+    let args = levenshtein::Args::default().score_cutoff(limit);
+    let near = levenshtein::BatchComparator::new(rev.chars());
+    let mut names: Vec<(usize, String)> = (repo.references().ok().into_iter())
+        .flat_map(|refs| refs.flatten().collect::<Vec<_>>())
+        .filter(|r| r.is_branch() || r.is_tag() || r.is_remote())
+        .filter_map(|r| r.shorthand().ok().map(str::to_string))
+        .filter(|n| !n.ends_with("/HEAD") && n != rev)
+        .filter_map(|n| Some((near.distance_with_args(n.chars(), &args)?, n)))
+        .collect();
+    names.sort();
+    for (_, n) in names {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out.truncate(3);
+    out
+}
+
 /// The short names of the branches, tags and remote-tracking branches (without the remote's
 /// name) that hold a `/`, sorted and without duplicates: read once per run.
 fn slash_refs(repo: &Repository) -> Vec<String> {
@@ -386,10 +430,13 @@ impl CodeRepo {
         git2::opts::strict_hash_verification(false);
         let (repo, opened_from) = discover(path)?;
         let mut ids: Vec<String> = Vec::new();
-        let mut home = None;
+        let (mut home, mut local_origin) = (None, None);
         if let Ok(remotes) = repo.remotes() {
             for name in remotes.iter().flatten().flatten() {
                 if let Ok(remote) = repo.find_remote(name) {
+                    if name == "origin" || local_origin.is_none() {
+                        local_origin = remote.url().ok().map(str::to_string);
+                    }
                     if let Some(id) = remote.url().ok().and_then(crate::forge::repo_id) {
                         if name == "origin" || home.is_none() {
                             home = Some(id.clone());
@@ -401,6 +448,7 @@ impl CodeRepo {
         }
         ids.sort();
         ids.dedup();
+        let local_origin = local_origin.filter(|_| ids.is_empty());
         let slash_refs = slash_refs(&repo);
         let tree_cache = Arc::new(Folders::default());
         let git_dir = match &opened_from {
@@ -417,6 +465,7 @@ impl CodeRepo {
             cut: history_cuts(repo.commondir()),
             ids,
             home,
+            local_origin,
             slash_refs,
             paths: PerCommit::default(),
             layouts: PerCommit::default(),
@@ -522,6 +571,25 @@ impl CodeRepo {
                 shallow: self.shallow,
             }),
         }
+    }
+
+    /// [`CodeRepo::resolve`] for a revision option (`--target`, `--since`): what went wrong and
+    /// what to do, a missing name with the refs it may have meant ([`near_refs`]).
+    pub fn resolve_option(
+        &self,
+        repo: &Repository,
+        rev: &str,
+    ) -> Result<Oid, (String, Option<String>)> {
+        self.resolve(repo, rev).map_err(|e| {
+            let (message, hint) = e.describe(rev);
+            let near = near_refs(repo, rev.trim());
+            let near =
+                (!near.is_empty() && e == RevError::NotFound { shallow: false }).then(|| {
+                    let names: Vec<String> = near.iter().map(|n| format!("`{n}`")).collect();
+                    format!("did you mean {}?", names.join(" or "))
+                });
+            (message, hint.or(near))
+        })
     }
 
     /// The work tree as a commit, for `--worktree`: every tracked and untracked, not ignored, file

@@ -36,7 +36,9 @@ use git2::Oid;
 
 use crate::check::stale::StaleVerdict;
 use crate::check::CiteFacts;
-use crate::model::{AuditedDoc, CitedPath, Claim, ClaimId, DocId, Finding, PinMove, Retrieved};
+use crate::model::{
+    AuditedDoc, CitedPath, Claim, ClaimId, DocId, Finding, PinMove, Retrieved, Syntax,
+};
 use crate::registry::RuleId;
 use crate::resolve::RevError;
 
@@ -50,6 +52,9 @@ pub struct Rules<'a> {
     pub enabled: &'a (dyn Fn(RuleId, DocId) -> bool + Sync),
     /// `overbroad-span`'s threshold.
     pub max_span_lines: usize,
+    /// The `origin` URL when it is a local path and `--repo-url` is not given: permalinks into
+    /// other repositories cannot be told from this one's, and one that fails says so.
+    pub local_origin: Option<&'a str>,
 }
 
 impl Rules<'_> {
@@ -59,6 +64,25 @@ impl Rules<'_> {
 
     fn keep(&self, out: &mut Vec<Finding>, found: impl IntoIterator<Item = Finding>) {
         out.extend(found.into_iter().filter(|f| self.on(f.rule, f.doc)));
+    }
+
+    /// A permalink that names no file or no commit here while `origin` is a local path (a
+    /// mirror, a CI cache) may point into another repository: its help says how to tell.
+    fn unnamed_home(&self, s: &Subject<'_>, mut f: Finding) -> Finding {
+        let Some(origin) = self.local_origin else {
+            return f;
+        };
+        if s.citation.syntax != Syntax::Permalink {
+            return f;
+        }
+        let hint = format!(
+            "`origin` is a local path ({origin}), so a link into another repository cannot be told from one into this: pass --repo-url https://HOST/OWNER/REPO, this repository's address, and links elsewhere are foreign-citation notes"
+        );
+        f.help = Some(match f.help.take() {
+            Some(h) => format!("{h}\n{hint}"),
+            None => hint,
+        });
+        f
     }
 
     /// Rules on the doc itself, from what extraction found: parse problems, numbered sources,
@@ -112,7 +136,7 @@ impl Rules<'_> {
             return None;
         };
         if let Some(f) = invented_revision::check(s, pin.unwrap_or(""), commit) {
-            self.keep(out, [f]);
+            self.keep(out, [self.unnamed_home(s, f)]);
             return None;
         }
         let shape = invented_lines::check_unreadable(s).or_else(|| {
@@ -148,7 +172,7 @@ impl Rules<'_> {
             not_a_file::check(s, path, &facts.file),
         ];
         if let Some(f) = file.into_iter().flatten().next() {
-            return self.keep(out, [f]);
+            return self.keep(out, [self.unnamed_home(s, f)]);
         }
         let crate::check::FileFacts::Text { line_count } = facts.file else {
             return;
@@ -158,7 +182,7 @@ impl Rules<'_> {
         }
         if let Some(range) = s.citation.lines {
             if let Some(f) = invented_lines::check_extent(s, range, line_count) {
-                return self.keep(out, [f]);
+                return self.keep(out, [self.unnamed_home(s, f)]);
             }
             self.keep(out, overbroad_span::check(s, range, self.max_span_lines));
         }

@@ -34,9 +34,10 @@ pub(super) fn check(
         .finding(
             RuleId::StaleMoved,
             format!(
-                "`{}` moved: at {} the cited content is at lines {to}{edge}",
+                "`{}` moved: at {} the cited content is at {}{edge}",
                 subject.citation.label(),
-                short(target)
+                short(target),
+                to.named()
             ),
         )
         .help("the content was found again, exactly once: the fix re-cites it");

@@ -20,7 +20,7 @@ pub(super) fn check(
         return None;
     };
     let to = *to;
-    let at = to.map(|r| format!(" lines {r}")).unwrap_or_default();
+    let at = to.map(|r| format!(" {}", r.named())).unwrap_or_default();
     let f = subject
         .finding(
             RuleId::StaleRenamed,

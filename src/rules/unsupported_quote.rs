@@ -23,7 +23,7 @@ pub(super) fn check(
     let f = match range {
         Some(range) => subject.finding(
             RuleId::UnsupportedQuote,
-            format!("the quote is not in `{path}` lines {range}"),
+            format!("the quote is not in `{path}` {}", range.named()),
         ),
         None => subject.finding(
             RuleId::UnsupportedQuote,
@@ -41,7 +41,7 @@ pub(super) fn check(
             )),
         },
         [one] => {
-            let f = f.help(format!("the quote is at lines {one}"));
+            let f = f.help(format!("the quote is at {}", one.named()));
             let to = Relocation {
                 lines: Some(*one),
                 ..Relocation::default()

@@ -587,7 +587,7 @@ fn a_wiki_in_another_repository_is_pinned_by_commit_time() {
     let f = &report["findings"][0];
     assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{report}");
     assert_eq!(f["rule"], "stale-moved", "{f}");
-    assert!(f["message"].as_str().unwrap().contains("at lines 3"), "{f}");
+    assert!(f["message"].as_str().unwrap().contains("at line 3"), "{f}");
 }
 
 #[test]
@@ -641,7 +641,7 @@ fn a_wiki_kept_as_a_submodule_is_pinned_by_its_own_history() {
         findings[0]["message"]
             .as_str()
             .unwrap()
-            .contains("at lines 3"),
+            .contains("at line 3"),
         "{report}"
     );
     assert_eq!(out.status.code(), Some(0), "a warning");
@@ -675,7 +675,7 @@ fn worktree_checks_uncommitted_code_without_touching_refs_or_the_index() {
     assert!(report["findings"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("at lines 3"));
+        .contains("at line 3"));
     // No ref moved, the index file is untouched.
     let git = git2::Repository::open(dir.path()).unwrap();
     assert_eq!(
@@ -719,6 +719,100 @@ fn human_report_of_stale_citations_snapshot() {
         .output()
         .unwrap();
     insta::assert_snapshot!("stale_human", String::from_utf8_lossy(&out.stdout));
+}
+
+/// One line is "line 16", and the help's fix is written as `fix` writes it (`log.rs:16`, never
+/// `log.rs:16-16`): issue 60.
+#[test]
+fn human_report_names_one_line_as_fix_writes_it_snapshot() {
+    let spec = "@@@ commit v1 code and a doc
+@@@ file src/log.rs
+fn level() {}
+fn flush() {}
+@@@ file docs/a.md
+Flush is at src/log.rs:2.
+
+```rust src/log.rs:1
+fn not_there() {}
+```
+@@@ commit v2 a line above
+@@@ file src/log.rs
+// logging
+fn level() {}
+fn flush() {}
+";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path())
+        .args(["audit", "docs", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("-16") && !text.contains(":3-3"), "{text}");
+    insta::assert_snapshot!("one_line_human", text);
+}
+
+/// `--since main` where the branch is `master` (issue 60): the help names the branch the
+/// repository is on, and a near name (`v1.0` for `v1.O`) the refs it may have meant.
+#[test]
+fn a_missing_revision_suggests_the_default_branch_and_near_refs() {
+    let spec =
+        "@@@ commit v1 first\n@@@ file src/a.rs\nfn a() {}\n@@@ file docs/a.md\nsrc/a.rs:1\n\
+                @@@ tag v1.0\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let head = git.head().unwrap().peel_to_commit().unwrap();
+    git.branch("master", &head, false).unwrap();
+    git.set_head("refs/heads/master").unwrap();
+    git.find_reference("refs/heads/main")
+        .unwrap()
+        .delete()
+        .unwrap();
+    for (args, help) in [
+        (["--since", "main"], "help: did you mean `master`?"),
+        (["--target", "origin/main"], "help: did you mean `master`?"),
+        (["--since", "v1.O"], "help: did you mean `v1.0`?"),
+    ] {
+        let out = citegate(dir.path())
+            .args(["audit", "docs"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(help), "{args:?}: {err}");
+    }
+    // A name near nothing gets no guess.
+    let out = citegate(dir.path())
+        .args(["audit", "docs", "--since", "nosuchref"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}
+
+/// The first-audit chapter's CI line run in a local shell (issue 60): `$GITHUB_STEP_SUMMARY`
+/// is empty there, and the error says what the variable is and what to do, before any work.
+#[test]
+fn sweep_to_an_empty_summary_file_says_it_is_for_ci() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(
+        "@@@ commit v1\n@@@ file docs/a.md\nsrc/a.rs:1\n",
+        dir.path(),
+    )
+    .unwrap();
+    let out = citegate(dir.path())
+        .args(["sweep", "--markdown", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the path is empty")
+            && err.contains("$GITHUB_STEP_SUMMARY` is set only in a GitHub Actions job"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
 }
 
 /// A revision option that names no commit is named in the error: `--since`, not `--target`.

@@ -283,3 +283,47 @@ fn a_hostile_history_line_is_skipped_and_the_markdown_budget_holds() {
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(text.len() <= 60_000, "{} bytes", text.len());
 }
+
+#[test]
+fn a_foreign_permalink_keeps_its_own_host_and_repository_in_the_sweeps_html_and_markdown() {
+    // Issue 60: each link into another repository was rewritten into the audited one (a 404).
+    let fixture = Fixture::build(
+        "@@@ remote origin https://github.com/acme/shop.git
+@@@ commit v1 code and a doc citing other repositories
+@@@ file src/cache.rs
+pub const TTL_SECONDS: u64 = 30;
+@@@ file docs/a.md
+See [main](https://github.com/BurntSushi/ripgrep/blob/0123456789abcdef0123456789abcdef01234567/crates/core/main.rs#L10-L12)
+and [lexer](https://gitlab.com/Group/Proj/-/blob/v1.2/src/lex%20er.rs#L7), and src/missing.rs:1.
+",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (html, md) = (dir.path().join("report"), dir.path().join("summary.md"));
+    let run = Command::new(env!("CARGO_BIN_EXE_citegate"))
+        .args(["sweep", "--html"])
+        .arg(&html)
+        .arg("--markdown")
+        .arg(&md)
+        .env("SOURCE_DATE_EPOCH", "1800000000")
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    let page = std::fs::read_to_string(html.join("doc-1.html")).unwrap();
+    let md = std::fs::read_to_string(md).unwrap();
+    let ripgrep = "https://github.com/BurntSushi/ripgrep/blob/0123456789abcdef0123456789abcdef01234567/crates/core/main.rs#L10-L12";
+    let gitlab = "https://gitlab.com/Group/Proj/-/blob/v1.2/src/lex%20er.rs#L7";
+    assert!(page.contains(&format!("href=\"{ripgrep}\"")), "{page}");
+    assert!(page.contains(&format!("href=\"{gitlab}\"")), "{page}");
+    assert!(md.contains(&format!("]({ripgrep})")), "{md}");
+    assert!(md.contains(&format!("]({gitlab})")), "{md}");
+    for text in [&page, &md] {
+        assert!(!text.contains("acme/shop/blob/0123456789"), "{text}");
+        // The audited repository's own citation still links into it.
+        assert!(
+            text.contains("https://github.com/acme/shop/blob/"),
+            "{text}"
+        );
+    }
+}

@@ -40,6 +40,7 @@ mod review_fork;
 mod rules;
 mod scripted_model;
 mod shards;
+mod since_oracle;
 mod structure;
 mod surfaces;
 mod verdicts;

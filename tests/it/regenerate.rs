@@ -765,6 +765,28 @@ fn the_counts_are_what_write_writes() {
     assert_eq!(written, 6, "{run:#}");
 }
 
+/// Issue 60: the summary names the revision in 8 hex digits, as every other message does.
+#[test]
+fn the_summary_names_the_revision_as_everything_else_does() {
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(ACCOUNTED, dir.path()).unwrap();
+    let head = git2::Repository::open(dir.path())
+        .unwrap()
+        .head()
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .id()
+        .to_string();
+    let out = common::citegate(dir.path(), &["regenerate", "docs"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary = stderr.lines().find(|l| l.contains(" kept, ")).unwrap();
+    assert!(
+        summary.ends_with(&format!(" at {}", &head[..8])),
+        "{stderr}"
+    );
+}
+
 /// Issue 31: every error and warning finding of the audit is in exactly one of regenerate's
 /// outcomes (by its fingerprint): re-grounded, refused, or kept saying why. Paths outside the
 /// repository (33 `unsafe-path` findings were in no outcome) are refused and left as written; a

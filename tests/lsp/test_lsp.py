@@ -310,7 +310,7 @@ async def test_code_lenses_say_who_cites_a_span(push):
         text_document=types.TextDocumentIdentifier(uri=(REPO / "src" / "cache.rs").as_uri())))
     titles = sorted((l.range.start.line, l.command.title) for l in lenses)
     # `src/cache.rs:1` moved to line 3; `src/cache.rs:3-5` changed: no lens on what is there now.
-    assert titles == [(2, "lines 3 cited by 1 doc")]
+    assert titles == [(2, "line 3 cited by 1 doc")]
 
 
 async def lenses_of(client, path):

@@ -262,17 +262,14 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
         None => p.clone(),
     });
     let revision = f.revision.map(|r| r.to_string());
-    let cited_url = match (web, &f.path, &revision) {
-        (Some(w), Some(p), Some(rev)) => Some(forge::blob_url(w, rev, p, f.lines)),
-        _ => None,
-    };
+    let cited_url = crate::report::cited_url(report, f);
     html! {
         article.finding.(f.severity.as_str()) id=(format!("L{}", f.at.line)) {
             h2 {
                 (forge_link(line_url, &format!("line {}:{}", f.at.line, f.at.column)))
                 " · " span.badge { (f.severity.as_str()) } " " code { (f.rule.as_str()) }
             }
-            p.message { (f.message) }
+            p.message { (message(&f.message)) }
             pre.snippet { code { (f.at.snippet) } }
             @if let Some(cited) = &cited {
                 p { "Cites " (forge_link(cited_url, cited))
@@ -295,9 +292,73 @@ fn finding(report: &Report, extras: &Extras, f: &Finding) -> Markup {
     }
 }
 
+/// A finding's message with its code spans (`` `src/a.rs` ``, as CommonMark reads them: a run of
+/// backticks closed by the next run of the same length) as `<code>`; every piece escaped by maud.
+fn message(text: &str) -> Markup {
+    // The backtick runs, (start, length), in one pass.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, _) in text.match_indices('`') {
+        match runs.last_mut() {
+            Some((start, len)) if *start + *len == i => *len += 1,
+            _ => runs.push((i, 1)),
+        }
+    }
+    let mut parts: Vec<(bool, &str)> = Vec::new();
+    let (mut at, mut open) = (0, 0);
+    while open < runs.len() {
+        let (start, ticks) = runs[open];
+        let Some(close) = (open + 1..runs.len()).find(|&k| runs[k].1 == ticks) else {
+            open += 1;
+            continue;
+        };
+        let code = &text[start + ticks..runs[close].0];
+        // `` `` a`b `` ``: one space each side pads a span that holds a backtick.
+        let code = match code.strip_prefix(' ').and_then(|c| c.strip_suffix(' ')) {
+            Some(c) if !c.is_empty() => c,
+            _ => code,
+        };
+        parts.push((false, &text[at..start]));
+        parts.push((true, code));
+        at = runs[close].0 + ticks;
+        open = close + 1;
+    }
+    parts.push((false, &text[at..]));
+    html! {
+        @for (code, part) in parts {
+            @if code { code { (part) } } @else { (part) }
+        }
+    }
+}
+
 fn lines(shown: &Shown) -> Markup {
     match shown {
         Shown::Lines(text) => html! { pre { code { (text) } } },
         Shown::Withheld(why) => html! { p.withheld { (why) } },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message;
+
+    #[test]
+    fn code_spans_in_messages_are_code_and_everything_is_escaped() {
+        let html = |m: &str| message(m).into_string();
+        assert_eq!(
+            html("`src/a.rs` does not exist at 1a2b3c4d"),
+            "<code>src/a.rs</code> does not exist at 1a2b3c4d"
+        );
+        assert_eq!(
+            html("the quote is not in `<b>&x.rs` line 2"),
+            "the quote is not in <code>&lt;b&gt;&amp;x.rs</code> line 2"
+        );
+        // A span holding a backtick, as the Markdown report writes one; an unclosed run is text.
+        assert_eq!(
+            html("cite `` a`b.rs `` now"),
+            "cite <code>a`b.rs</code> now"
+        );
+        assert_eq!(html("one ` alone"), "one ` alone");
+        assert_eq!(html("``"), "``");
+        assert_eq!(html("`é` and `ü`"), "<code>é</code> and <code>ü</code>");
     }
 }
