@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs, when missing, the real protocol clients the tests drive (the official MCP Python SDK,
-# pytest-lsp, headless Chromium, jsonschema, xmllint, Neovim, Emacs with eglot, mdBook, code-server
-# for the VS Code extension): the first half of the README's test command
-# (`scripts/test-clients.sh && cargo test --locked`). Installing system packages needs root (as
-# in CI); otherwise it says what to install, and the tests that need it say so too.
+# Installs, when missing, the real protocol clients and toolchains the tests drive (the official
+# MCP Python SDK, pytest-lsp, headless Chromium, jsonschema, xmllint, Neovim, Emacs with eglot,
+# mdBook, MkDocs, Sphinx, Asciidoctor, code-server for the VS Code extension): the first half of
+# the README's test command (`scripts/test-clients.sh && cargo test --locked`). Installing system
+# packages needs root (as in CI); otherwise it says what to install, and the tests that need it
+# say so too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -117,3 +118,18 @@ fi
   step "@napi-rs/cli (npm, into $ci_cache/node-tools): tests/it/node_binding.rs builds the addon"
   npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4
 }
+# The doc sites' own toolchains (`tests/it/doc_sites.rs` builds a tiny site with each and checks
+# that the lines citegate says an include cites are the lines the built page shows): MkDocs with
+# pymdownx.snippets and Sphinx with MyST in one cache venv, Asciidoctor from Debian.
+doc_tools="$ci_cache/doc-tools"
+if [ ! -f "$doc_tools/.installed-1" ]; then
+  step "MkDocs, pymdown-extensions, Sphinx, MyST (PyPI, into $doc_tools): tests/it/doc_sites.rs builds sites"
+  rm -rf "$doc_tools"
+  python3 -m venv "$doc_tools" 2>/dev/null || apt_install python3-venv
+  [ -x "$doc_tools/bin/pip" ] || python3 -m venv "$doc_tools"
+  "$doc_tools/bin/pip" install --quiet 'mkdocs==1.6.1' 'mkdocs-material==9.8.2' \
+    'pymdown-extensions==13.1.2' 'sphinx==9.0.4' 'myst-parser==5.2.0' \
+    && touch "$doc_tools/.installed-1" \
+    || echo "test-clients.sh: the doc tools did not install (tests/it/doc_sites.rs will fail)" >&2
+fi
+need asciidoctor || { step "asciidoctor (apt): tests/it/doc_sites.rs builds an AsciiDoc page"; apt_install asciidoctor; }

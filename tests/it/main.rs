@@ -11,6 +11,7 @@ mod cli;
 mod common;
 mod config;
 mod dashboard;
+mod doc_sites;
 mod editors;
 mod fingerprints;
 mod fix;

@@ -1,0 +1,224 @@
+//! Issue 58: the lines citegate says a code include cites are the lines the built page shows. A
+//! tiny site per toolchain (MkDocs with pymdownx.snippets, Sphinx with MyST, Asciidoctor) is built
+//! with the real toolchain, each code block of the page is read back from the HTML, and it must
+//! equal the lines citegate resolves the include on it to, read from the file at HEAD: a line
+//! range as `audit --dump` prints it, a named section as the audit finds it
+//! (`check::sections::lines`; the dump, which reads no code, leaves a section's lines null).
+//!
+//! The toolchains come from `scripts/test-clients.sh` (the MkDocs and Sphinx venv in the CI
+//! cache, Debian's `asciidoctor`); when one is missing the test fails in CI and is skipped
+//! elsewhere, saying so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use citegate::extract::{self, ExtractContext};
+use citegate::model::{Doc, DocKind, IncludePart};
+
+use crate::common;
+
+/// A small Python file for MkDocs and Sphinx: no blank line at any cited range's edge (the
+/// highlighter drops those), a snippets section and two Sphinx marker comments.
+const APP_PY: &str = r#"import os
+import sys
+def main():
+    print("hello")
+    return 0
+
+# --8<-- [start:helper]
+def helper():
+    return 1
+# --8<-- [end:helper]
+
+# start-here
+def bye():
+    return "bye"
+# end-here
+"#;
+
+#[test]
+fn mkdocs_shows_the_lines_citegate_says_a_snippet_includes() {
+    let Some(mkdocs) = common::tool(doc_tools().join("mkdocs"), "MkDocs") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 a MkDocs site\n@@@ file src/app.py\n{APP_PY}@@@ file mkdocs.yml\n{}@@@ file docs/index.md\n{}",
+        "site_name: demo\ntheme:\n  name: material\nmarkdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n      check_paths: true\n",
+        "# Demo\n\n```python\n--8<-- \"src/app.py:3:4\"\n```\n\n## Helper\n\n```python\n--8<-- \"src/app.py:helper\"\n```\n",
+    );
+    let (_dir, repo) = fixture(&spec);
+    let site = tempfile::tempdir().unwrap();
+    common::run(
+        Command::new(mkdocs)
+            .args(["build", "--strict", "--quiet", "--site-dir"])
+            .arg(site.path())
+            .current_dir(&repo),
+        "mkdocs build --strict",
+    );
+    let shown = code_blocks(&read(&site.path().join("index.html")));
+    assert_eq!(shown, cited(&repo, "docs/index.md", 2));
+}
+
+#[test]
+fn sphinx_shows_the_lines_citegate_says_a_literalinclude_includes() {
+    let Some(sphinx) = common::tool(doc_tools().join("sphinx-build"), "Sphinx") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 a Sphinx site\n@@@ file src/app.py\n{APP_PY}@@@ file docs/conf.py\n{}@@@ file docs/index.rst\n{}@@@ file docs/guide.md\n{}",
+        "project = \"demo\"\nextensions = [\"myst_parser\"]\n",
+        "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. toctree::\n\n   guide\n",
+        "# Guide\n\n```{literalinclude} ../src/app.py\n:language: python\n:start-after: start-here\n:end-before: end-here\n```\n",
+    );
+    let (_dir, repo) = fixture(&spec);
+    let site = tempfile::tempdir().unwrap();
+    common::run(
+        Command::new(sphinx)
+            .args(["-W", "-q", "-b", "html", "docs"])
+            .arg(site.path())
+            .current_dir(&repo),
+        "sphinx-build -W -b html",
+    );
+    for (page, doc) in [
+        ("index.html", "docs/index.rst"),
+        ("guide.html", "docs/guide.md"),
+    ] {
+        let shown = code_blocks(&read(&site.path().join(page)));
+        assert_eq!(shown, cited(&repo, doc, 1), "{doc}");
+    }
+}
+
+#[test]
+fn asciidoctor_shows_the_lines_citegate_says_an_include_includes() {
+    let Some(asciidoctor) = common::tool(on_path("asciidoctor"), "Asciidoctor") else {
+        return;
+    };
+    let app = "# The app.\ndef main\n  puts \"hello\"\nend\n\n# tag::greet[]\ndef greet\n  \"hello\"\nend\n# end::greet[]\n";
+    let page = "= Demo\n\n[source,ruby]\n----\ninclude::../src/app.rb[lines=2..3]\n----\n\n[source,ruby]\n----\ninclude::../src/app.rb[tag=greet]\n----\n";
+    let spec = format!(
+        "@@@ commit v1 an AsciiDoc page\n@@@ file src/app.rb\n{app}@@@ file docs/index.adoc\n{page}"
+    );
+    let (_dir, repo) = fixture(&spec);
+    let site = tempfile::tempdir().unwrap();
+    // The command line's safe mode is `unsafe`: a page may include files above its folder.
+    common::run(
+        Command::new(asciidoctor)
+            .args(["--failure-level", "WARN", "-D"])
+            .arg(site.path())
+            .arg("docs/index.adoc")
+            .current_dir(&repo),
+        "asciidoctor",
+    );
+    let shown = code_blocks(&read(&site.path().join("index.html")));
+    assert_eq!(shown, cited(&repo, "docs/index.adoc", 2));
+}
+
+/// The venv's `bin` folder `scripts/test-clients.sh` installs MkDocs and Sphinx into.
+fn doc_tools() -> PathBuf {
+    common::ci_cache().join("doc-tools/bin")
+}
+
+/// `name` in a folder of `PATH`, else the bare name (which `common::tool` reports missing).
+fn on_path(name: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// The fixture repository `spec` in a fresh folder, its work tree at HEAD.
+fn fixture(spec: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    citegate::fixture::build(spec, &repo).unwrap();
+    (dir, repo)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The text of each `<pre>` block of a built page, tags stripped and entities decoded, without
+/// its final newline.
+fn code_blocks(html: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut rest = html;
+    while let Some(open) = rest.find("<pre") {
+        let body = &rest[open..];
+        let body = &body[body.find('>').unwrap() + 1..];
+        let close = body.find("</pre>").unwrap();
+        let mut text = String::new();
+        let mut in_tag = false;
+        for ch in body[..close].chars() {
+            match ch {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        let text = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&#x27;", "'")
+            .replace("&amp;", "&");
+        blocks.push(text.trim_end_matches('\n').to_string());
+        rest = &body[close..];
+    }
+    blocks
+}
+
+/// The lines each of the `count` citations of `doc` covers, in doc order, read from its file at
+/// HEAD: a line range as `audit --dump --format json` resolves it, a section as the audit finds
+/// it in the file.
+fn cited(repo: &Path, doc: &str, count: usize) -> Vec<String> {
+    let dump = common::citegate(repo, &["audit", "--dump", "--format", "json", doc]);
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let dump: serde_json::Value = serde_json::from_slice(&dump.stdout).unwrap();
+    let dumped = dump["citations"].as_array().unwrap();
+    assert_eq!(dumped.len(), count, "{dump:#}");
+    let text = std::fs::read_to_string(repo.join(doc)).unwrap();
+    let kind = DocKind::from_path(Path::new(doc)).unwrap();
+    let dir = Path::new(doc)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let parsed = Doc::new(repo.join(doc), doc.to_string(), Some(dir), kind, text);
+    let ctx = ExtractContext {
+        workdir: Some(repo.to_path_buf()),
+        ..Default::default()
+    };
+    let extracted = extract::extract(&parsed, &ctx);
+    let citations: Vec<_> = extracted.citations.iter().collect();
+    assert_eq!(citations.len(), count);
+    dumped
+        .iter()
+        .zip(citations)
+        .map(|(d, c)| {
+            let path = d["path"].as_str().unwrap();
+            assert_eq!(Some(path), c.repo_path());
+            let file =
+                String::from_utf8(common::git_oracle(repo, &["show", &format!("HEAD:{path}")]))
+                    .unwrap();
+            let lines: Vec<&str> = file.lines().collect();
+            let (start, end) = match (d["start_line"].as_u64(), d["end_line"].as_u64(), &c.include)
+            {
+                (Some(s), Some(e), _) => (s as usize, e as usize),
+                (None, None, Some(IncludePart::Section(markers))) => {
+                    citegate::check::sections::lines(&file, markers)
+                        .unwrap_or_else(|| panic!("{path}: no section {}", markers.describe()))
+                }
+                _ => panic!("neither lines nor a section: {d:#}"),
+            };
+            lines[start - 1..end].join("\n")
+        })
+        .collect()
+}
