@@ -90,7 +90,7 @@ fn cite(
             text: "",
             span,
             dest_at: Some(dest_at),
-            text_at: None,
+            written: None,
         };
         found.extend(link::citations(link, None, ctx));
         return;

@@ -23,8 +23,9 @@ pub struct Link<'a> {
     pub span: Span,
     /// Where `dest` is written in the doc, when it could be found verbatim.
     pub dest_at: Option<usize>,
-    /// Where the link text is written in the doc, when it could be found verbatim.
-    pub text_at: Option<usize>,
+    /// Where the link text is written in the doc, and as written (escapes and entities such as
+    /// DeepWiki's `&emsp;` kept), when it could be found: what a fix rewrites in place.
+    pub written: Option<(usize, &'a str)>,
 }
 
 /// The citations a link makes (none for ordinary links).
@@ -69,9 +70,12 @@ fn empty_target(link: Link<'_>) -> Vec<Citation> {
             .into_iter()
             .map(|b| {
                 let mut c = b.citation(Syntax::EmptyLink, link.span);
-                c.lines_span = link.text_at.map(|at| (b.lines_span.shifted(at), b.style));
-                c.path_span = link
-                    .text_at
+                // Offsets into the decoded text hold in the doc only where it is verbatim.
+                let at = (link.written)
+                    .filter(|&(_, w)| w == link.text)
+                    .map(|(at, _)| at);
+                c.lines_span = at.map(|at| (b.lines_span.shifted(at), b.style));
+                c.path_span = at
                     .zip(b.path_span)
                     .map(|(at, p)| (p.shifted(at), PathStyle::Repo));
                 c
@@ -171,16 +175,16 @@ fn file_url(link: Link<'_>, rest: &str, ctx: &ExtractContext) -> Option<Citation
 /// Where the link text names the cited file, as its whole path or its file name, exactly once:
 /// a rename rewrites it with the URL.
 fn path_in_text(link: Link<'_>, c: &mut Citation) {
-    let (Some(at), Some(path)) = (link.text_at, c.repo_path()) else {
+    let (Some((at, text)), Some(path)) = (link.written, c.repo_path()) else {
         return;
     };
     let file = path.rsplit('/').next().unwrap_or(path);
     let once = |needle: &str| -> Option<usize> {
-        let found: Vec<usize> = (link.text.match_indices(needle))
+        let found: Vec<usize> = (text.match_indices(needle))
             .map(|(i, _)| i)
             .filter(|&i| {
-                let before = link.text[..i].chars().next_back();
-                let after = link.text[i + needle.len()..].chars().next();
+                let before = text[..i].chars().next_back();
+                let after = text[i + needle.len()..].chars().next();
                 let joined = |ch: char| ch.is_alphanumeric() || matches!(ch, '_' | '-' | '/' | '.');
                 !before.is_some_and(joined)
                     && !after.is_some_and(|ch| ch.is_alphanumeric() || ch == '_')
@@ -199,16 +203,16 @@ fn path_in_text(link: Link<'_>, c: &mut Citation) {
 }
 
 /// Where the link text repeats the citation's range, when it does exactly once, in any of the
-/// forms writers use: `L559-L562` (DeepWiki), `L559-562`, `a.js:559-562`, `lines 559-562`, and
+/// forms writers use: `L559-L562` (DeepWiki), `L14 - L47` (DeepWiki's books), `L559-562`, `a.js:559-562`, `lines 559-562`, and
 /// for one line `L559`, `:559` or the range written twice (`L559-L559`). The text must move with
 /// the URL; a range written twice in the text is left unset, and `fix::edit::build` then refuses
 /// to move the citation rather than leave the text naming the old lines.
 fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
     path_in_text(link, c);
-    let (Some(at), Some(range)) = (link.text_at, c.lines) else {
+    let (Some((at, text)), Some(range)) = (link.written, c.lines) else {
         return;
     };
-    if let [(i, len, style)] = range_in_text(link.text, range)[..] {
+    if let [(i, len, style)] = range_in_text(text, range)[..] {
         c.text_lines_span = Some((Span::new(at + i, at + i + len), style));
     }
 }
@@ -218,6 +222,7 @@ fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
 pub fn range_in_text(text: &str, range: LineRange) -> Vec<(usize, usize, LineStyle)> {
     let (s, e) = (range.start, range.end);
     let mut forms = vec![
+        (format!("L{s} - L{e}"), LineStyle::Spaced),
         (format!("L{s}-L{e}"), LineStyle::PrefixedBoth),
         (format!("L{s}-{e}"), LineStyle::PrefixedFirst),
         (format!("{s}-{e}"), LineStyle::Plain),
@@ -414,6 +419,8 @@ mod tests {
         assert_eq!(at("a.rs L1-3", 1, 3), one("L1-3", PrefixedFirst));
         assert_eq!(at("lines 1-3", 1, 3), one("1-3", Plain));
         assert_eq!(at("a.rs L2-L2", 2, 2), one("L2-L2", PrefixedBoth));
+        assert_eq!(at("a.rs(L1 - L3)&emsp;", 1, 3), one("L1 - L3", Spaced));
+        assert_eq!(at("a.rs(L2)&emsp;", 2, 2), one("L2", PrefixedBoth));
         assert_eq!(at("src/a.rs:2", 2, 2), one("2", Plain));
         // Not a line: a number in prose, a longer number, another range.
         assert!(at("step 2 of a.rs", 2, 2).is_empty());
@@ -429,7 +436,7 @@ mod tests {
             text,
             span: Span::new(0, 1),
             dest_at: Some(0),
-            text_at: Some(0),
+            written: Some((0, text)),
         }
     }
 

@@ -379,7 +379,7 @@ impl<'a> Walker<'a> {
                 text: "",
                 span,
                 dest_at: None,
-                text_at: None,
+                written: None,
             };
             for c in link::citations(l, self.base(), self.ctx) {
                 hits.push((m.start(), Hit::Cite(Box::new(c))));
@@ -432,7 +432,7 @@ impl<'a> Walker<'a> {
                 text: "",
                 span,
                 dest_at: verbatim.then_some(span.start),
-                text_at: None,
+                written: None,
             };
             for c in link::citations(l, self.base(), self.ctx) {
                 out.push((start, c));
@@ -457,7 +457,7 @@ impl<'a> Walker<'a> {
                 text: "",
                 span,
                 dest_at: verbatim.then_some(span.start),
-                text_at: None,
+                written: None,
             };
             for c in link::citations(l, self.base(), self.ctx) {
                 self.push_citation(c);
@@ -494,16 +494,21 @@ impl<'a> Walker<'a> {
             .then(|| source.rfind(pending.dest.as_str()))
             .flatten()
             .map(|i| pending.span.start + i);
-        let text_at = source
-            .strip_prefix('[')
-            .filter(|rest| rest.starts_with(pending.text.as_str()))
-            .map(|_| pending.span.start + 1);
+        // The text as written: verbatim, or up to the `](` before the target when escapes or
+        // entities (DeepWiki's `&emsp;`) were decoded.
+        let written = source.strip_prefix('[').and_then(|rest| {
+            let len = match rest.starts_with(pending.text.as_str()) {
+                true => pending.text.len(),
+                false => rest.rfind("](")?,
+            };
+            Some((pending.span.start + 1, &rest[..len]))
+        });
         let l = Link {
             dest: &pending.dest,
             text: &pending.text,
             span: pending.span,
             dest_at,
-            text_at,
+            written,
         };
         let cites = link::citations(l, self.base(), self.ctx);
         if cites.is_empty() {

@@ -50,6 +50,15 @@ fn text_names_lines(doc_text: &str, citation: &Citation, lines: LineRange) -> bo
     named || !crate::extract::link::range_in_text(text, lines).is_empty()
 }
 
+/// The lines a link's text names in words a fix cannot rewrite (`see the 14 to 47 range`): the
+/// citation cannot move without its text contradicting its URL.
+pub fn lines_held_by_text(doc_text: &str, citation: &Citation) -> Option<LineRange> {
+    let old = citation
+        .lines
+        .filter(|_| citation.text_lines_span.is_none())?;
+    text_names_lines(doc_text, citation, old).then_some(old)
+}
+
 /// Whether a link's text names the file of `path` where the citation cannot rewrite it (twice).
 fn text_names_file(doc_text: &str, citation: &Citation, path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -96,14 +105,12 @@ pub fn build(
                 span,
                 style.rewrite(doc_text.get(span.start..span.end)?, new),
             ));
-            match citation.text_lines_span {
-                Some((span, style)) => edits.push((span, style.render(new))),
+            if let Some((span, style)) = citation.text_lines_span {
+                edits.push((span, style.render(new)));
+            } else if lines_held_by_text(doc_text, citation).is_some() {
                 // The link text names the old lines where they cannot be rewritten (twice, or
                 // in a form not read): moved, the text would contradict its URL.
-                None if old.is_some_and(|old| text_names_lines(doc_text, citation, old)) => {
-                    return None
-                }
-                None => {}
+                return None;
             }
             Some(new)
         }

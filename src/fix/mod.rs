@@ -8,4 +8,4 @@ pub mod suppress;
 pub use apply::{
     apply, apply_spans, plan, plan_with, unified_diff, write_atomic, Blocked, DocFix, First, Plan,
 };
-pub use edit::{build, Relocation};
+pub use edit::{build, lines_held_by_text, Relocation};

@@ -93,6 +93,8 @@ pub enum LineStyle {
     PrefixedBoth,
     /// `L10-20` (GitLab, Copilot).
     PrefixedFirst,
+    /// `L10 - L20` (a DeepWiki book's link text, `[src/a.rs(L10 - L20)&emsp;](…)`).
+    Spaced,
     /// `lines-10:20` (Bitbucket).
     Bitbucket,
     /// `12:15:` in a Cursor fence info string (and `10:20` in an mdBook or MkDocs include).
@@ -114,6 +116,8 @@ impl LineStyle {
             LineStyle::PrefixedBoth => format!("L{s}-L{e}"),
             LineStyle::PrefixedFirst if s == e => format!("L{s}"),
             LineStyle::PrefixedFirst => format!("L{s}-{e}"),
+            LineStyle::Spaced if s == e => format!("L{s}"),
+            LineStyle::Spaced => format!("L{s} - L{e}"),
             LineStyle::Bitbucket if s == e => format!("lines-{s}"),
             LineStyle::Bitbucket => format!("lines-{s}:{e}"),
             LineStyle::Cursor => format!("{s}:{e}"),
@@ -528,6 +532,7 @@ mod tests {
         assert_eq!(LineStyle::Plain.render(r), "3-7");
         assert_eq!(LineStyle::PrefixedBoth.render(r), "L3-L7");
         assert_eq!(LineStyle::PrefixedFirst.render(r), "L3-7");
+        assert_eq!(LineStyle::Spaced.render(r), "L3 - L7");
         assert_eq!(LineStyle::Bitbucket.render(r), "lines-3:7");
         assert_eq!(LineStyle::PrefixedBoth.render(LineRange::single(4)), "L4");
     }

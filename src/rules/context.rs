@@ -99,7 +99,14 @@ pub(super) fn no_fix_help(subject: &Subject<'_>, pin_move: Option<&PinMove>) -> 
         (PinSource::Doc, None) => {
             "no fix: the doc's pin moves only with all its citations".to_string()
         }
-        _ => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
+        _ => match fix::lines_held_by_text(subject.doc_text, subject.citation) {
+            Some(lines) => format!(
+                "no fix: the link text names {} in words that cannot be told apart from prose; \
+                 rewrite the text and the link together",
+                lines.named()
+            ),
+            None => "no fix: this citation's syntax cannot be rewritten in place".to_string(),
+        },
     }
 }
 

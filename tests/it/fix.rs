@@ -493,3 +493,68 @@ fn code_includes_of_the_docs_toolchains_are_re_cited_in_their_own_syntax() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["findings"], serde_json::json!([]));
 }
+
+/// Issue 58 item 7: a DeepWiki book's link text (`[src/map.rs(L14 - L47)&emsp;](…#L14-L47)`)
+/// and the other ways a link's text repeats its range move with the URL, and the fixed doc holds;
+/// a text whose numbers read as prose keeps its citation unfixed, and the help says why.
+#[test]
+fn a_link_text_naming_the_moved_lines_is_rewritten_with_its_url() {
+    let spec = "@@@ remote origin https://github.com/acme/f\n\
+                @@@ commit v1 code\n@@@ file src/map.rs\nuse std::fmt;\n\nfn map() {\n    let m = 1;\n}\n\
+                @@@ commit v2 a header pushes the code down\n@@@ file src/map.rs\n// The map.\n// Kept small.\nuse std::fmt;\n\nfn map() {\n    let m = 1;\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let labels = citegate::fixture::build(spec, dir.path()).unwrap();
+    let v1 = &labels["v1"].to_string()[..8];
+    let v2 = &labels["v2"].to_string()[..8];
+    let url =
+        |rev: &str, frag: &str| format!("https://github.com/acme/f/blob/{rev}/src/map.rs#{frag}");
+    let texts = |a: &str, b: &str, one: &str, rev: &str| {
+        format!(
+            "- [src/map.rs({a} - {b})&emsp;]({})\n\
+             - [src/map.rs({one})&emsp;]({})\n\
+             - [map.rs {a}-{b}]({})\n\
+             - [src/map.rs:{}-{}]({})\n\
+             - [lines {}-{}]({})\n\
+             - [src/map.rs#{a}-{b}]({})\n",
+            url(rev, &format!("{a}-{b}")),
+            url(rev, one),
+            url(rev, &format!("{a}-{b}")),
+            &a[1..],
+            &b[1..],
+            url(rev, &format!("{a}-{b}")),
+            &a[1..],
+            &b[1..],
+            url(rev, &format!("{a}-{b}")),
+            url(rev, &format!("{a}-{b}")),
+        )
+    };
+    let prose = |rev: &str| format!("- [see the 3 to 5 range]({})\n", url(rev, "L3-L5"));
+    let md = texts("L3", "L5", "L4", v1) + &prose(v1);
+    common::write(dir.path(), "docs/a.md", &md);
+    let read = || std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(), texts("L5", "L7", "L6", v2) + &prose(v1));
+
+    // The text in prose is not rewritten, and the help says why.
+    let out = citegate(dir.path(), &["audit", "docs", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let help = findings[0]["help"].as_str().unwrap_or_default();
+    assert!(help.contains("link text names lines 3-5"), "{help}");
+
+    let out = citegate(dir.path(), &["fix", "docs", "--diff"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
