@@ -42,7 +42,7 @@ PY
   head="$(sed -n 2p <<< "$pr")"
 fi
 
-for name in since head target config history fail-on format; do
+for name in since head target config history fail-on format baseline; do
   var="INPUT_$(echo "$name" | tr 'a-z-' 'A-Z_')"
   case "$name" in since) val="$since" ;; head) val="$head" ;; *) val="${!var:-}" ;; esac
   value "$name" "$val"
@@ -53,6 +53,13 @@ args=(audit "--format=${INPUT_FORMAT:-github}" "--fail-on=${INPUT_FAIL_ON:-error
 [ -n "$since" ] && args+=("--since=$since")
 [ -n "${INPUT_TARGET:-}" ] && args+=("--target=$INPUT_TARGET")
 [ -n "${INPUT_CONFIG:-}" ] && args+=("--config=$INPUT_CONFIG")
+# The baseline: empty, citegate reads .citegate-baseline.json at the repository root when it is
+# there; `false`, none is read (an empty baseline of the run's own); else the file named.
+case "${INPUT_BASELINE:-}" in
+  "") ;;
+  false) ;;
+  *) args+=("--baseline=$INPUT_BASELINE") ;;
+esac
 case "${INPUT_HISTORY:-true}" in
   true) ;;
   false) args+=("--no-history") ;;
@@ -63,6 +70,10 @@ esac
 # comment and the SARIF upload), never into the checked-out work tree.
 out="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/citegate.XXXXXXXX")"
 report_md="$out/report.md"
+if [ "${INPUT_BASELINE:-}" = false ]; then
+  printf '{\n  "version": 1,\n  "findings": []\n}\n' > "$out/no-baseline.json"
+  args+=("--baseline=$out/no-baseline.json")
+fi
 args+=("--write=markdown=$report_md" "--write=json=$out/report.json")
 review=""
 case "${INPUT_REVIEW:-false}" in

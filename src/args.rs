@@ -97,6 +97,10 @@ pub struct AuditArgs {
     /// without checking (human or json format)
     #[arg(long, conflicts_with_all = ["write", "quiet"])]
     pub dump: bool,
+    /// Print counts instead of the findings: by rule, doc and folder, the fixable share, and
+    /// the command to run next (`fix`, then `baseline`)
+    #[arg(long, conflicts_with_all = ["format", "quiet", "dump"])]
+    pub statistics: bool,
 }
 
 #[derive(clap::Args, Debug)]

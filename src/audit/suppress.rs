@@ -164,9 +164,12 @@ fn trouble(s: &InlineSuppression, used: bool) -> Option<Trouble> {
             Some(_) => {}
         }
     }
-    match (used, &s.reason) {
+    // The placeholder the language server's action writes is no reason until it is replaced.
+    let placeholder = crate::fix::suppress::PLACEHOLDER_REASON;
+    match (used, s.reason.as_deref()) {
         (false, _) => Some(Trouble::Unused),
         (true, None) => Some(Trouble::NoReason),
+        (true, Some(r)) if r.trim() == placeholder => Some(Trouble::NoReason),
         (true, Some(_)) => None,
     }
 }

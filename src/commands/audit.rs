@@ -59,6 +59,8 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
     }
     let code = if args.quiet {
         code
+    } else if args.statistics {
+        print_out(&citegate::report::statistics::render(&report), code)
     } else if args.format == Format::Json {
         // The largest report, streamed rather than built whole first.
         print_with(code, |out| json::write(&report, out))

@@ -20,7 +20,6 @@ pub struct Suppressing {
 /// The docs to rewrite so that every finding of `rules` in `report` is suppressed with `reason`,
 /// and how many findings could not be (in docs that are not Markdown).
 pub fn plan(report: &Report, rules: &[RuleId], reason: &str) -> (Vec<Suppressing>, usize) {
-    let reason = one_line(reason);
     let mut by_line: BTreeMap<(DocId, usize), Vec<RuleId>> = BTreeMap::new();
     let mut not_markdown = 0;
     for f in report.findings.iter().filter(|f| rules.contains(&f.rule)) {
@@ -45,20 +44,36 @@ pub fn plan(report: &Report, rules: &[RuleId], reason: &str) -> (Vec<Suppressing
             });
         }
         let s = out.last_mut().expect("pushed above");
-        let names: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
-        let comment = format!("<!-- citegate-ignore {}: {reason} -->", names.join(", "));
-        s.lines += usize::from(insert(&mut s.after, line, &comment));
+        let comment = comment(&rules, reason);
+        if let Some((at, text)) = insertion(&s.after, line, &comment) {
+            s.after.insert_str(at, &text);
+            s.lines += 1;
+        }
     }
     out.reverse();
     (out, not_markdown)
 }
 
-/// Write `comment` for 1-based `line` of `text`; `false` when the line has one already.
-fn insert(text: &mut String, line: usize, comment: &str) -> bool {
+/// The reason the language server's "suppress with reason" action writes, for the user to
+/// replace: until it is, the comment is reported as giving no reason (`unused-suppression`).
+pub const PLACEHOLDER_REASON: &str = "TODO: why";
+
+/// The comment that suppresses `rules` with `reason` (made one line, unable to end the comment).
+pub fn comment(rules: &[RuleId], reason: &str) -> String {
+    let names: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+    format!(
+        "<!-- citegate-ignore {}: {} -->",
+        names.join(", "),
+        one_line(reason)
+    )
+}
+
+/// Where to insert what, so that `comment` covers 1-based `line` of `text`: at the line's end,
+/// or on a line of its own before a fence's opening line. `None` when the line has a comment of
+/// citegate already (or there is no such line).
+pub fn insertion(text: &str, line: usize, comment: &str) -> Option<(usize, String)> {
     let index = crate::model::LineIndex::new(text);
-    let Some(start) = index.line_start(line) else {
-        return false;
-    };
+    let start = index.line_start(line)?;
     let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let end = if text[..end].ends_with('\r') {
         end - 1
@@ -68,15 +83,14 @@ fn insert(text: &mut String, line: usize, comment: &str) -> bool {
     let content = &text[start..end];
     let trimmed = content.trim_start();
     if content.contains("<!-- citegate-") {
-        return false;
+        return None;
     }
     if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
         let indent = &content[..content.len() - trimmed.len()];
-        text.insert_str(start, &format!("{indent}{comment}\n"));
+        Some((start, format!("{indent}{comment}\n")))
     } else {
-        text.insert_str(end, &format!(" {comment}"));
+        Some((end, format!(" {comment}")))
     }
-    true
 }
 
 /// The reason on one line, without what would end the comment early.

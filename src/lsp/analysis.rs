@@ -10,6 +10,7 @@ use lsp_types::{
 use super::place::{self, Cite, Place};
 use super::project::Checked;
 use super::revision;
+use super::suppress;
 use super::text::{self, path_uri, Encoding, Positions};
 use crate::fix;
 use crate::model::report::short_id;
@@ -51,14 +52,20 @@ impl Analysis {
         text::offset(&d.text, &d.lines, encoding, at)
     }
 
-    /// Every finding as a diagnostic: the rule's ID as its code, the CLI's message (and help).
-    pub fn diagnostics(&self, encoding: Encoding) -> Vec<Diagnostic> {
+    /// Every finding as a diagnostic: the rule's ID as its code, the CLI's message (and help);
+    /// then, unless `set_aside` is false, those that do not count, greyed out.
+    pub fn diagnostics(&self, encoding: Encoding, set_aside: bool) -> Vec<Diagnostic> {
         let mut at = self.positions(encoding);
-        self.report()
-            .findings
-            .iter()
+        let mut out: Vec<Diagnostic> = (self.report().findings.iter())
             .map(|f| diagnostic(f, at.range(f.span.start, f.span.end)))
-            .collect()
+            .collect();
+        if set_aside {
+            for f in self.report().suppressed.iter() {
+                let d = diagnostic(f, at.range(f.span.start, f.span.end));
+                out.push(suppress::set_aside(f, d));
+            }
+        }
+        out
     }
 
     /// Quick fixes for the findings whose span meets `range`, re-pins there (opt-in, as
@@ -99,6 +106,16 @@ impl Analysis {
                 action.diagnostics = Some(vec![diagnostic]);
                 action.is_preferred = Some(true);
                 out.push(CodeActionOrCommand::CodeAction(action));
+            }
+            let snapshot = &self.checked.snapshot;
+            for (f, edit) in suppress::edits(self.report(), snapshot, meets, &mut at) {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("citegate: suppress with reason ({})", f.rule.as_str()),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic(f, at.range(f.span.start, f.span.end))]),
+                    edit: Some(workspace_edit(uri, vec![edit])),
+                    ..CodeAction::default()
+                }));
             }
         }
         if wanted(&CodeActionKind::REFACTOR_REWRITE) {

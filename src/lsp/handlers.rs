@@ -149,10 +149,17 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
                 continue;
             }
             let mut at = Positions::new(&d.doc.text, &d.doc.lines, state.encoding);
-            let diagnostics = report
+            let mut diagnostics: Vec<Diagnostic> = report
                 .findings_of(i)
                 .map(|f| diagnostic(f, at.range(f.span.start, f.span.end)))
                 .collect();
+            if state.shows_set_aside() {
+                let set_aside = report.suppressed.iter().filter(|f| f.doc == i);
+                diagnostics.extend(set_aside.map(|f| {
+                    let d = diagnostic(f, at.range(f.span.start, f.span.end));
+                    super::suppress::set_aside(f, d)
+                }));
+            }
             add(uri, None, diagnostics);
         }
     }

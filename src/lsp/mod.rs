@@ -17,6 +17,7 @@ mod place;
 mod project;
 mod revision;
 mod state;
+mod suppress;
 mod text;
 
 use std::path::PathBuf;
@@ -98,6 +99,12 @@ pub fn run(connection: &Connection) -> Result<(), LspError> {
         !pulls,
         roots(&params),
     ));
+    let settings = params.initialization_options.as_ref();
+    if let Some(show) = settings.and_then(suppress::shows_set_aside) {
+        state
+            .set_aside
+            .store(show, std::sync::atomic::Ordering::Relaxed);
+    }
     watch_files(&state, &params);
     let (queue, rx) = mpsc::channel::<Uri>();
     let checker = {
@@ -208,6 +215,14 @@ fn notified(state: &Arc<State>, n: Notification, queue: &mpsc::Sender<Uri>) {
             }
         })
         .on::<n::DidChangeWatchedFiles>(|state, _| recheck_all(state))
+        .on::<n::DidChangeConfiguration>(|state, p| {
+            if let Some(show) = suppress::shows_set_aside(&p.settings) {
+                state
+                    .set_aside
+                    .store(show, std::sync::atomic::Ordering::Relaxed);
+                recheck_all(state);
+            }
+        })
         .on::<n::DidChangeWorkspaceFolders>(|state, p| {
             let mut roots = state.roots.lock().expect("roots lock");
             let gone: Vec<PathBuf> = (p.event.removed.iter())

@@ -12,11 +12,12 @@ use crate::config;
 use crate::model::{AuditedDoc, DocKind, Report};
 
 /// The repository, its settings and its target, as of one check. A new one is made when the
-/// configuration file or the target's commit changes: the repository's caches (the target's
+/// configuration file, the baseline or the target's commit changes: the repository's caches (the target's
 /// blobs, read once) live as long as it does, so an edit re-reads no code.
 pub struct Snapshot {
     pub session: audit::Session,
-    config: Stamp,
+    /// The configuration file's and the baseline's.
+    config: (Stamp, Stamp),
 }
 
 /// A snapshot is read as its session.
@@ -102,7 +103,11 @@ impl Project {
     /// target's commit are unchanged, else read again. An error (a broken configuration, a
     /// target that does not resolve) is the command line's message.
     pub(super) fn snapshot(&self) -> Result<Arc<Snapshot>, String> {
-        let config = stamp(&self.root.join(config::FILE_NAME));
+        // The baseline too: `citegate baseline` run in a terminal changes what counts.
+        let config = (
+            stamp(&self.root.join(config::FILE_NAME)),
+            stamp(&self.root.join(crate::model::baseline::FILE_NAME)),
+        );
         let mut current = self.current.lock().expect("snapshot lock");
         if let Some(s) = current.as_ref() {
             let same_target = s

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -37,6 +37,9 @@ pub(super) struct State {
     analyses: Mutex<HashMap<String, Shared>>,
     projects: Mutex<HashMap<PathBuf, Arc<Project>>>,
     next_id: AtomicI32,
+    /// Publish the findings that do not count, greyed out (the client's `suppressed` setting:
+    /// `show`, the default, or `hide`).
+    pub set_aside: AtomicBool,
 }
 
 /// The check of a doc's version against a snapshot: made by the first request that needs it,
@@ -74,6 +77,7 @@ impl State {
             analyses: Mutex::default(),
             projects: Mutex::default(),
             next_id: AtomicI32::new(1),
+            set_aside: AtomicBool::new(true),
         }
     }
 
@@ -209,13 +213,21 @@ impl State {
     /// checked (never none in silence).
     pub(super) fn diagnostics(&self, uri: &Uri) -> (Option<i32>, Vec<Diagnostic>) {
         match self.analysis(uri) {
-            Ok(a) => (a.version, a.diagnostics(self.encoding)),
+            Ok(a) => (
+                a.version,
+                a.diagnostics(self.encoding, self.shows_set_aside()),
+            ),
             Err(Unchecked::NotADoc) => (None, Vec::new()),
             Err(Unchecked::Failed(message)) => {
                 let version = self.open(uri).map(|o| o.version);
                 (version, vec![failure(message)])
             }
         }
+    }
+
+    /// Whether findings that do not count are published, greyed out.
+    pub(super) fn shows_set_aside(&self) -> bool {
+        self.set_aside.load(Ordering::Relaxed)
     }
 
     /// Check an open doc and publish its diagnostics, unless it changed while it was checked

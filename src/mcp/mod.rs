@@ -71,7 +71,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Audit docs (paths, or one doc's text with its path): findings, as `citegate audit` reports them. A fix gives the citation it writes and its edit: the bytes [byteStart, byteEnd) of the doc, also as 1-based line/column (columns count Unicode code points), become `replacement`; `citegate fix` applies the safe ones."
+        description = "Audit docs (paths, or one doc's text with its path): findings, as `citegate audit` reports them. A fix gives the citation it writes and its edit: the bytes [byteStart, byteEnd) of the doc, also as 1-based line/column (columns count Unicode code points), become `replacement`; `citegate fix` applies the safe ones. Findings that do not count (in .citegate-baseline.json, suppressed by a `citegate-ignore` comment, waived in .citegate.yaml) are listed apart under `suppressed`, each with its `suppression` (kind baselined, suppressed or waived; reason; a waiver's until): they fail nothing."
     )]
     async fn check_docs(
         &self,

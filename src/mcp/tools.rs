@@ -15,7 +15,9 @@ use super::bound::{self, bounded, MAX_REPLY_BYTES};
 use crate::audit::{self, AuditError, AuditOptions, Settings};
 use crate::gate::service;
 use crate::gate::{Gate, Retrieval};
-use crate::model::{Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Surface};
+use crate::model::{
+    Applicability, CitedPath, DocKind, Finding, LineRange, Report, Span, Suppressed, Surface,
+};
 use crate::paths::resolve_path;
 use crate::registry::RuleId;
 use crate::resolve::{CodeRepo, FileAt};
@@ -253,34 +255,60 @@ fn in_memory(root: &Path, path: &str, text: &str) -> Result<Report, String> {
     Ok(audit::check_docs(&repo, target, vec![doc], &settings))
 }
 
-/// The findings as an agent needs them: where, what, why, and the fix when there is one.
+/// The findings as an agent needs them: where, what, why, and the fix when there is one. Those
+/// that do not count (baselined, suppressed by a comment, waived) are listed apart, under
+/// `suppressed`, each with its `suppression` (kind, reason, a waiver's last day) and no fix.
 fn findings(report: &Report) -> Value {
-    let findings: Vec<Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            let mut v = json!({
+    let findings: Vec<Value> = (report.findings.iter())
+        .map(|f| finding(report, f))
+        .collect();
+    let mut out = json!({
+        "revision": report.revision,
+        "citations": report.summary.citations,
+        "findings": findings,
+    });
+    if !report.suppressed.is_empty() {
+        let set_aside: Vec<Value> = (report.suppressed.iter())
+            .map(|f| finding(report, f))
+            .collect();
+        out["suppressed"] = json!(set_aside);
+    }
+    out
+}
+
+/// One finding: where, what, why; its fix, or why it does not count.
+fn finding(report: &Report, f: &Finding) -> Value {
+    let mut v = json!({
                 "rule": f.rule.as_str(),
                 "severity": f.severity.as_str(),
                 "doc": report.docs[f.doc].doc.name,
                 "line": f.at.line,
                 "column": f.at.column,
                 "message": f.message,
-            });
-            if let Some(help) = &f.help {
-                v["help"] = json!(help);
-            }
+    });
+    if let Some(help) = &f.help {
+        v["help"] = json!(help);
+    }
+    match &f.suppressed {
+        None => {
             if let Some(fix) = fix_of(report, f) {
                 v["fix"] = fix;
             }
-            v
-        })
-        .collect();
-    json!({
-        "revision": report.revision,
-        "citations": report.summary.citations,
-        "findings": findings,
-    })
+        }
+        Some(s) => {
+            let mut why = json!({"kind": s.kind()});
+            match s {
+                Suppressed::Baseline => {}
+                Suppressed::Inline { reason } => why["reason"] = json!(reason),
+                Suppressed::Waiver { until, reason } => {
+                    why["reason"] = json!(reason);
+                    why["until"] = json!(until);
+                }
+            }
+            v["suppression"] = why;
+        }
+    }
+    v
 }
 
 /// A finding's fix as every surface carries it: where the citation will cite, and the edit that

@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod rdjson;
 pub mod regenerate;
 pub mod sarif;
+pub mod statistics;
 
 use crate::model::{Finding, Report};
 use crate::registry::RuleId;

@@ -792,3 +792,65 @@ fn the_action_fails_closed_on_a_shallow_checkout_unless_history_is_off_on_purpos
     let (code, _) = run("maybe");
     assert_eq!(code, Some(2));
 }
+
+/// Issue 59: the `baseline` input. Empty, the repository's `.citegate-baseline.json` is read (its
+/// findings baselined, the step green); `false`, none is (they fail again); a path, that file;
+/// an option-looking value is refused.
+#[test]
+fn the_baseline_input_reads_the_repository_s_file_another_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    citegate::fixture::build(SPEC, &repo).unwrap();
+    let made = common::citegate(&repo, &["baseline", "docs"]);
+    assert!(made.status.success(), "{made:?}");
+    let run = |name: &str, baseline: &str| {
+        let temp = dir.path().join(format!("temp-{name}"));
+        std::fs::create_dir_all(&temp).unwrap();
+        let inputs = [
+            ("INPUT_PATHS", "docs"),
+            ("INPUT_FAIL_ON", "error"),
+            ("INPUT_BASELINE", baseline),
+        ];
+        let out = action(&repo, &temp, None, &inputs);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let written = std::fs::read_to_string(temp.join("output.txt")).unwrap_or_default();
+        let errors = (outputs(&written).into_iter())
+            .find(|(n, _)| n == "errors")
+            .map(|(_, v)| v);
+        (out.status.code(), stdout, errors)
+    };
+    // The default: the repository's baseline holds both findings.
+    let (code, stdout, errors) = run("default", "");
+    assert_eq!((code, errors.as_deref()), (Some(0), Some("0")), "{stdout}");
+    assert!(!stdout.contains("::error"), "{stdout}");
+    // `false`: no baseline, both fail; the repository's file is not touched.
+    let before = std::fs::read(repo.join(".citegate-baseline.json")).unwrap();
+    let (code, stdout, errors) = run("none", "false");
+    assert_eq!((code, errors.as_deref()), (Some(1), Some("2")), "{stdout}");
+    assert_eq!(stdout.matches("::error file=docs/").count(), 2, "{stdout}");
+    assert_eq!(
+        std::fs::read(repo.join(".citegate-baseline.json")).unwrap(),
+        before
+    );
+    // A path: that file (here the repository's, moved).
+    std::fs::rename(
+        repo.join(".citegate-baseline.json"),
+        repo.join("ci-baseline.json"),
+    )
+    .unwrap();
+    assert_eq!(
+        run("moved-default", "").0,
+        Some(1),
+        "no file at the root now"
+    );
+    let (code, stdout, _) = run("path", "ci-baseline.json");
+    assert_eq!(code, Some(0), "{stdout}");
+    // A missing file named on purpose is an error, never an empty baseline.
+    assert_eq!(run("missing", "nowhere.json").0, Some(2));
+    let (code, stdout, _) = run("option", "--prune");
+    assert_eq!(code, Some(2));
+    assert!(
+        stdout.contains("input baseline must not start with '-'"),
+        "{stdout}"
+    );
+}

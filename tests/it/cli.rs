@@ -843,3 +843,36 @@ fn a_bad_revision_names_its_option() {
         assert_eq!(err.matches("--").count(), 1, "one option named: {err}");
     }
 }
+
+#[test]
+fn statistics_snapshot() {
+    let (_d, repo) = common::example();
+    let out = citegate(&repo)
+        .args(["audit", "--statistics"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the exit code is the audit's");
+    insta::assert_snapshot!("example_statistics", String::from_utf8_lossy(&out.stdout));
+    // Run twice, the same bytes (every table sorted by count, then name).
+    let again = citegate(&repo)
+        .args(["audit", "--statistics", "-j", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, again.stdout);
+    // Baselined, every finding is counted as such and the next step is nothing.
+    assert!(citegate(&repo)
+        .args(["baseline"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let out = citegate(&repo)
+        .args(["audit", "--statistics"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!(
+        "example_statistics_baselined",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

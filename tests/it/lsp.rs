@@ -98,7 +98,7 @@ pub fn tax(x: u32) -> u32 {
 fn a_real_lsp_client_sees_the_cli_verdicts() {
     let fixture = Fixture::build(SPEC).unwrap();
     let bin = env!("CARGO_BIN_EXE_citegate");
-    common::pytest("lsp", "test_lsp.py", bin, fixture.path(), 16);
+    common::pytest("lsp", "test_lsp.py", bin, fixture.path(), 20);
 }
 
 /// The server in this process over an in-memory connection: the handlers without a subprocess.

@@ -609,3 +609,99 @@ fn inputs_past_the_cli_limit_are_refused_and_every_reply_fits_the_budget() {
     let said = r["bad_revision"]["body"].as_str().unwrap();
     assert!(said.starts_with("revision nope: "), "{said}");
 }
+
+/// Issue 59: `check_docs` reports the findings that do not count as such, under `suppressed`
+/// with why (baselined, suppressed with the comment's reason, waived with its day), never
+/// silently dropped; `findings` keeps only those that count, as `citegate audit` does.
+#[test]
+fn check_docs_lists_baselined_suppressed_and_waived_findings_apart() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    common::write(dir, "docs/a.md", "Invented: src/nowhere.rs:1.\n");
+    let out = common::citegate(dir, &["baseline", "docs/a.md"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::write(
+        dir,
+        "docs/b.md",
+        "Gone: src/gone.rs:1. <!-- citegate-ignore invented-path: the reader's own file -->\n",
+    );
+    common::write(dir, "docs/legacy/c.md", "Old: src/old.rs:1.\n");
+    common::write(
+        dir,
+        ".citegate.yaml",
+        "waivers:\n  - doc: \"docs/legacy/**\"\n    rules: [invented-path]\n    until: 2099-12-31\n    reason: \"rewritten with v2\"\n",
+    );
+    let calls = json!({
+        "docs": {"tool": "check_docs", "arguments": {"paths": ["docs"]}},
+        "text": {"tool": "check_docs", "arguments": {
+            "path": "docs/b.md",
+            "text": "Gone: src/gone.rs:1. <!-- citegate-ignore invented-path: the reader's own file -->\n\nNew: src/new.rs:1.\n",
+        }},
+    });
+    let r = client(dir, Some(calls));
+    let body = &r["docs"]["body"];
+    let rules = |list: &Value| -> Vec<(String, String)> {
+        (list.as_array().unwrap().iter())
+            .map(|f| {
+                (
+                    f["doc"].as_str().unwrap().into(),
+                    f["rule"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        rules(&body["findings"]),
+        [("docs/ttl.md".to_string(), "invented-lines".to_string())],
+        "{body:#}"
+    );
+    let suppressed = body["suppressed"].as_array().unwrap();
+    let why: Vec<(&str, &Value)> = (suppressed.iter())
+        .map(|f| (f["doc"].as_str().unwrap(), &f["suppression"]))
+        .collect();
+    assert_eq!(
+        why,
+        [
+            ("docs/a.md", &json!({"kind": "baselined"})),
+            (
+                "docs/b.md",
+                &json!({"kind": "suppressed", "reason": "the reader's own file"})
+            ),
+            (
+                "docs/legacy/c.md",
+                &json!({"kind": "waived", "reason": "rewritten with v2", "until": "2099-12-31"})
+            ),
+        ],
+        "{body:#}"
+    );
+    // Each as the JSON report has it, message and place included; none with a fix.
+    let report: Value = serde_json::from_slice(
+        &common::citegate(dir, &["audit", "--format", "json", "docs"]).stdout,
+    )
+    .unwrap();
+    for (ours, cli) in suppressed
+        .iter()
+        .zip(report["suppressed"].as_array().unwrap())
+    {
+        assert_eq!(ours["message"], cli["message"]);
+        assert_eq!(ours["line"], cli["line"]);
+        assert_eq!(ours["suppression"], cli["suppression"]);
+        assert!(ours.get("fix").is_none());
+    }
+    assert_eq!(
+        suppressed.len(),
+        report["suppressed"].as_array().unwrap().len()
+    );
+    // A doc's text checked in memory: its comment suppresses there too.
+    let text = &r["text"]["body"];
+    assert_eq!(
+        rules(&text["findings"]),
+        [("docs/b.md".to_string(), "invented-path".to_string())],
+        "{text:#}"
+    );
+    assert_eq!(text["suppressed"][0]["suppression"]["kind"], "suppressed");
+}

@@ -309,3 +309,58 @@ fn one_bad_repository_is_reported_failed_and_the_others_are_merged() {
     );
     assert!(!bad_dir.join("merged.json").exists());
 }
+
+/// Issue 59: a run with findings baselined, suppressed by a comment and waived, sharded and
+/// merged, is the unsharded run: the same `suppressed` findings with their `suppression`, the
+/// same counts and fixed entries, the same exit code, in JSON and SARIF (its `suppressions`).
+#[test]
+fn merged_shards_keep_what_is_baselined_suppressed_and_waived() {
+    let fx = Fixture::build(&spec()).unwrap();
+    let dir = fx.path();
+    // A baseline of some docs, one of whose findings is then fixed (a fixed entry).
+    run(
+        dir,
+        &["baseline", "docs/d00.md", "docs/d01.md", "docs/d05.md"],
+    );
+    common::write(dir, "docs/d05.md", "Doc 5: fixed src/a.rs:1.\n");
+    common::write(
+        dir,
+        "docs/d04.md",
+        "Doc 4: missing src/nope4.rs:1. <!-- citegate-ignore invented-path: a reader's file -->\n",
+    );
+    common::write(
+        dir,
+        ".citegate.yaml",
+        "waivers:\n  - doc: \"docs/d1*.md\"\n    rules: [invented-lines, invented-path]\n    until: 2099-12-31\n    reason: \"old pages\"\n",
+    );
+    let mut reports = Vec::new();
+    for i in 1..=3 {
+        let shard = format!("{i}/3");
+        let (_, json) = run(
+            dir,
+            &["audit", "docs", "--shard", &shard, "--format", "json"],
+        );
+        let path = dir.join(format!("shard-{i}.json"));
+        std::fs::write(&path, json).unwrap();
+        reports.push(path.display().to_string());
+    }
+    let (_, whole) = run(dir, &["audit", "docs", "--format", "json"]);
+    let whole: serde_json::Value = serde_json::from_str(&whole).unwrap();
+    let kinds = &whole["summary"]["suppressed"];
+    for kind in ["baselined", "suppressed", "waived"] {
+        assert!(kinds[kind].as_u64() > Some(0), "{kind}: {kinds}");
+    }
+    assert_eq!(
+        whole["summary"]["baseline_fixed"], 1,
+        "{:#}",
+        whole["summary"]
+    );
+    for format in ["json", "sarif"] {
+        let all = run(dir, &["audit", "docs", "--format", format]);
+        let mut args = vec!["merge", "--format", format];
+        args.extend(reports.iter().map(String::as_str));
+        let merged = run(dir, &args);
+        assert_eq!(merged.0, all.0, "{format}: exit code");
+        assert_eq!(merged.1, all.1, "{format}: the merged report differs");
+    }
+}

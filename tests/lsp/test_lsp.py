@@ -402,3 +402,110 @@ async def test_a_notification_whose_params_cannot_be_read_is_logged(push):
     assert any("textDocument/didOpen ignored: its params cannot be read" in m for m in logged), logged
     uri = open_doc(push, GUIDE)
     assert len(await diagnostics_of(push, uri)) == 3
+
+
+def set_aside(diagnostics):
+    """The greyed-out diagnostics: (rule, message prefix) of each hint tagged unnecessary."""
+    return sorted((d.code, d.message.split(": ")[0]) for d in diagnostics
+                  if d.severity == types.DiagnosticSeverity.Hint
+                  and list(d.tags or []) == [types.DiagnosticTag.Unnecessary])
+
+
+@pytest.mark.asyncio
+async def test_baselined_findings_are_greyed_out_and_hidden_when_the_settings_say(push, tmp_path):
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    assert cli("baseline", "docs/guide.md", cwd=copy).returncode == 0
+    uri = open_doc(push, copy / "docs" / "guide.md")
+    got = await diagnostics_of(push, uri)
+    assert set_aside(got) == [("invented-path", "baselined"), ("stale-changed", "baselined"),
+                              ("stale-moved", "baselined")], got
+    assert len(got) == 3, "nothing else"
+    # The message after the prefix is the CLI's.
+    want = {f["rule"]: f["message"] for f in
+            json.loads(cli("audit", "--format", "json", "docs/guide.md", cwd=copy).stdout)["suppressed"]}
+    for d in got:
+        assert d.message.split("\nhelp: ")[0] == "baselined: " + want[d.code]
+    push.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"citegate": {"suppressed": "hide"}}))
+    assert list(await diagnostics_of(push, uri)) == []
+    push.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"citegate": {"suppressed": "show"}}))
+    assert len(set_aside(await diagnostics_of(push, uri))) == 3
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def hiding(lsp_client: LanguageClient):
+    """A client whose initializationOptions hide the findings that do not count."""
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(register)
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(pull=False),
+        workspace_folders=[types.WorkspaceFolder(uri=REPO.as_uri(), name="shop")],
+        initialization_options={"suppressed": "hide"},
+    ))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_initialization_options_can_hide_suppressed_findings(hiding):
+    text = GUIDE.read_text().replace(
+        "Invented: src/nowhere.rs:3.",
+        "Invented: src/nowhere.rs:3. <!-- citegate-ignore invented-path: a made-up example -->")
+    uri = open_doc(hiding, GUIDE, text)
+    assert sorted(d.code for d in await diagnostics_of(hiding, uri)) == ["stale-changed", "stale-moved"]
+
+
+async def quick_fixes(client, uri, diagnostic):
+    return await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic], only=[types.CodeActionKind.QuickFix])))
+
+
+def edit_to(client, uri, version, text):
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+@pytest.mark.asyncio
+async def test_suppress_with_reason_writes_what_suppress_writes_and_the_finding_is_suppressed(push, tmp_path):
+    text = GUIDE.read_text()
+    uri = open_doc(push, GUIDE, text)
+    found = by_rule(await diagnostics_of(push, uri))
+    actions = await quick_fixes(push, uri, found["invented-path"])
+    assert [a.title for a in actions] == ["citegate: suppress with reason (invented-path)"], actions
+    assert actions[0].diagnostics[0].code == "invented-path"
+    edited = apply(text, actions[0].edit.changes[uri])
+    assert "src/nowhere.rs:3. <!-- citegate-ignore invented-path: TODO: why -->" in edited
+    # `citegate suppress` with the same reason writes the same bytes (the same code).
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy, symlinks=True)
+    done = cli("suppress", "--rule", "invented-path", "--reason", "TODO: why", "docs/guide.md", cwd=copy)
+    assert done.returncode == 0, done.stderr
+    assert (copy / "docs" / "guide.md").read_text() == edited
+    # Applied: suppressed (greyed out), and the placeholder is no reason until it is replaced.
+    edit_to(push, uri, 2, edited)
+    after = await diagnostics_of(push, uri)
+    assert set_aside(after) == [("invented-path", "suppressed (TODO")], after
+    warned = by_rule(after)["unused-suppression"]
+    assert "gives no reason" in warned.message
+    assert warned.severity == types.DiagnosticSeverity.Warning
+    # With a reason written: suppressed, and nothing to warn of.
+    reasoned = edited.replace("TODO: why", "a made-up example")
+    edit_to(push, uri, 3, reasoned)
+    final = await diagnostics_of(push, uri)
+    assert sorted(d.code for d in final) == ["invented-path", "stale-changed", "stale-moved"]
+    assert set_aside(final) == [("invented-path", "suppressed (a made-up example)")]
+    # A suppressed finding is offered no second suppression.
+    assert not await quick_fixes(push, uri, found["invented-path"])
+
+
+@pytest.mark.asyncio
+async def test_a_suppression_that_would_not_suppress_is_not_offered(push):
+    # `src/cache.rs:3-5` is stale at the commit that wrote its line (its implied pin): a comment
+    # ending that line makes it a line not yet committed, checked at the target instead, where
+    # the finding is another or none. Checked again before it is offered, it is not.
+    uri = open_doc(push, GUIDE)
+    changed = by_rule(await diagnostics_of(push, uri))["stale-changed"]
+    assert not await quick_fixes(push, uri, changed)
