@@ -183,8 +183,13 @@ async def test_the_language_server_says_and_fixes_the_same(client):
             text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
             range=types.Range(start=types.Position(line=0, character=0), end=end),
             context=types.CodeActionContext(diagnostics=result.items)))
-        quick = [e for a in actions if a.kind == types.CodeActionKind.QuickFix
+        # "Suppress with reason" is `citegate suppress`'s edit, not a fix: compared below.
+        suppress = [a for a in actions if a.title.startswith("citegate: suppress with reason")]
+        quick = [e for a in actions if a.kind == types.CodeActionKind.QuickFix and a not in suppress
                  for e in a.edit.changes[path.as_uri()]]
+        for a in suppress:
+            (edit,) = a.edit.changes[path.as_uri()]
+            assert "<!-- citegate-ignore " in edit.new_text and ": TODO: why -->" in edit.new_text, a
         fix_all = [a for a in actions if a.kind == "source.fixAll.citegate"]
         fixes = [f for f in report["findings"] if f["doc"] == doc and f.get("fix")]
         assert len(quick) == len(fixes), (doc, quick)
