@@ -34,6 +34,11 @@ function expandHome(p: string, home: string): string {
   return p === "~" || p.startsWith("~/") ? path.join(home, p.slice(1)) : p;
 }
 
+/** The folders of `env.PATH` searched for `citegate`: the absolute ones, in order. */
+function searched(env: NodeJS.ProcessEnv): string[] {
+  return (env.PATH ?? env.Path ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d));
+}
+
 /** The binary named by `configured` (absolute, or `~/…`), else `citegate` on `env.PATH`. */
 export function findBinary(configured: string, env: NodeJS.ProcessEnv, home = os.homedir()): Found {
   const setting = configured.trim();
@@ -45,18 +50,20 @@ export function findBinary(configured: string, env: NodeJS.ProcessEnv, home = os
     return executable(file) ? { binary: file, watch: [file] } : { watch: [file] };
   }
   const names = process.platform === "win32" ? ["citegate.exe", "citegate"] : ["citegate"];
-  const dirs = (env.PATH ?? env.Path ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d));
+  const dirs = searched(env);
   const candidates = dirs.flatMap((d) => names.map((n) => path.join(d, n)));
   const binary = candidates.find(executable);
   return binary === undefined ? { watch: candidates } : { binary, watch: [binary] };
 }
 
-/** The error shown when no binary is found: what was looked for, and how to install it. */
-export function describeMissing(configured: string): string {
+/** The error shown when no binary is found: what was looked for (the `PATH` folders searched,
+ * relative ones skipped), and how to install it. */
+export function describeMissing(configured: string, env: NodeJS.ProcessEnv = process.env): string {
   const setting = configured.trim();
+  const dirs = searched(env);
   const where =
     setting === ""
-      ? "no `citegate` binary was found on PATH"
+      ? `no \`citegate\` binary was found on PATH (searched: ${dirs.length > 0 ? dirs.join(path.delimiter) : "no absolute folder"}; relative entries are never searched)`
       : path.isAbsolute(expandHome(setting, os.homedir()))
         ? `citegate.path is "${setting}", which is not an executable file`
         : `citegate.path is "${setting}", which is not an absolute path`;

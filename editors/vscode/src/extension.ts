@@ -136,7 +136,7 @@ class Citegate {
     const configured = vscode.workspace.getConfiguration("citegate").get<string>("path", "");
     const found = findBinary(configured, process.env);
     if (found.binary === undefined) {
-      const message = describeMissing(configured);
+      const message = describeMissing(configured, process.env);
       this.output.appendLine(message);
       void vscode.window
         .showErrorMessage(message, "Copy install command", "Open settings")

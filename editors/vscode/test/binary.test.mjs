@@ -59,8 +59,11 @@ test("citegate.path wins over PATH, ~ is the home folder, relative is refused", 
 });
 
 test("the missing-binary message names the install command and the setting", () => {
-  const onPath = describeMissing("");
+  const onPath = describeMissing("", { PATH: ["/opt/a", "rel/bin", "/usr/bin"].join(path.delimiter) });
   assert.match(onPath, /no `citegate` binary was found on PATH/);
+  // Which folders were searched, in order, without the relative entry that never is.
+  assert.ok(onPath.includes(`(searched: /opt/a${path.delimiter}/usr/bin; relative entries are never searched)`), onPath);
+  assert.match(describeMissing("", { PATH: "" }), /searched: no absolute folder/);
   assert.ok(onPath.includes(INSTALL_COMMAND));
   assert.equal(INSTALL_COMMAND, "cargo install --locked citegate");
   assert.match(describeMissing("/opt/citegate"), /citegate\.path is "\/opt\/citegate", which is not an executable file/);
