@@ -118,13 +118,32 @@ pub fn suppress_command(args: SuppressArgs) -> ExitCode {
                 && again.docs[f.doc].doc.kind == citegate::model::DocKind::Markdown
         })
         .count();
+    // Suppressed, not merely gone: a comment written at the end of a line makes that line
+    // uncommitted, and a citation checked at the commit that wrote its line is then checked at
+    // the target instead, where its finding may vanish and the comment suppress nothing.
+    let unused = |r: &citegate::model::Report| {
+        (r.findings.iter())
+            .filter(|f| f.rule == RuleId::UnusedSuppression)
+            .count()
+    };
+    let idle = unused(&again).saturating_sub(unused(&report));
     if left > 0 {
         out.push_str(&format!(
             "{left} finding{} still counting after the rewrite\n",
             plural(left)
         ));
-        print_out(&out, ExitCode::from(1))
-    } else {
-        print_out(&out, ExitCode::SUCCESS)
+    }
+    if idle > 0 {
+        out.push_str(&format!(
+            "{idle} comment{} written suppress{} nothing: the finding went away with the edited \
+             line (now checked at the target, not at the commit that wrote it); review them \
+             (unused-suppression)\n",
+            plural(idle),
+            if idle == 1 { "es" } else { "" }
+        ));
+    }
+    match left + idle {
+        0 => print_out(&out, ExitCode::SUCCESS),
+        _ => print_out(&out, ExitCode::from(1)),
     }
 }

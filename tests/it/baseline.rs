@@ -284,3 +284,32 @@ fn sarif_with_suppressions_validates_against_the_official_schema() {
     let (_, github, _) = run(dir, &["audit", "--format", "github", "docs"]);
     assert_eq!(github.matches("::error").count(), 1, "{github}");
 }
+
+#[test]
+fn suppress_says_when_a_comment_it_wrote_suppresses_nothing() {
+    // A citation checked at the commit that wrote its line (stale-changed): the comment written at
+    // the end of that line makes it uncommitted, so the citation is checked at the target, where
+    // the finding is gone rather than suppressed. `suppress` used to report success.
+    let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n\
+                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\
+                @@@ commit v2 line 3 changes\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c2() {}\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = common::citegate(
+        dir.path(),
+        &[
+            "suppress",
+            "--rule",
+            "stale-changed",
+            "--reason",
+            "rewritten soon",
+            "docs",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("1 comment written suppresses nothing"),
+        "{stdout}"
+    );
+}
