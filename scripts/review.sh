@@ -16,15 +16,7 @@ superseded="$marker
 citegate: superseded by a newer review."
 # The pull request's number, and where its head is: `fork: NAME` (another repository, or
 # `fork:` when it was deleted), else nothing.
-pr="$(python3 - "$GITHUB_EVENT_PATH" "$GITHUB_REPOSITORY" <<'PY'
-import json, sys
-pr = json.load(open(sys.argv[1])).get("pull_request") or {}
-print(pr.get("number") or "")
-head = pr.get("head") or {}
-if "repo" in head and (head["repo"] or {}).get("full_name") != sys.argv[2]:
-    print("fork:", " ".join(str((head["repo"] or {}).get("full_name") or "").split()))
-PY
-)"
+pr="$(python3 "$(dirname "$0")/pull_request.py" "$GITHUB_EVENT_PATH" "$GITHUB_REPOSITORY")"
 number="$(sed -n 1p <<< "$pr")"
 fork="$(sed -n 2p <<< "$pr")"
 if [ -z "$number" ]; then
