@@ -57,6 +57,14 @@ fn shown(path: &std::path::Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// How many findings of `rules` in Markdown docs `suppress` writes a comment for.
+fn targeted(report: &citegate::model::Report, rules: &[RuleId]) -> usize {
+    (report.findings.iter())
+        .filter(|f| rules.contains(&f.rule))
+        .filter(|f| report.docs[f.doc].doc.kind == citegate::model::DocKind::Markdown)
+        .count()
+}
+
 pub fn suppress_command(args: SuppressArgs) -> ExitCode {
     let mut rules = Vec::new();
     for name in &args.rule {
@@ -121,12 +129,22 @@ pub fn suppress_command(args: SuppressArgs) -> ExitCode {
     // Suppressed, not merely gone: a comment written at the end of a line makes that line
     // uncommitted, and a citation checked at the commit that wrote its line is then checked at
     // the target instead, where its finding may vanish and the comment suppress nothing.
-    let unused = |r: &citegate::model::Report| {
-        (r.findings.iter())
-            .filter(|f| f.rule == RuleId::UnusedSuppression)
+    let by_comment = |r: &citegate::model::Report| {
+        (r.suppressed.iter())
+            .filter(|f| rules.contains(&f.rule))
+            .filter(|f| {
+                matches!(
+                    f.suppressed,
+                    Some(citegate::model::Suppressed::Inline { .. })
+                )
+            })
             .count()
     };
-    let idle = unused(&again).saturating_sub(unused(&report));
+    // Each finding targeted is now suppressed by its comment, still counting, or gone.
+    let newly = by_comment(&again).saturating_sub(by_comment(&report));
+    let idle = (targeted(&report, &rules))
+        .saturating_sub(left)
+        .saturating_sub(newly);
     if left > 0 {
         out.push_str(&format!(
             "{left} finding{} still counting after the rewrite\n",
@@ -135,11 +153,10 @@ pub fn suppress_command(args: SuppressArgs) -> ExitCode {
     }
     if idle > 0 {
         out.push_str(&format!(
-            "{idle} comment{} written suppress{} nothing: the finding went away with the edited \
-             line (now checked at the target, not at the commit that wrote it); review them \
-             (unused-suppression)\n",
-            plural(idle),
-            if idle == 1 { "es" } else { "" }
+            "{idle} finding{} not suppressed but gone: it went away with the edited line (now \
+             checked at the target, not at the commit that wrote it), and its comment suppresses \
+             nothing (unused-suppression); review them\n",
+            plural(idle)
         ));
     }
     match left + idle {

@@ -32,6 +32,13 @@ pub(super) fn fix_all_kind() -> CodeActionKind {
     CodeActionKind::new("source.fixAll.citegate")
 }
 
+/// The kind of "suppress with reason": a quick fix of its own kind, so a client asking for the
+/// `quickfix` kind alone (eglot and Neovim compare it exactly) is offered the citation's fix, and
+/// one asking for any quick fix (the LSP's prefix rule) is offered both.
+pub(super) fn suppress_kind() -> CodeActionKind {
+    CodeActionKind::new("quickfix.citegate.suppress")
+}
+
 impl Analysis {
     pub fn report(&self) -> &Report {
         &self.checked.report
@@ -111,7 +118,7 @@ impl Analysis {
             for (f, edit) in suppress::edits(self.report(), snapshot, meets, &mut at) {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("citegate: suppress with reason ({})", f.rule.as_str()),
-                    kind: Some(CodeActionKind::QUICKFIX),
+                    kind: Some(suppress_kind()),
                     diagnostics: Some(vec![diagnostic(f, at.range(f.span.start, f.span.end))]),
                     edit: Some(workspace_edit(uri, vec![edit])),
                     ..CodeAction::default()

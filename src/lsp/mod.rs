@@ -371,6 +371,7 @@ fn capabilities(encoding: Encoding) -> ServerCapabilities {
         CodeActionKind::REFACTOR_REWRITE,
         CodeActionKind::SOURCE_FIX_ALL,
         analysis::fix_all_kind(),
+        analysis::suppress_kind(),
     ];
     let rename = FileOperationRegistrationOptions {
         filters: vec![FileOperationFilter {

@@ -309,7 +309,7 @@ fn suppress_says_when_a_comment_it_wrote_suppresses_nothing() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        stdout.contains("1 comment written suppresses nothing"),
+        stdout.contains("1 finding not suppressed but gone"),
         "{stdout}"
     );
 }
