@@ -1,7 +1,8 @@
 //! `citegate suppress`: a suppression comment with its reason for every current finding of the
 //! rules chosen (ruff's `--add-noqa`). A comment is written at the end of the finding's line
-//! (`<!-- citegate-ignore RULE: reason -->` covers the line it ends), or on a line of its own
-//! before a fence's opening line (text after a fence's info string would change the fence).
+//! (`<!-- citegate-ignore RULE: reason -->` covers the line it ends; in a table row, at the end
+//! of the last cell), or on a line of its own before a fence's opening line (text after a
+//! fence's info string would change the fence).
 //! Only Markdown docs take comments; a line with one comment of citegate already is left alone,
 //! so a second run writes nothing.
 
@@ -88,13 +89,59 @@ pub fn insertion(text: &str, line: usize, comment: &str) -> Option<(usize, Strin
     if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
         let indent = &content[..content.len() - trimmed.len()];
         Some((start, format!("{indent}{comment}\n")))
+    } else if let Some(cell_end) = last_cell_end(content) {
+        Some((start + cell_end, format!(" {comment}")))
     } else {
         Some((end, format!(" {comment}")))
     }
+}
+
+/// In a table row (`| a | b |`), where the last cell's text ends: a comment after the row's last
+/// `|` would be a cell past the header's, which the table drops (and nothing reads).
+fn last_cell_end(row: &str) -> Option<usize> {
+    let body = row.trim_end();
+    let inner = body.strip_suffix('|')?;
+    if inner.ends_with('\\') || !inner.contains('|') {
+        return None;
+    }
+    Some(inner.trim_end().len())
 }
 
 /// The reason on one line, without what would end the comment early.
 fn one_line(reason: &str) -> String {
     let words = reason.split_whitespace().collect::<Vec<_>>().join(" ");
     words.replace("--", "- -")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn insert(text: &str, line: usize) -> String {
+        let mut out = text.to_string();
+        let (at, s) = insertion(text, line, "<!-- citegate-ignore x: y -->").unwrap();
+        out.insert_str(at, &s);
+        out
+    }
+
+    #[test]
+    fn a_comment_goes_where_markdown_reads_it_on_the_finding_s_line() {
+        assert_eq!(
+            insert("a\nsee x.rs:1\n", 2),
+            "a\nsee x.rs:1 <!-- citegate-ignore x: y -->\n"
+        );
+        // A table row: in its last cell (after the last `|` it would be a cell the table drops).
+        assert_eq!(
+            insert("| a | b |\n|---|---|\n| x.rs:1 | the cache  |\n", 3),
+            "| a | b |\n|---|---|\n| x.rs:1 | the cache <!-- citegate-ignore x: y -->  |\n"
+        );
+        // A fence: on a line of its own before it.
+        assert_eq!(
+            insert("  ```rust x.rs:1\n  ```\n", 1),
+            "  <!-- citegate-ignore x: y -->\n  ```rust x.rs:1\n  ```\n"
+        );
+        // Once only.
+        let once = insert("see x.rs:1\n", 1);
+        assert!(insertion(&once, 1, "<!-- citegate-ignore x: y -->").is_none());
+    }
 }

@@ -467,9 +467,11 @@ fn line_count(text: &[u8]) -> u32 {
 
 /// Split `lines` (0-based lines of `new`, sorted) into those unchanged from `old`, renumbered as
 /// lines of `old`, and those the diff `old` → `new` changed. The diff is git's default: Myers
-/// with the indent heuristic, lines compared with their line ends.
+/// with the indent heuristic, lines compared with their line ends, except that a suppression
+/// comment ending a line is not part of it (see [`without_suppressions`]).
 fn pass(old: &[u8], new: &[u8], lines: Lines) -> (Lines, Lines) {
-    let input = InternedInput::new(old, new);
+    let (old, new) = (without_suppressions(old), without_suppressions(new));
+    let input = InternedInput::new(&*old, &*new);
     let mut diff = Diff::compute(Algorithm::Myers, &input);
     diff.postprocess_lines(&input);
     let mut passed = Vec::new();
@@ -495,6 +497,64 @@ fn pass(old: &[u8], new: &[u8], lines: Lines) -> (Lines, Lines) {
         }
     }
     (passed, kept)
+}
+
+/// `text` without the `<!-- citegate-ignore … -->` comments that end its lines (and the one
+/// blank before each, as `citegate suppress` writes it). Writing one, as `citegate suppress` does, is not an edit of the line it
+/// suppresses: the line keeps the commit that wrote it, so a stale citation stays stale (and
+/// suppressed) instead of taking the comment's commit as its implied pin. The only place blame
+/// differs from `git blame`.
+fn without_suppressions(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const OPEN: &[u8] = b"<!-- citegate-ignore";
+    if memchr::memmem::find(text, OPEN).is_none() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let (before, after) = strip_ending_comment(line);
+        out.extend_from_slice(before);
+        out.extend_from_slice(after);
+        if let Some(end) = ending(line) {
+            out.extend_from_slice(end);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The line end (`\n` or `\r\n`) of `line`, when it has one.
+fn ending(line: &[u8]) -> Option<&[u8]> {
+    if line.ends_with(b"\r\n") {
+        Some(b"\r\n")
+    } else if line.ends_with(b"\n") {
+        Some(b"\n")
+    } else {
+        None
+    }
+}
+
+/// `line` without its line end, as the text before and after a suppression comment that ends
+/// it after other text (after: empty, or the `|` closing a table row, where `citegate suppress`
+/// writes a row's comment at the end of its last cell); `(line, "")` when it has none.
+fn strip_ending_comment(line: &[u8]) -> (&[u8], &[u8]) {
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    let Some(start) = memchr::memmem::rfind(body, b"<!-- citegate-ignore") else {
+        return (body, b"");
+    };
+    let Some(close) = memchr::memmem::find(&body[start..], b"-->") else {
+        return (body, b"");
+    };
+    let after = &body[start + close + 3..];
+    let before = &body[..start];
+    let before = before
+        .strip_suffix(b" ")
+        .or_else(|| before.strip_suffix(b"\t"))
+        .unwrap_or(before);
+    let closes_row = after.trim_ascii() == b"|";
+    if before.trim_ascii().is_empty() || !(after.trim_ascii().is_empty() || closes_row) {
+        return (body, b"");
+    }
+    (before, if closes_row { after } else { b"" })
 }
 
 /// The repository holding `path` and the path inside its work tree, for a doc that is not in the
@@ -542,6 +602,23 @@ mod tests {
     fn a_last_line_without_its_line_end_is_a_changed_line() {
         let (passed, kept) = run("a\nb", "a\nb\n", &[0, 1]);
         assert_eq!((passed, kept), (vec![0], vec![1]));
+    }
+
+    #[test]
+    fn a_suppression_comment_ending_a_line_does_not_change_it() {
+        let old = "a\nsee `src/x.rs:1`\nb\n";
+        let new = "a\nsee `src/x.rs:1` <!-- citegate-ignore stale-changed: old -->\nb\n";
+        assert_eq!(run(old, new, &[0, 1, 2]), (vec![0, 1, 2], vec![]));
+        let crlf = "see `src/x.rs:1`  <!-- citegate-ignore stale-changed: x -->\r\n";
+        assert_eq!(run("see `src/x.rs:1` \r\n", crlf, &[0]), (vec![0], vec![]));
+        // Alone on its line, it is a line of its own; any other edit of the line is an edit.
+        let alone = "a\n<!-- citegate-ignore stale-changed: old -->\nsee `src/x.rs:1`\nb\n";
+        assert_eq!(run(old, alone, &[2]), (vec![1], vec![]));
+        let row = "| `src/x.rs:1` | the cache |\n";
+        let suppressed = "| `src/x.rs:1` | the cache <!-- citegate-ignore stale-changed: x --> |\n";
+        assert_eq!(run(row, suppressed, &[0]), (vec![0], vec![]));
+        let edited = "a\nsee `src/y.rs:1` <!-- citegate-ignore stale-changed: old -->\nb\n";
+        assert_eq!(run(old, edited, &[1]), (vec![], vec![1]));
     }
 
     #[test]

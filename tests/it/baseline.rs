@@ -286,30 +286,69 @@ fn sarif_with_suppressions_validates_against_the_official_schema() {
 }
 
 #[test]
-fn suppress_says_when_a_comment_it_wrote_suppresses_nothing() {
-    // A citation checked at the commit that wrote its line (stale-changed): the comment written at
-    // the end of that line makes it uncommitted, so the citation is checked at the target, where
-    // the finding is gone rather than suppressed. `suppress` used to report success.
+fn a_suppressed_stale_citation_keeps_the_commit_that_wrote_its_line() {
+    // A citation checked at the commit that wrote its line (stale-changed). The comment written
+    // at the end of that line is not an edit of it: the line keeps its commit, so the finding
+    // stays and is suppressed, before the comment is committed and after. (It used to make the
+    // line uncommitted, the citation was then checked at the target, the finding was gone and
+    // the comment suppressed nothing.)
     let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c() {}\n\
-                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\
+                @@@ commit docs the doc\n@@@ file docs/a.md\nThe third function is src/a.rs:3.\n\n\
+                | Where | What |\n|---|---|\n| src/a.rs:3 | the third |\n\
                 @@@ commit v2 line 3 changes\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\nfn c2() {}\n";
     let dir = tempfile::tempdir().unwrap();
     citegate::fixture::build(spec, dir.path()).unwrap();
-    let out = common::citegate(
-        dir.path(),
-        &[
-            "suppress",
-            "--rule",
-            "stale-changed",
-            "--reason",
-            "rewritten soon",
-            "docs",
-        ],
-    );
+    let args = [
+        "suppress",
+        "--rule",
+        "stale-changed",
+        "--reason",
+        "rewritten soon",
+        "docs",
+    ];
+    let out = common::citegate(dir.path(), &args);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains("1 finding not suppressed but gone"),
-        "{stdout}"
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let doc = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    assert_eq!(
+        doc,
+        "The third function is src/a.rs:3. <!-- citegate-ignore stale-changed: rewritten soon -->\n\n\
+         | Where | What |\n|---|---|\n\
+         | src/a.rs:3 | the third <!-- citegate-ignore stale-changed: rewritten soon --> |\n"
     );
+    for committed in [false, true] {
+        if committed {
+            commit_all(dir.path(), "docs: suppress");
+        }
+        let (code, report, _) = run(dir.path(), &["audit", "--format", "json", "docs"]);
+        assert_eq!(code, 0, "committed: {committed}: {report}");
+        let report: Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(report["findings"], serde_json::json!([]), "{report}");
+        let suppressed = report["suppressed"].as_array().unwrap();
+        assert_eq!(suppressed.len(), 2, "committed: {committed}: {report}");
+        for s in suppressed {
+            assert_eq!(s["rule"], "stale-changed");
+            assert_eq!(s["suppression"]["kind"], "suppressed");
+        }
+    }
+    // A second run writes nothing.
+    let again = common::citegate(dir.path(), &args);
+    assert_eq!(again.status.code(), Some(0));
+    let after = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    assert_eq!(after, doc);
+}
+
+/// Commit every change in `dir`'s work tree.
+fn commit_all(dir: &std::path::Path, message: &str) {
+    let repo = git2::Repository::open(dir).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let sig = git2::Signature::now("t", "t@example.com").unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &[&head])
+        .unwrap();
 }
