@@ -152,14 +152,18 @@ fn tracked_under<'a>(
 /// Hidden folders the walk enters all the same: where coding agents keep the instructions they
 /// read (Cursor's `.cursor/rules`, GitHub Copilot's `.github/copilot-instructions.md` and
 /// `.github/instructions/`, Claude Code's `.claude/` commands, agents and skills, opencode's
-/// `.opencode/`, Windsurf's `.windsurf/rules`, Cline's `.clinerules/`).
-const AGENT_FOLDERS: [&str; 6] = [
+/// `.opencode/`, Windsurf's `.windsurf/rules`, Cline's `.clinerules/`, Google Antigravity's
+/// `.agent/rules` and `.agent/workflows`, Kiro's `.kiro/steering`, Roo Code's `.roo/rules`).
+const AGENT_FOLDERS: [&str; 9] = [
     ".cursor",
     ".github",
     ".claude",
     ".opencode",
     ".windsurf",
     ".clinerules",
+    ".agent",
+    ".kiro",
+    ".roo",
 ];
 
 /// Agent instruction files without an extension, read as Markdown: Cline's `.clinerules` and
@@ -226,6 +230,9 @@ mod tests {
             ".claude/skills/cite/SKILL.md",
             ".opencode/agent/docs.md",
             ".windsurf/rules/style.md",
+            ".agent/workflows/resolve-conflict.md",
+            ".kiro/steering/structure.md",
+            ".roo/rules/style.md",
             ".clinerules",
             "sub/.windsurfrules",
             "deep/er/AGENTS.md",
