@@ -11,8 +11,15 @@ use citegate::registry::RuleId;
 
 use super::common::*;
 
-pub fn baseline_command(args: BaselineArgs) -> ExitCode {
+pub fn baseline_command(mut args: BaselineArgs) -> ExitCode {
     let chosen = args.selection.baseline.clone();
+    // A file named with --baseline that is not there yet is the one to write, not one to read.
+    let fresh = chosen
+        .as_ref()
+        .is_some_and(|p| std::fs::symlink_metadata(p).is_err());
+    if fresh {
+        args.selection.baseline = None;
+    }
     let (session, report) = match audit_in_session(args.selection, true) {
         Ok(r) => r,
         Err(code) => return code,
@@ -22,7 +29,7 @@ pub fn baseline_command(args: BaselineArgs) -> ExitCode {
         (None, Some(w)) => w.join(baseline::FILE_NAME),
         (None, None) => return failed("a bare repository: name the file with --baseline FILE"),
     };
-    let old = session.settings.baseline.as_deref();
+    let old = session.settings.baseline.as_deref().filter(|_| !fresh);
     let new = match (args.prune, old) {
         (true, Some(old)) => citegate::audit::suppress::pruned(old, &report),
         (true, None) => return failed(format_args!("--prune: no baseline at {}", path.display())),

@@ -107,6 +107,27 @@ fn a_baseline_survives_lines_added_above_and_a_changed_finding_is_new() {
 }
 
 #[test]
+fn a_baseline_named_with_baseline_is_written_there_and_read_from_there() {
+    let fixture = Fixture::build(SPEC).unwrap();
+    let dir = fixture.path();
+    // Not there yet: the file to write (it used to fail, reading it first).
+    let (code, out, err) = run(dir, &["baseline", "--baseline", "ci/base.json", "docs"]);
+    assert_eq!(code, 2, "no folder ci/: {out}{err}");
+    std::fs::create_dir(dir.join("ci")).unwrap();
+    let (code, out, err) = run(dir, &["baseline", "--baseline", "ci/base.json", "docs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("ci/base.json: 2 findings (0 before)"), "{out}");
+    assert!(!dir.join(".citegate-baseline.json").exists());
+    assert_eq!(
+        run(dir, &["audit", "--baseline", "ci/base.json", "docs"]).0,
+        0
+    );
+    // Reading one that is not there is still an error (a typo never passes a run).
+    let (code, _, err) = run(dir, &["audit", "--baseline", "ci/typo.json", "docs"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
 fn identical_findings_are_counted_and_a_malformed_baseline_fails_with_its_line() {
     let fixture = Fixture::build(SPEC).unwrap();
     let dir = fixture.path();
