@@ -14,6 +14,10 @@ a different line each time) the time from `didChange` to the pulled diagnostics,
 pushing client the time from `didChange` to `publishDiagnostics` (which includes the
 250 ms debounce).
 
+`--memory`: the server's resident memory with 1, 10 and 100 docs open (each of `--citations`
+citations, every one's diagnostics pulled), read from /proc after the last pull: what the server
+keeps per open doc.
+
 `--workspace`: the wiki corpus of issue 38 (`examples/corpus --shape wiki --files 4000 --seed 38`:
 2,400 Markdown pages and 1,500 answer files) opened as the workspace folder of a pulling client,
 timed from `workspace/diagnostic` sent to its report received, next to `citegate audit` over the
@@ -135,6 +139,43 @@ def measure(repo, doc, edits, pull):
     return cold, times, len(first)
 
 
+def rss(pid):
+    """(VmRSS, VmHWM) of a process, in MiB."""
+    fields = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status"))
+    return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
+
+
+def memory(citations, counts):
+    """Resident memory of `citegate lsp` with each count of docs open."""
+    src, rows = corpus(10_000, 1)
+    repo = OUT / "lsp-memory"
+    subprocess.run(["rm", "-rf", str(repo)], check=True)
+    subprocess.run(["git", "clone", "--quiet", str(src), str(repo)], check=True)
+    (repo / "docs").mkdir(exist_ok=True)
+    for d in range(max(counts)):
+        start = (d * citations) % len(rows)
+        chosen = (rows[start:] + rows[:start]) * (citations // len(rows) + 1)
+        (repo / "docs" / f"m{d}.md").write_text(big_doc(chosen, citations))
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run(git + ["add", "docs"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "--quiet", "-m", "the docs"], cwd=repo, check=True)
+    print(f"| docs open | citations each | VmRSS after | peak (VmHWM) | per doc after |")
+    print("|---|---|---|---|---|")
+    for count in counts:
+        client = Client(repo, True)
+        base = rss(client.proc.pid)[0]
+        for d in range(count):
+            doc = repo / "docs" / f"m{d}.md"
+            item = {"uri": doc.as_uri(), "languageId": "markdown", "version": 1,
+                    "text": doc.read_text()}
+            client.notify("textDocument/didOpen", {"textDocument": item})
+            client.request("textDocument/diagnostic", {"textDocument": {"uri": doc.as_uri()}})
+        now, peak = rss(client.proc.pid)
+        client.close()
+        print(f"| {count} | {citations} | {now:.0f} MiB | {peak:.0f} MiB | "
+              f"{(now - base) / count:.1f} MiB |")
+
+
 def wiki():
     path = OUT / "wiki-s38"
     if not (path / ".git").exists():
@@ -168,10 +209,15 @@ def main():
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--workspace", action="store_true", help="time the workspace pass instead")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--memory", action="store_true", help="measure memory with 1, 10, 100 docs open")
+    ap.add_argument("--no-build", action="store_true", help="use the release build as it is")
     args = ap.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example", "corpus"],
-                   cwd=ROOT, check=True)
+    if not args.no_build:
+        subprocess.run(["cargo", "build", "--release", "--locked", "--quiet", "--bins", "--example",
+                        "corpus"], cwd=ROOT, check=True)
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.memory:
+        return memory(args.citations, [1, 10, 100])
     if args.workspace:
         return workspace(args.runs)
     repo, doc = prepare(args.citations)
