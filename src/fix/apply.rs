@@ -459,13 +459,16 @@ mod diff_tests {
 
     #[test]
     fn prints_what_similar_printed_for_in_place_and_line_edits() {
-        let doc: String = (1..=30).map(|i| format!("line {i} (src/a.rs:{i})\n")).collect();
+        let doc: String = (1..=30)
+            .map(|i| format!("line {i} (src/a.rs:{i})\n"))
+            .collect();
         let cases = [
             (doc.clone(), doc.replace("src/a.rs:7)", "src/a.rs:8)")),
             (doc.clone(), doc.replace("(src/a.rs:1)", "(src/b.rs:1)")),
             (
                 doc.clone(),
-                doc.replace("src/a.rs:3)", "src/a.rs:4)").replace("src/a.rs:9)", "src/a.rs:10)"),
+                doc.replace("src/a.rs:3)", "src/a.rs:4)")
+                    .replace("src/a.rs:9)", "src/a.rs:10)"),
             ),
             (doc.clone(), doc.replace("line 5 ", "<!-- x -->\nline 5 ")),
             (doc.clone(), doc.replace("line 12 (src/a.rs:12)\n", "")),
@@ -484,8 +487,12 @@ mod diff_tests {
 
     #[test]
     fn every_line_changed_is_one_hunk_of_removals_then_additions() {
-        let before: String = (1..=48_000).map(|i| format!("- C{i} (a.rs:{i})\n")).collect();
-        let after: String = (1..=48_000).map(|i| format!("- C{i} (a.rs:{})\n", i + 1)).collect();
+        let before: String = (1..=48_000)
+            .map(|i| format!("- C{i} (a.rs:{i})\n"))
+            .collect();
+        let after: String = (1..=48_000)
+            .map(|i| format!("- C{i} (a.rs:{})\n", i + 1))
+            .collect();
         let diff = unified_diff("doc.md", &before, &after);
         assert!(diff.starts_with("--- a/doc.md\n+++ b/doc.md\n@@ -1,48000 +1,48000 @@\n"));
         assert_eq!(diff.lines().filter(|l| l.starts_with('-')).count(), 48_001);
