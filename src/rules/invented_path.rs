@@ -5,7 +5,7 @@
 use super::context::{did_you_mean, Subject};
 use crate::check::FileFacts;
 use crate::fix::Relocation;
-use crate::model::{CitedPath, Finding};
+use crate::model::{CitedPath, Finding, Syntax};
 use crate::registry::RuleId;
 
 /// The cited file does not exist at the revision: with the closest existing paths as help.
@@ -42,7 +42,18 @@ fn finding(subject: &Subject<'_>, path: &str, suggestions: &[String]) -> Finding
         RuleId::InventedPath,
         format!("`{path}` does not exist at {}", subject.short_rev()),
     );
-    did_you_mean(f, suggestions)
+    let mut f = did_you_mean(f, suggestions);
+    if subject.citation.syntax == Syntax::Snippet {
+        // pymdownx.snippets' `check_paths` is off unless the site turns it on: the build then
+        // renders nothing where the file should be, and passes. Reported all the same.
+        let unchecked = "the site build will not catch it unless pymdownx.snippets has `check_paths: true` in mkdocs.yml (off by default: the snippet renders as nothing)";
+        let help = match f.help.take() {
+            Some(h) => format!("{h}; {unchecked}"),
+            None => unchecked.to_string(),
+        };
+        f = f.help(help);
+    }
+    f
 }
 
 /// The citation names no file at all (an exporter bug such as `blob/SHA/110-111`).

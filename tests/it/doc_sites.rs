@@ -104,6 +104,33 @@ fn asciidoctor_shows_the_lines_citegate_says_an_include_includes() {
     assert_eq!(shown, cited(&repo, "docs/index.adoc", 2));
 }
 
+/// pymdownx.snippets' `base_path` list is searched as citegate searches it, and with
+/// `check_paths: false` the real build renders a missing file as nothing and passes `--strict`:
+/// citegate reports it all the same.
+#[test]
+fn mkdocs_renders_a_missing_snippet_as_nothing_and_citegate_reports_it() {
+    let Some(mkdocs) = common::tool(doc_tools().join("mkdocs"), "MkDocs") else {
+        return;
+    };
+    let config = "site_name: demo\nmarkdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n      base_path: [snippets, src]\n      check_paths: false\n";
+    let page =
+        "# Demo\n\n```python\n--8<-- \"app.py:3:4\"\n```\n\n```python\n--8<-- \"gone.py\"\n```\n";
+    let spec = format!(
+        "@@@ commit v1 a MkDocs site\n@@@ file src/app.py\n{APP_PY}@@@ file snippets/other.py\nx = 1\n@@@ file mkdocs.yml\n{config}@@@ file docs/index.md\n{page}"
+    );
+    let (_dir, repo, html) = mkdocs_build(&mkdocs, &spec);
+    let shown = code_blocks(&html);
+    let app: Vec<&str> = APP_PY.lines().collect();
+    assert_eq!(shown, [app[2..4].join("\n"), String::new()], "{html}");
+    let audit = common::citegate(&repo, &["audit", "--format", "json", "docs"]);
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let rules: Vec<(&str, &str)> = (findings.iter())
+        .map(|f| (f["rule"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rules, [("invented-path", "snippets/gone.py")], "{report:#}");
+}
+
 /// Issue 58 item 2: on the built page an admonition's, a collapsible block's and a content tab's
 /// indented body is prose (each citation citegate reads there is in a `<p>`), a fence or a block
 /// indented four more in it is code (what citegate does not read is in a `<pre>`).
