@@ -61,21 +61,36 @@ fn sphinx_shows_the_lines_citegate_says_a_literalinclude_includes() {
         "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. toctree::\n\n   guide\n",
         "# Guide\n\n```{literalinclude} ../src/app.py\n:language: python\n:start-after: start-here\n:end-before: end-here\n```\n",
     );
-    let (_dir, repo) = fixture(&spec);
-    let site = tempfile::tempdir().unwrap();
-    common::run(
-        Command::new(sphinx)
-            .args(["-W", "-q", "-b", "html", "docs"])
-            .arg(site.path())
-            .current_dir(&repo),
-        "sphinx-build -W -b html",
-    );
+    let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
     for (page, doc) in [
         ("index.html", "docs/index.rst"),
         ("guide.html", "docs/guide.md"),
     ] {
-        let shown = code_blocks(&read(&site.path().join(page)));
+        let shown = code_blocks(&read(&site.join(page)));
         assert_eq!(shown, cited(&repo, doc, 1), "{doc}");
+    }
+}
+
+/// docutils' `include` (issue 58 item 3), shown as code with `:literal:` and `:code:`: a line
+/// slice and a section between two texts, in reStructuredText and MyST.
+#[test]
+fn sphinx_shows_the_lines_citegate_says_an_include_includes() {
+    let Some(sphinx) = common::tool(doc_tools().join("sphinx-build"), "Sphinx") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 a Sphinx site\n@@@ file src/app.py\n{APP_PY}@@@ file docs/conf.py\n{}@@@ file docs/index.rst\n{}@@@ file docs/guide.md\n{}",
+        "project = \"demo\"\nextensions = [\"myst_parser\"]\n",
+        "Demo\n====\n\n.. include:: ../src/app.py\n   :literal:\n   :start-line: 2\n   :end-line: 4\n\n.. include:: /../src/app.py\n   :code: python\n   :start-after: # start-here\n   :end-before: # end-here\n\n.. toctree::\n\n   guide\n",
+        "# Guide\n\n```{include} ../src/app.py\n:literal:\n:start-line: 7\n:end-line: 9\n```\n",
+    );
+    let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
+    for (page, doc, count) in [
+        ("index.html", "docs/index.rst", 2),
+        ("guide.html", "docs/guide.md", 1),
+    ] {
+        let shown = code_blocks(&read(&site.join(page)));
+        assert_eq!(shown, cited(&repo, doc, count), "{doc}");
     }
 }
 
@@ -176,6 +191,21 @@ fn mkdocs_build(mkdocs: &Path, spec: &str) -> (tempfile::TempDir, PathBuf, Strin
     );
     let html = read(&site.join("index.html"));
     (dir, repo, html)
+}
+
+/// The fixture repository `spec` (a Sphinx site in `docs/`) and the folder `sphinx-build -W`
+/// builds its HTML into.
+fn sphinx_build(sphinx: &Path, spec: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, repo) = fixture(spec);
+    let site = dir.path().join("built");
+    common::run(
+        Command::new(sphinx)
+            .args(["-W", "-q", "-b", "html", "docs"])
+            .arg(&site)
+            .current_dir(&repo),
+        "sphinx-build -W -b html",
+    );
+    (dir, repo, site)
 }
 
 /// The venv's `bin` folder `scripts/test-clients.sh` installs MkDocs and Sphinx into.
