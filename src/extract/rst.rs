@@ -8,6 +8,7 @@
 //! | `:lines: 10-20` | lines 10-20 (`10`, `-20` from line 1, `1-3,8-9` several citations) |
 //! | `:lines: 10-` | line 10 to the end: the file, checked as a whole |
 //! | `:start-at:`, `:start-after:`, `:end-before:`, `:end-at:` | the lines between the texts, as Sphinx finds them: checked by the texts, stale when their lines changed (`:lines:` then counts inside them) |
+//! | `:pyobject: Class.method` | the Python class or function of that dotted name, found in the file with tree-sitter as Sphinx's parser finds it: checked by its name, stale when its lines changed (the other options then count inside it) |
 //!
 //! docutils' `include` (`.. include:: PATH`, MyST's ```` ```{include} PATH ````) puts a file's
 //! lines in the page too, parsed as markup or, with `:literal:` or `:code:`, shown as code: a
@@ -22,9 +23,9 @@
 //! PATH is relative to the doc's folder, or to the source root (the folder of `conf.py`) when
 //! it starts with `/`, as Sphinx resolves it; docutils' own `<isonum.txt>` is no file of the
 //! repository. A reStructuredText doc is read for these directives only; one shown in a literal
-//! block (after `::`, in a `code-block`) is text. `:pyobject:` cites the file whole (its object
-//! is not looked for).
+//! block (after `::`, in a `code-block`) is text.
 
+use std::ops::Not;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -290,6 +291,16 @@ impl Written<'_> {
             }),
             (None, None) => None,
         };
+        let pyobject = self
+            .get("pyobject")
+            .filter(|o| o.value.trim().is_empty().not());
+        if let Some(o) = pyobject.filter(|_| self.directive == Directive::LiteralInclude) {
+            let mut c = citation();
+            let name = o.value.trim().to_string();
+            c.include = Some(IncludePart::Section(Markers::PyObject(name)));
+            found.push(c);
+            return;
+        }
         let (start, end) = match self.directive {
             Directive::LiteralInclude => (
                 mark("start-at", "start-after"),

@@ -58,17 +58,11 @@ fn sphinx_shows_the_lines_citegate_says_a_literalinclude_includes() {
     let spec = format!(
         "@@@ commit v1 a Sphinx site\n@@@ file src/app.py\n{APP_PY}@@@ file docs/conf.py\n{}@@@ file docs/index.rst\n{}@@@ file docs/guide.md\n{}",
         "project = \"demo\"\nextensions = [\"myst_parser\"]\n",
-        "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. toctree::\n\n   guide\n",
+        "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. literalinclude:: ../src/app.py\n   :pyobject: bye\n\n.. toctree::\n\n   guide\n",
         "# Guide\n\n```{literalinclude} ../src/app.py\n:language: python\n:start-after: start-here\n:end-before: end-here\n```\n",
     );
     let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
-    for (page, doc) in [
-        ("index.html", "docs/index.rst"),
-        ("guide.html", "docs/guide.md"),
-    ] {
-        let shown = code_blocks(&read(&site.join(page)));
-        assert_eq!(shown, cited(&repo, doc, 1), "{doc}");
-    }
+    shows_what_is_cited(&repo, &site, 2);
 }
 
 /// docutils' `include` (issue 58 item 3), shown as code with `:literal:` and `:code:`: a line
@@ -85,13 +79,7 @@ fn sphinx_shows_the_lines_citegate_says_an_include_includes() {
         "# Guide\n\n```{include} ../src/app.py\n:literal:\n:start-line: 7\n:end-line: 9\n```\n",
     );
     let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
-    for (page, doc, count) in [
-        ("index.html", "docs/index.rst", 2),
-        ("guide.html", "docs/guide.md", 1),
-    ] {
-        let shown = code_blocks(&read(&site.join(page)));
-        assert_eq!(shown, cited(&repo, doc, count), "{doc}");
-    }
+    shows_what_is_cited(&repo, &site, 2);
 }
 
 #[test]
@@ -206,6 +194,18 @@ fn sphinx_build(sphinx: &Path, spec: &str) -> (tempfile::TempDir, PathBuf, PathB
         "sphinx-build -W -b html",
     );
     (dir, repo, site)
+}
+
+/// The code blocks of the Sphinx pages `index.html` (of `docs/index.rst`, with `index` includes)
+/// and `guide.html` (of `docs/guide.md`, with one) are the lines citegate says they include.
+fn shows_what_is_cited(repo: &Path, site: &Path, index: usize) {
+    for (page, doc, count) in [
+        ("index.html", "docs/index.rst", index),
+        ("guide.html", "docs/guide.md", 1),
+    ] {
+        let shown = code_blocks(&read(&site.join(page)));
+        assert_eq!(shown, cited(repo, doc, count), "{doc}");
+    }
 }
 
 /// The venv's `bin` folder `scripts/test-clients.sh` installs MkDocs and Sphinx into.
