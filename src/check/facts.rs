@@ -15,9 +15,22 @@ pub enum FileFacts {
     Missing {
         suggestions: Vec<String>,
         from_root: Option<String>,
+        same_name: Option<SameName>,
     },
     /// A directory, submodule, symbolic link, binary or oversized blob.
     NotText(FileAt),
+}
+
+/// The one file at the revision with the name a citation gives without its folder
+/// (`storage.go:33-36` written for `cmd/bd/storage.go`), and what the cited lines are there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SameName {
+    pub path: String,
+    /// Its line count, when it is text.
+    pub line_count: Option<usize>,
+    /// The citation's quote is in the cited lines there (the whole file, for no lines): the
+    /// content is verified, so the full path is a safe fix.
+    pub verified: bool,
 }
 
 /// Where a citation's quote occurs in its file.

@@ -9,7 +9,7 @@ pub mod sections;
 pub mod stale;
 pub mod symbols;
 
-pub use facts::{CiteFacts, FileFacts, Held, QuoteFacts};
+pub use facts::{CiteFacts, FileFacts, Held, QuoteFacts, SameName};
 
 use std::collections::HashMap;
 
@@ -249,19 +249,28 @@ impl Blob<'_> {
                     let file = FileFacts::Missing {
                         suggestions: Vec::new(),
                         from_root: None,
+                        same_name: None,
                     };
                     return cites.iter().map(|c| base(c, file.clone())).collect();
                 }
                 let layout = self.repo.layout(self.commit);
                 let suggestions = layout.suggest(self.path);
+                let unique = match &layout.same_name(self.path, 2)[..] {
+                    [one] => self.text_of(one).map(|text| (one.clone(), text)),
+                    _ => None,
+                };
                 return cites
                     .iter()
                     .map(|c| {
                         let citation = docs[c.0.doc].citation(c.0.index);
                         let from_root = from_root(citation).filter(|p| layout.contains(p));
+                        let same_name = (unique.as_ref())
+                            .filter(|_| !citation.raw_path.contains('/'))
+                            .map(|(path, text)| same_name(path, text.as_deref(), citation));
                         let file = FileFacts::Missing {
                             suggestions: suggestions.clone(),
                             from_root,
+                            same_name,
                         };
                         base(c, file)
                     })
@@ -381,6 +390,40 @@ impl Blob<'_> {
 
 /// The path a relative Markdown link in a nested folder names when read from the repository root,
 /// as some generators write them (`[p](src/p.rs#L1)` in `wiki/a/b.md`).
+impl Blob<'_> {
+    /// The text of `path` at the blob's commit (`Some(None)`: there, but not text).
+    fn text_of(&self, path: &str) -> Option<Option<std::sync::Arc<str>>> {
+        let file = (self.repo).with_handle(|git| self.repo.file_at(git, self.commit, path));
+        match file.ok()? {
+            FileAt::Text(text) => Some(Some(text)),
+            FileAt::Missing => None,
+            _ => Some(None),
+        }
+    }
+}
+
+/// What a citation's lines are in `path`, the one file with the name it gives (`text`: its text).
+fn same_name(path: &str, text: Option<&str>, citation: &Citation) -> SameName {
+    let lines: Option<Vec<&str>> = text.map(|t| t.lines().collect());
+    let cited = lines.as_ref().and_then(|all| match citation.lines {
+        None => Some(all.join("\n")),
+        Some(r) if r.start >= 1 && r.start <= r.end && (r.end as usize) <= all.len() => {
+            Some(all[r.start as usize - 1..r.end as usize].join("\n"))
+        }
+        Some(_) => None,
+    });
+    let quote = citation.quote.as_ref().map(|q| normalize(&q.text));
+    let verified = match (cited, quote) {
+        (Some(cited), Some(quote)) => !quote.is_empty() && normalize(&cited).contains(&quote),
+        _ => false,
+    };
+    SameName {
+        path: path.to_string(),
+        line_count: lines.map(|l| l.len()),
+        verified,
+    }
+}
+
 fn from_root(citation: &Citation) -> Option<String> {
     let (
         _,

@@ -87,6 +87,7 @@ pub fn lines(text: &str, markers: &Markers) -> Option<(usize, usize)> {
             };
             Some((first + 1, last))
         }
+        Markers::PyObject(name) => super::symbols::python_object(text, name),
     }
 }
 

@@ -83,6 +83,46 @@ impl Symbols {
     }
 }
 
+/// The 1-based first and last lines of the Python class or function `qualname` (`Class.method`)
+/// of `source`, as Sphinx's `:pyobject:` includes it: from its first decorator to its last line
+/// that is not blank or only a comment. `None` when there is no such object.
+pub fn python_object(source: &str, qualname: &str) -> Option<(usize, usize)> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_python::LANGUAGE.into())
+        .ok()?;
+    let tree = parser.parse(source, None)?;
+    let mut scope = tree.root_node();
+    let mut found = None;
+    for part in qualname.split('.') {
+        let mut cursor = scope.walk();
+        let (outer, definition) = scope.named_children(&mut cursor).find_map(|child| {
+            let definition = match child.kind() {
+                "decorated_definition" => child.child_by_field_name("definition")?,
+                _ => child,
+            };
+            let is_object = matches!(
+                definition.kind(),
+                "function_definition" | "class_definition"
+            );
+            let name = definition.child_by_field_name("name")?;
+            (is_object && name.utf8_text(source.as_bytes()).ok()? == part)
+                .then_some((child, definition))
+        })?;
+        scope = definition.child_by_field_name("body")?;
+        found = Some(outer);
+    }
+    let node = found?;
+    let lines: Vec<&str> = source.lines().collect();
+    let start = node.start_position().row;
+    let mut end = node.end_position().row.min(lines.len().saturating_sub(1));
+    let idle = |l: &str| l.trim().is_empty() || l.trim_start().starts_with('#');
+    while end > start && idle(lines[end]) {
+        end -= 1;
+    }
+    Some((start + 1, end + 1))
+}
+
 fn first_code_byte(source: &str, line: usize) -> Option<usize> {
     let start = if line <= 1 {
         0
@@ -154,6 +194,18 @@ fn declarator_name(node: Node<'_>) -> Option<Node<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_python_object_is_found_by_its_dotted_name_as_sphinx_includes_it() {
+        let source = "import os\n\n\nclass Greeter:\n    @staticmethod\n    def hello():\n        return 1\n\n    # trailing comment\n\n    def bye(self):\n        return 2\n\n\ndef hello():\n    pass\n";
+        assert_eq!(python_object(source, "Greeter"), Some((4, 12)));
+        assert_eq!(python_object(source, "Greeter.hello"), Some((5, 7)));
+        assert_eq!(python_object(source, "Greeter.bye"), Some((11, 12)));
+        assert_eq!(python_object(source, "hello"), Some((15, 16)));
+        assert_eq!(python_object(source, "Greeter.missing"), None);
+        assert_eq!(python_object(source, "os"), None);
+        assert_eq!(python_object(source, "bye"), None);
+    }
 
     #[test]
     fn finds_enclosing_functions_and_types() {

@@ -7,6 +7,7 @@
 //! info string is a citation, is that citation's quote. Bare forge URLs in prose and `href`s in
 //! raw HTML are links like any other.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -22,7 +23,7 @@ use crate::model::{
 use super::context::ExtractContext;
 use super::fence::{self, Fence};
 use super::link::{self, Link};
-use super::{bare, front_matter, literal, sources, suppress};
+use super::{admonitions, bare, front_matter, literal, sources, suppress};
 
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[(\d{1,3})\]").expect("marker pattern"));
@@ -105,6 +106,9 @@ struct Walker<'a> {
     located: Cell<Located>,
     /// HTML comments, for suppression directives.
     comments: Vec<Span>,
+    /// Where MkDocs' admonitions and content tabs start, read as list items: their bodies are
+    /// prose, split into sentences as a paragraph is.
+    admonitions: Vec<usize>,
 }
 
 /// What `locate` knows about the text event it was last asked about.
@@ -142,6 +146,7 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
             ..Located::default()
         }),
         comments: Vec::new(),
+        admonitions: Vec::new(),
     };
     for (entry, citation) in sources::scan(&doc.text) {
         w.ext.sources.entries.push(entry);
@@ -154,7 +159,16 @@ pub fn extract(doc: &Doc, ctx: &ExtractContext) -> Extracted {
         front_matter::read(&doc.text, block, &mut w.ext);
         start = block.body_start;
     }
-    let parser = Parser::new_ext(&doc.text[start..], options).into_offset_iter();
+    // On a MkDocs site whose admonitions' and tabs' indented bodies are prose, it is parsed as
+    // such (the marker lines rewritten in place, every offset kept).
+    let prose_bodies =
+        (ctx.sites.mkdocs(ctx.workdir.as_deref(), doc)).is_some_and(|s| s.indented_prose);
+    let (body, admonitions) = match prose_bodies {
+        true => admonitions::as_list_items(&doc.text[start..]),
+        false => (Cow::Borrowed(&doc.text[start..]), Vec::new()),
+    };
+    w.admonitions = admonitions.into_iter().map(|at| at + start).collect();
+    let parser = Parser::new_ext(&body, options).into_offset_iter();
     for (event, range) in TextMergeWithOffset::new(parser) {
         w.event(event, range.start + start..range.end + start);
     }
@@ -192,7 +206,7 @@ impl<'a> Walker<'a> {
                 })
             }
             Event::Start(Tag::Item) => self.blocks.push(Block {
-                whole: true,
+                whole: self.admonitions.binary_search(&range.start).is_err(),
                 span: to_span(&range),
                 pieces: Vec::new(),
             }),

@@ -8,12 +8,24 @@
 //! | `:lines: 10-20` | lines 10-20 (`10`, `-20` from line 1, `1-3,8-9` several citations) |
 //! | `:lines: 10-` | line 10 to the end: the file, checked as a whole |
 //! | `:start-at:`, `:start-after:`, `:end-before:`, `:end-at:` | the lines between the texts, as Sphinx finds them: checked by the texts, stale when their lines changed (`:lines:` then counts inside them) |
+//! | `:pyobject: Class.method` | the Python class or function of that dotted name, found in the file with tree-sitter as Sphinx's parser finds it: checked by its name, stale when its lines changed (the other options then count inside it) |
+//!
+//! docutils' `include` (`.. include:: PATH`, MyST's ```` ```{include} PATH ````) puts a file's
+//! lines in the page too, parsed as markup or, with `:literal:` or `:code:`, shown as code: a
+//! citation alike, with docutils' options:
+//!
+//! | option | cites |
+//! |---|---|
+//! | none | the whole file |
+//! | `:start-line: 9`, `:end-line: 20` | lines 10-20 (a Python slice: 0-based, the end excluded); only a start: line 10 to the end; a negative one counts from the end: the file, checked whole |
+//! | `:start-after:`, `:end-before:` | the lines between the texts, found as for `literalinclude` |
 //!
 //! PATH is relative to the doc's folder, or to the source root (the folder of `conf.py`) when
-//! it starts with `/`, as Sphinx resolves it. A reStructuredText doc is read for these
-//! directives only; one shown in a literal block (after `::`, in a `code-block`) is text.
-//! `:pyobject:` cites the file whole (its object is not looked for).
+//! it starts with `/`, as Sphinx resolves it; docutils' own `<isonum.txt>` is no file of the
+//! repository. A reStructuredText doc is read for these directives only; one shown in a literal
+//! block (after `::`, in a `code-block`) is text.
 
+use std::ops::Not;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -25,11 +37,30 @@ use crate::model::{
 };
 use crate::paths::resolve_path;
 
-/// `.. literalinclude:: path` in reStructuredText.
+/// `.. literalinclude:: path` or `.. include:: path` in reStructuredText.
 static RST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?P<indent>[ \t]*)\.\.[ \t]+literalinclude::[ \t]*(?P<path>\S.*?)[ \t]*$")
-        .expect("literalinclude pattern")
+    Regex::new(
+        r"^(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>literalinclude|include)::[ \t]*(?P<path>\S.*?)[ \t]*$",
+    )
+    .expect("literalinclude pattern")
 });
+
+/// Which directive: Sphinx's `literalinclude` or docutils' `include`, whose options differ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Directive {
+    LiteralInclude,
+    Include,
+}
+
+impl Directive {
+    fn named(name: &str) -> Option<Directive> {
+        match name {
+            "literalinclude" => Some(Directive::LiteralInclude),
+            "include" => Some(Directive::Include),
+            _ => None,
+        }
+    }
+}
 
 /// A reStructuredText directive whose body is shown as code, not read.
 static CODE_DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
@@ -72,9 +103,9 @@ fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-/// Add the `literalinclude` directives of a reStructuredText doc to its citations.
+/// Add the `literalinclude` and `include` directives of a reStructuredText doc to its citations.
 pub(super) fn directives(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
-    if !doc.text.contains("literalinclude::") {
+    if !doc.text.contains("include::") {
         return;
     }
     let lines = lines(&doc.text);
@@ -112,6 +143,7 @@ pub(super) fn directives(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
             i += 1;
         }
         let written = Written {
+            directive: Directive::named(&caps["name"]).expect("a directive the pattern names"),
             span: Span::new(at + depth, end),
             path: path.as_str(),
             path_at: at + path.start(),
@@ -122,10 +154,10 @@ pub(super) fn directives(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
     ext.supersede(found, &[]);
 }
 
-/// Add the MyST `{literalinclude}` directives of a Markdown doc to its citations; one inside a
-/// code fence (a doc showing the syntax) is text.
+/// Add the MyST `{literalinclude}` and `{include}` directives of a Markdown doc to its
+/// citations; one inside a code fence (a doc showing the syntax) is text.
 pub(super) fn myst(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
-    if !doc.text.contains("{literalinclude}") {
+    if !doc.text.contains("{literalinclude}") && !doc.text.contains("{include}") {
         return;
     }
     let lines = lines(&doc.text);
@@ -156,9 +188,9 @@ pub(super) fn myst(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
             }
             continue;
         };
-        if &caps["name"] != "literalinclude" {
+        let Some(directive) = Directive::named(&caps["name"]) else {
             continue;
-        }
+        };
         let fence = &caps["fence"];
         let path = caps.name("path").expect("path group");
         let mut options = Vec::new();
@@ -182,6 +214,7 @@ pub(super) fn myst(doc: &Doc, ctx: &ExtractContext, ext: &mut Extracted) {
             options.extend(o.map(|o| option(&o, o_at)));
         }
         let written = Written {
+            directive,
             span: Span::new(at + indent(line), end),
             path: path.as_str(),
             path_at: at + path.start(),
@@ -208,8 +241,9 @@ fn option(caps: &regex::Captures<'_>, line_at: usize) -> Opt {
     }
 }
 
-/// A directive as written: where, its path and its options.
+/// A directive as written: which, where, its path and its options.
 struct Written<'a> {
+    directive: Directive,
     span: Span,
     path: &'a str,
     path_at: usize,
@@ -224,7 +258,8 @@ impl Written<'_> {
     /// The directive's citations: one per range of its `:lines:`, else one.
     fn cite(&self, doc: &Doc, ctx: &ExtractContext, found: &mut Vec<Citation>) {
         let path = self.path.trim();
-        if path.is_empty() || path.contains("://") {
+        let standard = path.starts_with('<') && path.ends_with('>');
+        if path.is_empty() || path.contains("://") || standard {
             return;
         }
         let rooted = path.starts_with('/');
@@ -256,13 +291,38 @@ impl Written<'_> {
             }),
             (None, None) => None,
         };
-        let (start, end) = (
-            mark("start-at", "start-after"),
-            mark("end-at", "end-before"),
-        );
+        let pyobject = self
+            .get("pyobject")
+            .filter(|o| o.value.trim().is_empty().not());
+        if let Some(o) = pyobject.filter(|_| self.directive == Directive::LiteralInclude) {
+            let mut c = citation();
+            let name = o.value.trim().to_string();
+            c.include = Some(IncludePart::Section(Markers::PyObject(name)));
+            found.push(c);
+            return;
+        }
+        let (start, end) = match self.directive {
+            Directive::LiteralInclude => (
+                mark("start-at", "start-after"),
+                mark("end-at", "end-before"),
+            ),
+            // docutils has no `-at` options: `start-at` is no option of its.
+            Directive::Include => (mark("", "start-after"), mark("", "end-before")),
+        };
         if start.is_some() || end.is_some() {
             let mut c = citation();
             c.include = Some(IncludePart::Section(Markers::Text { start, end }));
+            found.push(c);
+            return;
+        }
+        if self.directive == Directive::Include {
+            let mut c = citation();
+            match self.slice() {
+                Ok(Some(Part::Lines(r))) => c.lines = Some(r),
+                Ok(Some(Part::From(n))) => c.include = Some(IncludePart::From(n)),
+                Ok(_) => {}
+                Err(written) => c.bad_lines = Some(written),
+            }
             found.push(c);
             return;
         }
@@ -282,6 +342,29 @@ impl Written<'_> {
             }
             found.push(c);
         }
+    }
+}
+
+impl Written<'_> {
+    /// What docutils' `:start-line:` and `:end-line:` (a Python slice of the file's lines)
+    /// cite: lines, from a line to the end, or (`None`: none given, or one counted from the end)
+    /// the whole file; a value that is no number is what was written, as an error.
+    fn slice(&self) -> Result<Option<Part>, String> {
+        let number = |key: &str| match self.get(key) {
+            None => Ok(None),
+            Some(o) => (o.value.trim().parse::<i64>())
+                .map(Some)
+                .map_err(|_| format!(":{key}: {}", o.value)),
+        };
+        let (start, end) = (number("start-line")?, number("end-line")?);
+        if start.is_some_and(|s| s < 0) || end.is_some_and(|e| e < 0) {
+            return Ok(None);
+        }
+        Ok(match (start.unwrap_or(0), end) {
+            (0, None) => None,
+            (s, None) => Some(Part::From(s + 1)),
+            (s, Some(e)) => Some(Part::Lines(LineRange::new(s + 1, e))),
+        })
     }
 }
 
@@ -369,6 +452,31 @@ mod tests {
         let (span, style) = found[2].path_span.clone().unwrap();
         assert_eq!(&text[span.start..span.end], "/src/b.py");
         assert_eq!(style.render("lib/b.py"), "/lib/b.py");
+    }
+
+    #[test]
+    fn docutils_includes_read_their_line_slice_and_texts() {
+        let text = ".. include:: a.py\n   :start-line: 3\n   :end-line: 6\n\n.. include:: a.py\n   :start-line: 2\n\n.. include:: a.py\n   :end-line: -1\n\n.. include:: a.py\n   :start-line: x\n\n.. include:: a.py\n   :start-at: no such option\n   :end-before: # end\n\n.. include:: <isonum.txt>\n";
+        let (found, _) = read("docs/i.rst", DocKind::Rst, text);
+        let cited: Vec<String> = found.iter().map(Citation::label).collect();
+        assert_eq!(
+            cited,
+            [
+                "docs/a.py:4-6",
+                "docs/a.py",
+                "docs/a.py",
+                "docs/a.py",
+                "docs/a.py"
+            ]
+        );
+        assert_eq!(found[1].include, Some(IncludePart::From(3)));
+        assert_eq!(found[2].include, None);
+        assert_eq!(found[3].bad_lines.as_deref(), Some(":start-line: x"));
+        assert!(matches!(
+            &found[4].include,
+            Some(IncludePart::Section(Markers::Text { start: None, end: Some(e) }))
+                if e.text == "# end" && !e.at
+        ));
     }
 
     #[test]

@@ -325,6 +325,9 @@ pub enum Markers {
         start: Option<TextMark>,
         end: Option<TextMark>,
     },
+    /// Sphinx's `:pyobject: Class.method`: the lines of a Python class or function (its
+    /// decorators included), found by its dotted name as Sphinx's Python parser finds it.
+    PyObject(String),
 }
 
 /// One of Sphinx's `literalinclude` text markers.
@@ -363,6 +366,7 @@ impl Markers {
                 .collect();
                 format!("`{}`", marks.join("` … `"))
             }
+            Markers::PyObject(name) => format!("`:pyobject: {name}`"),
         }
     }
 }

@@ -113,6 +113,17 @@ impl Layout {
         self.folder(dir).is_some_and(|f| has_file(f, name))
     }
 
+    /// The files with the file name of `missing` (its last segment) in any folder, in path
+    /// order; at most `limit`.
+    pub fn same_name(&self, missing: &str, limit: usize) -> Vec<String> {
+        let (_, name) = split(missing);
+        (self.dirs.iter())
+            .filter(|(_, f)| has_file(f, name))
+            .map(|(d, _)| join(d, name))
+            .take(limit)
+            .collect()
+    }
+
     /// The closest existing paths to a missing one: the same file name elsewhere first, else a
     /// file name a small edit away in the same folder, or (when the folder holds no file) in a
     /// folder a small edit away. Edit distances are computed only against those few candidates.
@@ -121,10 +132,7 @@ impl Layout {
         // Each string is compared with many: its bit vectors are built once (a bit-parallel
         // edit distance, which stops once the limit is passed).
         let whole = levenshtein::BatchComparator::new(missing.chars());
-        let mut same: Vec<String> = (self.dirs.iter())
-            .filter(|(_, f)| has_file(f, name))
-            .map(|(d, _)| join(d, name))
-            .collect();
+        let mut same = self.same_name(missing, usize::MAX);
         if !same.is_empty() {
             // Ties (the same distance and length) keep path order: the folders are in the order
             // of their paths, and two of one length sort as the paths in them do.

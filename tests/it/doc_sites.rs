@@ -46,17 +46,8 @@ fn mkdocs_shows_the_lines_citegate_says_a_snippet_includes() {
         "site_name: demo\ntheme:\n  name: material\nmarkdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n      check_paths: true\n",
         "# Demo\n\n```python\n--8<-- \"src/app.py:3:4\"\n```\n\n## Helper\n\n```python\n--8<-- \"src/app.py:helper\"\n```\n",
     );
-    let (_dir, repo) = fixture(&spec);
-    let site = tempfile::tempdir().unwrap();
-    common::run(
-        Command::new(mkdocs)
-            .args(["build", "--strict", "--quiet", "--site-dir"])
-            .arg(site.path())
-            .current_dir(&repo),
-        "mkdocs build --strict",
-    );
-    let shown = code_blocks(&read(&site.path().join("index.html")));
-    assert_eq!(shown, cited(&repo, "docs/index.md", 2));
+    let (_dir, repo, html) = mkdocs_build(&mkdocs, &spec);
+    assert_eq!(code_blocks(&html), cited(&repo, "docs/index.md", 2));
 }
 
 #[test]
@@ -67,25 +58,28 @@ fn sphinx_shows_the_lines_citegate_says_a_literalinclude_includes() {
     let spec = format!(
         "@@@ commit v1 a Sphinx site\n@@@ file src/app.py\n{APP_PY}@@@ file docs/conf.py\n{}@@@ file docs/index.rst\n{}@@@ file docs/guide.md\n{}",
         "project = \"demo\"\nextensions = [\"myst_parser\"]\n",
-        "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. toctree::\n\n   guide\n",
+        "Demo\n====\n\n.. literalinclude:: ../src/app.py\n   :language: python\n   :lines: 3-4\n\n.. literalinclude:: ../src/app.py\n   :pyobject: bye\n\n.. toctree::\n\n   guide\n",
         "# Guide\n\n```{literalinclude} ../src/app.py\n:language: python\n:start-after: start-here\n:end-before: end-here\n```\n",
     );
-    let (_dir, repo) = fixture(&spec);
-    let site = tempfile::tempdir().unwrap();
-    common::run(
-        Command::new(sphinx)
-            .args(["-W", "-q", "-b", "html", "docs"])
-            .arg(site.path())
-            .current_dir(&repo),
-        "sphinx-build -W -b html",
+    let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
+    shows_what_is_cited(&repo, &site, 2);
+}
+
+/// docutils' `include` (issue 58 item 3), shown as code with `:literal:` and `:code:`: a line
+/// slice and a section between two texts, in reStructuredText and MyST.
+#[test]
+fn sphinx_shows_the_lines_citegate_says_an_include_includes() {
+    let Some(sphinx) = common::tool(doc_tools().join("sphinx-build"), "Sphinx") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 a Sphinx site\n@@@ file src/app.py\n{APP_PY}@@@ file docs/conf.py\n{}@@@ file docs/index.rst\n{}@@@ file docs/guide.md\n{}",
+        "project = \"demo\"\nextensions = [\"myst_parser\"]\n",
+        "Demo\n====\n\n.. include:: ../src/app.py\n   :literal:\n   :start-line: 2\n   :end-line: 4\n\n.. include:: /../src/app.py\n   :code: python\n   :start-after: # start-here\n   :end-before: # end-here\n\n.. toctree::\n\n   guide\n",
+        "# Guide\n\n```{include} ../src/app.py\n:literal:\n:start-line: 7\n:end-line: 9\n```\n",
     );
-    for (page, doc) in [
-        ("index.html", "docs/index.rst"),
-        ("guide.html", "docs/guide.md"),
-    ] {
-        let shown = code_blocks(&read(&site.path().join(page)));
-        assert_eq!(shown, cited(&repo, doc, 1), "{doc}");
-    }
+    let (_dir, repo, site) = sphinx_build(&sphinx, &spec);
+    shows_what_is_cited(&repo, &site, 2);
 }
 
 #[test]
@@ -111,6 +105,107 @@ fn asciidoctor_shows_the_lines_citegate_says_an_include_includes() {
     );
     let shown = code_blocks(&read(&site.path().join("index.html")));
     assert_eq!(shown, cited(&repo, "docs/index.adoc", 2));
+}
+
+/// pymdownx.snippets' `base_path` list is searched as citegate searches it, and with
+/// `check_paths: false` the real build renders a missing file as nothing and passes `--strict`:
+/// citegate reports it all the same.
+#[test]
+fn mkdocs_renders_a_missing_snippet_as_nothing_and_citegate_reports_it() {
+    let Some(mkdocs) = common::tool(doc_tools().join("mkdocs"), "MkDocs") else {
+        return;
+    };
+    let config = "site_name: demo\nmarkdown_extensions:\n  - pymdownx.superfences\n  - pymdownx.snippets:\n      base_path: [snippets, src]\n      check_paths: false\n";
+    let page =
+        "# Demo\n\n```python\n--8<-- \"app.py:3:4\"\n```\n\n```python\n--8<-- \"gone.py\"\n```\n";
+    let spec = format!(
+        "@@@ commit v1 a MkDocs site\n@@@ file src/app.py\n{APP_PY}@@@ file snippets/other.py\nx = 1\n@@@ file mkdocs.yml\n{config}@@@ file docs/index.md\n{page}"
+    );
+    let (_dir, repo, html) = mkdocs_build(&mkdocs, &spec);
+    let shown = code_blocks(&html);
+    let app: Vec<&str> = APP_PY.lines().collect();
+    assert_eq!(shown, [app[2..4].join("\n"), String::new()], "{html}");
+    let audit = common::citegate(&repo, &["audit", "--format", "json", "docs"]);
+    let report: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let rules: Vec<(&str, &str)> = (findings.iter())
+        .map(|f| (f["rule"].as_str().unwrap(), f["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rules, [("invented-path", "snippets/gone.py")], "{report:#}");
+}
+
+/// Issue 58 item 2: on the built page an admonition's, a collapsible block's and a content tab's
+/// indented body is prose (each citation citegate reads there is in a `<p>`), a fence or a block
+/// indented four more in it is code (what citegate does not read is in a `<pre>`).
+#[test]
+fn mkdocs_renders_as_prose_the_admonition_bodies_citegate_reads() {
+    let Some(mkdocs) = common::tool(doc_tools().join("mkdocs"), "MkDocs") else {
+        return;
+    };
+    let config = "site_name: demo\ntheme:\n  name: material\nmarkdown_extensions:\n  - admonition\n  - pymdownx.details\n  - pymdownx.superfences\n  - pymdownx.tabbed:\n      alternate_style: true\n";
+    let page = "# Demo\n\n!!! note \"A note\"\n    First: src/app.py:1.\n\n    Second: src/app.py:2.\n\n    ```python\n    # src/app.py:7\n    ```\n\n    !!! warning\n\n        Nested: src/app.py:3.\n\n            indented: src/app.py:8\n\n???+ tip\n\n    Open: src/app.py:4.\n\n=== \"Python\"\n\n    Tab: src/app.py:5.\n\n=== \"Java\"\n\n    Other tab: src/app.py:6.\n\n        indented in the tab: src/app.py:9\n";
+    let spec = format!(
+        "@@@ commit v1 a MkDocs site\n@@@ file src/app.py\n{APP_PY}@@@ file mkdocs.yml\n{config}@@@ file docs/index.md\n{page}"
+    );
+    let (_dir, repo, html) = mkdocs_build(&mkdocs, &spec);
+    let (prose, code) = (elements(&html, "p"), elements(&html, "pre"));
+    let dump = common::citegate(&repo, &["audit", "--dump", "--format", "json", "docs"]);
+    let dump: serde_json::Value = serde_json::from_slice(&dump.stdout).unwrap();
+    let read_lines: Vec<u64> = (dump["citations"].as_array().unwrap().iter())
+        .map(|c| c["start_line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(read_lines, [1, 2, 3, 4, 5, 6], "{dump:#}");
+    for line in 1..=9 {
+        let cited = format!("src/app.py:{line}");
+        let holds = |blocks: &[String]| blocks.iter().any(|b| b.contains(&cited));
+        match line <= 6 {
+            true => assert!(holds(&prose) && !holds(&code), "{cited} not prose:\n{html}"),
+            false => assert!(holds(&code) && !holds(&prose), "{cited} not code:\n{html}"),
+        }
+    }
+}
+
+/// The fixture repository `spec` (a MkDocs site) and its page `index.html` as `mkdocs build
+/// --strict` builds it.
+fn mkdocs_build(mkdocs: &Path, spec: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let (dir, repo) = fixture(spec);
+    let site = dir.path().join("built");
+    common::run(
+        Command::new(mkdocs)
+            .args(["build", "--strict", "--quiet", "--site-dir"])
+            .arg(&site)
+            .current_dir(&repo),
+        "mkdocs build --strict",
+    );
+    let html = read(&site.join("index.html"));
+    (dir, repo, html)
+}
+
+/// The fixture repository `spec` (a Sphinx site in `docs/`) and the folder `sphinx-build -W`
+/// builds its HTML into.
+fn sphinx_build(sphinx: &Path, spec: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, repo) = fixture(spec);
+    let site = dir.path().join("built");
+    common::run(
+        Command::new(sphinx)
+            .args(["-W", "-q", "-b", "html", "docs"])
+            .arg(&site)
+            .current_dir(&repo),
+        "sphinx-build -W -b html",
+    );
+    (dir, repo, site)
+}
+
+/// The code blocks of the Sphinx pages `index.html` (of `docs/index.rst`, with `index` includes)
+/// and `guide.html` (of `docs/guide.md`, with one) are the lines citegate says they include.
+fn shows_what_is_cited(repo: &Path, site: &Path, index: usize) {
+    for (page, doc, count) in [
+        ("index.html", "docs/index.rst", index),
+        ("guide.html", "docs/guide.md", 1),
+    ] {
+        let shown = code_blocks(&read(&site.join(page)));
+        assert_eq!(shown, cited(repo, doc, count), "{doc}");
+    }
 }
 
 /// The venv's `bin` folder `scripts/test-clients.sh` installs MkDocs and Sphinx into.
@@ -142,12 +237,23 @@ fn read(path: &Path) -> String {
 /// The text of each `<pre>` block of a built page, tags stripped and entities decoded, without
 /// its final newline.
 fn code_blocks(html: &str) -> Vec<String> {
+    elements(html, "pre")
+}
+
+/// The text of each `tag` element of a built page (not nested in one another), tags stripped and
+/// entities decoded, without its final newline.
+fn elements(html: &str, tag: &str) -> Vec<String> {
     let mut blocks = Vec::new();
     let mut rest = html;
-    while let Some(open) = rest.find("<pre") {
-        let body = &rest[open..];
+    let (open_tag, close_tag) = (format!("<{tag}"), format!("</{tag}>"));
+    while let Some(open) = rest.find(&open_tag) {
+        let body = &rest[open + open_tag.len()..];
+        if !body.starts_with(['>', ' ']) {
+            rest = body;
+            continue;
+        }
         let body = &body[body.find('>').unwrap() + 1..];
-        let close = body.find("</pre>").unwrap();
+        let close = body.find(&close_tag).unwrap();
         let mut text = String::new();
         let mut in_tag = false;
         for ch in body[..close].chars() {

@@ -229,22 +229,46 @@ fn doc_pins_move_with_their_citations_or_not_at_all() {
 fn a_link_written_from_the_root_in_a_nested_folder_is_rewritten_relative_to_the_doc() {
     let spec = "@@@ commit v1 code\n@@@ file src/a.rs\nfn a() {}\nfn b() {}\n\
                 @@@ file wiki/a/b.md\nSee [a:1-2](src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n";
+    let (text, report) = fixed(spec, "wiki", "wiki/a/b.md");
+    assert_eq!(
+        text,
+        "See [a:1-2](../../src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n"
+    );
+    assert_eq!(report["findings"], serde_json::json!([]));
+}
+
+/// Issue 58 item 6: a file cited by its name alone gets its full path when the one file with that
+/// name holds the quoted lines; the same name unquoted is left as written.
+#[test]
+fn a_file_cited_by_its_name_alone_gets_its_full_path_when_the_quote_is_there() {
+    let spec = "@@@ commit v1 code\n@@@ file cmd/bd/storage.go\npackage main\n\nfunc open() {\n}\n\
+                @@@ file docs/a.md\nOpened at storage.go:3:\n\n```go\nfunc open() {\n```\n\nUnquoted: `storage.go:3`.\n";
+    let (text, report) = fixed(spec, "docs", "docs/a.md");
+    assert_eq!(
+        text,
+        "Opened at cmd/bd/storage.go:3:\n\n```go\nfunc open() {\n```\n\nUnquoted: `storage.go:3`.\n"
+    );
+    let paths: Vec<&str> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["storage.go"], "{report:#}");
+}
+
+/// `citegate fix FOLDER` in the fixture repository `spec` (it must succeed), then the text of
+/// `doc` and the JSON report of an audit of FOLDER after it.
+fn fixed(spec: &str, folder: &str, doc: &str) -> (String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     citegate::fixture::build(spec, dir.path()).unwrap();
-    let out = citegate(dir.path(), &["fix", "wiki"]);
+    let out = citegate(dir.path(), &["fix", folder]);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("wiki/a/b.md")).unwrap(),
-        "See [a:1-2](../../src/a.rs#L1-L2) and [ok](../../src/a.rs#L1).\n"
-    );
-    let out = citegate(dir.path(), &["audit", "wiki", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["findings"], serde_json::json!([]));
+    let text = std::fs::read_to_string(dir.path().join(doc)).unwrap();
+    let out = citegate(dir.path(), &["audit", folder, "--format", "json"]);
+    (text, serde_json::from_slice(&out.stdout).unwrap())
 }
 
 /// Issue 20: a line holding a citation that stays failing is not edited, in `fix` and in
