@@ -3,6 +3,7 @@
 //! One file per doc format ([`markdown`], [`answer`]) and per citation syntax family ([`bare`],
 //! [`link`], [`crate::forge`]); [`literal`] classifies the inline-code literals that claims make.
 
+pub mod anchors;
 pub mod answer;
 mod asciidoc;
 pub mod bare;
