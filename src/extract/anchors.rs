@@ -95,7 +95,16 @@ pub fn markdown(text: &str, slugger: Slugger) -> PageAnchors {
         for id in &explicit {
             page.add(id);
         }
-        // GitHub reads no attribute list: `{#id}` is part of its heading's text.
+        if let (Some(id), Slugger::Docusaurus) = (explicit.first(), slugger) {
+            // Docusaurus gives a heading its explicit id instead of a slug.
+            page.headings.push(Heading {
+                text: title.trim().to_string(),
+                id: id.clone(),
+            });
+            continue;
+        }
+        // GitHub reads no attribute list: `{#id}` is part of its heading's text. Elsewhere the
+        // slug of the title is kept too (MkDocs reads `{: #id }` only with `attr_list` on).
         let title = if slugger == Slugger::GitHub {
             raw.as_str()
         } else {

@@ -74,13 +74,17 @@ pub(super) fn check(f: &AnchorFacts<'_>) -> Option<Finding> {
     })
 }
 
-/// The headings whose ids are closest to `frag` (within a third of its length), as help.
+/// The headings whose ids are closest to `frag` (within half its length, or holding it), as
+/// help.
 fn closest(frag: &str, headings: &[Heading]) -> Option<String> {
-    let limit = (frag.chars().count() / 3).max(2);
-    let args = levenshtein::Args::default().score_cutoff(limit);
+    let limit = (frag.chars().count() / 2).max(2);
     let near = levenshtein::BatchComparator::new(frag.chars());
+    let holds = |id: &str| frag.chars().count() >= 3 && (id.contains(frag) || frag.contains(id));
     let mut found: Vec<(usize, usize, &Heading)> = (headings.iter().enumerate())
-        .filter_map(|(i, h)| Some((near.distance_with_args(h.id.chars(), &args)?, i, h)))
+        .filter_map(|(i, h)| {
+            let d = near.distance(h.id.chars());
+            (d <= limit || holds(&h.id)).then_some((d, i, h))
+        })
         .collect();
     found.sort_by_key(|&(d, i, _)| (d, i));
     let named: Vec<String> = (found.iter().take(SUGGESTIONS))
