@@ -101,7 +101,9 @@ pub fn anchor_link(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> 
         span: link.span,
         page,
         fragment: percent_decode(frag),
+        // Percent-encoded, the fragment is not the text a fix would replace it with.
         fragment_span: (link.dest_at)
+            .filter(|_| !frag.contains('%'))
             .map(|at| Span::new(at + hash + 1, at + hash + 1 + frag.len())),
     })
 }

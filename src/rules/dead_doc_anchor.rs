@@ -8,7 +8,7 @@ use rapidfuzz::distance::levenshtein;
 
 use crate::check::anchors::AnchorFacts;
 use crate::extract::anchors::Heading;
-use crate::model::Finding;
+use crate::model::{Applicability, Edit, Finding, Fix};
 use crate::registry::{RuleId, Severity};
 
 /// Anchors every page has: `#top` scrolls to the top where no element is called `top`.
@@ -60,6 +60,7 @@ pub(super) fn check(f: &AnchorFacts<'_>) -> Option<Finding> {
             }
             false => format!("{generator} matches anchors exactly: write `#{id}`"),
         };
+        finding.fix = exact_case(f, &by_case);
         return Some(finding.help(help));
     }
     let finding = Finding::new(
@@ -71,6 +72,24 @@ pub(super) fn check(f: &AnchorFacts<'_>) -> Option<Finding> {
     Some(match closest(frag, &f.anchors.headings) {
         Some(help) => finding.help(help),
         None => finding,
+    })
+}
+
+/// The fix of an anchor off only by case: the fragment rewritten to the page's one anchor it
+/// names whatever the case. Safe: the page was read and defines that anchor exactly, and the
+/// edit rewrites the fragment alone, written without escapes. Several anchors alike but for
+/// case (`#API`, `#api`): no fix, the reader chooses.
+fn exact_case(f: &AnchorFacts<'_>, by_case: &[&str]) -> Option<Fix> {
+    let ([id], Some(span)) = (by_case, f.link.fragment_span) else {
+        return None;
+    };
+    Some(Fix {
+        path: f.page.clone(),
+        start_line: 0,
+        end_line: 0,
+        edit: Edit::new(span, *id),
+        applicability: Applicability::Safe,
+        cite: None,
     })
 }
 
