@@ -4,8 +4,9 @@
 //! kept by the audited doc they are, or by blob ID, and site configurations by folder.
 //!
 //! A page that cannot be read as one whose anchors are known (missing: `dead-doc-link`'s or no
-//! finding; reStructuredText, AsciiDoc, a site with its own `slugify`; a revision that names no
-//! commit: `invented-revision`'s) gives no facts, so its links are never reported.
+//! finding; not Markdown, HTML, reStructuredText or AsciiDoc; a site with its own `slugify`; a
+//! revision that names no commit: `invented-revision`'s) gives no facts, so its links are never
+//! reported.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,8 +15,9 @@ use std::sync::Arc;
 use git2::{Oid, Repository};
 
 use crate::extract::anchors::{self, PageAnchors, Slugger};
+use crate::extract::markup_anchors;
 use crate::extract::site;
-use crate::model::{AnchorLink, AnchorPage, AuditedDoc, DocId, DocKind};
+use crate::model::{AnchorLink, AnchorPage, AuditedDoc, DocId};
 use crate::resolve::{CodeRepo, FileAt};
 
 /// A link's anchor and the anchors of the page it points into.
@@ -28,6 +30,9 @@ pub struct AnchorFacts<'d> {
     /// The commit a permalink's page was read at.
     pub commit: Option<Oid>,
     pub slugger: Slugger,
+    /// Whose anchors they are, as messages say it: the generator's for Markdown, else the
+    /// markup's (`HTML`, `reStructuredText`, `AsciiDoc`).
+    pub naming: &'static str,
     pub anchors: Arc<PageAnchors>,
 }
 
@@ -119,13 +124,21 @@ impl<'a> Pages<'a> {
                 )
             }
         };
-        let anchors = self.anchors(git, &page, commit.unwrap_or(target), source, slugger)?;
+        let kind = page_kind(&page)?;
+        let anchors = self.anchors(git, kind, commit.unwrap_or(target), source, slugger)?;
+        let naming = match kind {
+            PageKind::Markdown => slugger.name(),
+            PageKind::Html => "HTML",
+            PageKind::Rst => "reStructuredText",
+            PageKind::AsciiDoc => "AsciiDoc",
+        };
         Some(AnchorFacts {
             doc,
             link,
             page,
             commit,
             slugger,
+            naming,
             anchors,
         })
     }
@@ -137,11 +150,11 @@ impl<'a> Pages<'a> {
             .or_insert_with(|| site::slugger(workdir.map(Path::new), dir))
     }
 
-    /// The anchors of the page `name` read from `source` (a blob at `commit`), parsed once.
+    /// The anchors of a page of `kind` read from `source` (a blob at `commit`), parsed once.
     fn anchors(
         &mut self,
         git: &Repository,
-        name: &str,
+        kind: PageKind,
         commit: Oid,
         source: Source,
         slugger: Slugger,
@@ -149,24 +162,25 @@ impl<'a> Pages<'a> {
         if let Some(found) = self.parsed.get(&(source, slugger)) {
             return Some(found.clone());
         }
-        let kind = page_kind(name)?;
-        let parsed = match source {
+        let blob;
+        let text = match source {
             Source::Doc(d) => {
                 let doc = &self.docs[d].doc;
-                if doc.kind != DocKind::Markdown {
-                    return None;
-                }
-                anchors::markdown(&doc.text[doc.body_start()..], slugger)
+                &doc.text[doc.body_start()..]
             }
             Source::Blob(id) => {
                 let FileAt::Text(text) = self.repo.blob_at(git, id, commit).ok()? else {
                     return None;
                 };
-                match kind {
-                    PageKind::Markdown => anchors::markdown(&text, slugger),
-                    PageKind::Html => anchors::html(&text),
-                }
+                blob = text;
+                &blob[..]
             }
+        };
+        let parsed = match kind {
+            PageKind::Markdown => anchors::markdown(text, slugger),
+            PageKind::Html => anchors::html(text),
+            PageKind::Rst => markup_anchors::rst(text),
+            PageKind::AsciiDoc => markup_anchors::asciidoc(text),
         };
         let parsed = Arc::new(parsed);
         self.parsed.insert((source, slugger), parsed.clone());
@@ -174,11 +188,13 @@ impl<'a> Pages<'a> {
     }
 }
 
-/// What a page is, by its name: only Markdown and HTML pages' anchors are known here.
+/// What a page is, by its name: the pages whose anchors are known here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PageKind {
     Markdown,
     Html,
+    Rst,
+    AsciiDoc,
 }
 
 fn page_kind(name: &str) -> Option<PageKind> {
@@ -186,6 +202,8 @@ fn page_kind(name: &str) -> Option<PageKind> {
     match ext.as_str() {
         "md" | "mdx" | "markdown" => Some(PageKind::Markdown),
         "html" | "htm" => Some(PageKind::Html),
+        "rst" => Some(PageKind::Rst),
+        "adoc" | "asciidoc" => Some(PageKind::AsciiDoc),
         _ => None,
     }
 }

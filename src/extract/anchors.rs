@@ -79,7 +79,7 @@ pub struct PageAnchors {
 }
 
 impl PageAnchors {
-    fn add(&mut self, id: &str) {
+    pub(super) fn add(&mut self, id: &str) {
         if !id.is_empty() {
             self.ids.insert(id.to_string());
         }
@@ -229,7 +229,7 @@ fn split_attributes(raw: &str) -> (&str, Vec<String>) {
 
 /// GitHub's (and github-slugger's) slug: lowercase, every character but letters, marks,
 /// numbers, `_`, `-` and spaces dropped, each space a `-`.
-fn github(text: &str) -> String {
+pub(super) fn github(text: &str) -> String {
     text.to_lowercase()
         .chars()
         .filter(|&c| c.is_alphanumeric() || is_mark(c) || matches!(c, '_' | '-' | ' '))
@@ -240,6 +240,15 @@ fn github(text: &str) -> String {
 /// Combining marks in the common blocks (`\p{M}` keeps them in GitHub's slugs).
 fn is_mark(c: char) -> bool {
     matches!(c, '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
+}
+
+/// A letter or digit that Unicode's compatibility decomposition (NFKD) may fold to ASCII
+/// (`é` → `e`, `ﬁ` → `fi`, `²` → `2`): slugs that fold before dropping what is not ASCII
+/// (MkDocs' `slugify`, docutils' `make_id`) are not computed here for text holding one.
+pub(super) fn folded(c: char) -> bool {
+    !c.is_ascii()
+        && c.is_alphanumeric()
+        && (c < '\u{3000}' || ('\u{f900}'..='\u{ffff}').contains(&c))
 }
 
 /// mdBook's `normalize_id`: alphanumerics, `_` and `-` kept with ASCII letters lowercased,
@@ -260,11 +269,6 @@ fn mdbook(text: &str) -> String {
 /// accented letters (NFKD) before dropping what is not ASCII: a heading holding such a letter
 /// has no id here (`None`).
 fn mkdocs(text: &str, unicode: bool) -> Option<String> {
-    let folded = |c: char| {
-        !c.is_ascii()
-            && c.is_alphanumeric()
-            && (c < '\u{3000}' || ('\u{f900}'..='\u{ffff}').contains(&c))
-    };
     if !unicode && text.chars().any(folded) {
         return None;
     }

@@ -15,6 +15,7 @@ mod include;
 pub mod link;
 pub mod literal;
 pub mod markdown;
+pub mod markup_anchors;
 mod prose_lines;
 mod rst;
 pub mod site;

@@ -67,7 +67,10 @@ pub(super) fn check(f: &AnchorFacts<'_>) -> Option<Finding> {
         RuleId::DeadDocAnchor,
         f.doc,
         span,
-        format!("no heading or anchor `#{written}` in `{page}`{at} ({generator}'s anchors)"),
+        format!(
+            "no heading or anchor `#{written}` in `{page}`{at} ({} anchors)",
+            f.naming
+        ),
     );
     Some(match closest(frag, &f.anchors.headings) {
         Some(help) => finding.help(help),
