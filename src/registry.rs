@@ -91,7 +91,7 @@ pub struct Example {
 }
 
 /// The catalogue files, in [`RuleId::ALL`] order.
-const CATALOGUE: [&str; 23] = [
+const CATALOGUE: [&str; 24] = [
     include_str!("../rules/invented-path.yaml"),
     include_str!("../rules/invented-lines.yaml"),
     include_str!("../rules/invented-revision.yaml"),
@@ -113,6 +113,7 @@ const CATALOGUE: [&str; 23] = [
     include_str!("../rules/stale-ambiguous.yaml"),
     include_str!("../rules/blank-span.yaml"),
     include_str!("../rules/dead-doc-link.yaml"),
+    include_str!("../rules/dead-doc-anchor.yaml"),
     include_str!("../rules/history-cut.yaml"),
     include_str!("../rules/unused-suppression.yaml"),
 ];
@@ -148,12 +149,13 @@ pub enum RuleId {
     StaleAmbiguous,
     BlankSpan,
     DeadDocLink,
+    DeadDocAnchor,
     HistoryCut,
     UnusedSuppression,
 }
 
 impl RuleId {
-    pub const ALL: [RuleId; 23] = [
+    pub const ALL: [RuleId; 24] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
         RuleId::InventedRevision,
@@ -175,6 +177,7 @@ impl RuleId {
         RuleId::StaleAmbiguous,
         RuleId::BlankSpan,
         RuleId::DeadDocLink,
+        RuleId::DeadDocAnchor,
         RuleId::HistoryCut,
         RuleId::UnusedSuppression,
     ];
@@ -222,6 +225,7 @@ impl RuleId {
             RuleId::StaleAmbiguous => "stale-ambiguous",
             RuleId::BlankSpan => "blank-span",
             RuleId::DeadDocLink => "dead-doc-link",
+            RuleId::DeadDocAnchor => "dead-doc-anchor",
             RuleId::HistoryCut => "history-cut",
             RuleId::UnusedSuppression => "unused-suppression",
         }

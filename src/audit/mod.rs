@@ -300,6 +300,13 @@ fn check_unverified(
         None => per_doc(&docs, |i, d, out| rules.on_doc(i, d, out)),
         Some(_) => Vec::new(),
     };
+    if focus.only.is_none() {
+        // Links to headings: the pages they point into, each read once.
+        let wanted = |doc: DocId| levels.on(RuleId::DeadDocAnchor, doc);
+        for f in check::anchors::gather(repo, target, &docs, &wanted) {
+            rules.on_anchor(&f, &mut findings);
+        }
+    }
     for (doc, (cut, boundary)) in history::cut_short(repo, &implied) {
         rules.on_history(doc, &docs[doc], &cut, boundary, repo.shallow, &mut findings);
     }

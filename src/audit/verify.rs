@@ -311,6 +311,9 @@ fn slots(report: &Report) -> Vec<Slot> {
     let known = known(report);
     let findings = report.findings.iter().enumerate();
     let mut out: Vec<Slot> = findings
+        // An anchor's fix writes an anchor its page was read to define, and no citation: there
+        // is nothing to read back.
+        .filter(|(_, f)| f.rule != RuleId::DeadDocAnchor)
         .filter_map(|(i, f)| {
             let mut slot = one(Holder::Finding(i), f.doc, f.fix.as_ref()?);
             slot.at = found_at(report, f);

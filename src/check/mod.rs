@@ -3,6 +3,7 @@
 //! `(commit, path)` so that each blob is read once, all its quotes are searched with one
 //! aho-corasick automaton over its normalised text, and it is parsed by tree-sitter at most once.
 
+pub mod anchors;
 mod facts;
 pub mod quotes;
 pub mod sections;

@@ -4,7 +4,7 @@
 //! (`vscode://file/…:12`), and deepwiki-open's empty targets whose link text is the citation
 //! (`[src/a.rs:10-20]()`). Links to other docs, to headings and to images are not citations.
 
-use crate::model::Span;
+use crate::model::{AnchorLink, AnchorPage, Span};
 use crate::model::{Citation, CitedPath, Foreign, LineRange, LineStyle, PathStyle, Syntax};
 
 use crate::forge;
@@ -51,6 +51,61 @@ pub fn citations(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Ve
         return Vec::new();
     }
     relative(link, dest, base).into_iter().collect()
+}
+
+/// The anchor a link points to, when it points to one of a page (`other.md#section`,
+/// `#section`, a GitHub permalink into this repository to a page with a fragment). Line
+/// fragments (`#L12`) are not anchors; neither is a link into another repository or site.
+pub fn anchor_link(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Option<AnchorLink> {
+    let hash = link.dest.find('#')?;
+    let (target, frag) = (
+        link.dest[..hash].trim_start(),
+        link.dest[hash + 1..].trim_end(),
+    );
+    let lines = frag
+        .strip_prefix('L')
+        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+    if frag.is_empty() || lines {
+        return None;
+    }
+    let page = if target.is_empty() {
+        AnchorPage::Same
+    } else if target.starts_with("http://") || target.starts_with("https://") {
+        let mut parsed = forge::parse(link.dest.trim())?;
+        let ours = ctx.repo_ids.contains(&parsed.repo_id);
+        if parsed.forge != forge::Forge::GitHub || !ours {
+            return None;
+        }
+        take_ref(&mut parsed, &ctx.slash_refs);
+        let path = percent_decode(&parsed.path);
+        if !forge::heading_anchor(&path, frag) {
+            return None;
+        }
+        AnchorPage::Permalink {
+            rev: percent_decode(&parsed.rev),
+            path,
+        }
+    } else if target.contains("://") || target.starts_with("mailto:") {
+        return None;
+    } else {
+        let target = target.split('?').next().unwrap_or(target);
+        if !forge::heading_anchor(target, frag) {
+            return None;
+        }
+        match resolve_path(&percent_decode(target), base, true) {
+            CitedPath::Repo(path) => AnchorPage::Relative(path),
+            _ => return None,
+        }
+    };
+    Some(AnchorLink {
+        span: link.span,
+        page,
+        fragment: percent_decode(frag),
+        // Percent-encoded, the fragment is not the text a fix would replace it with.
+        fragment_span: (link.dest_at)
+            .filter(|_| !frag.contains('%'))
+            .map(|at| Span::new(at + hash + 1, at + hash + 1 + frag.len())),
+    })
 }
 
 /// An e-mail address (an autolink `<anders@example.org>`): an `@` with no path separator before

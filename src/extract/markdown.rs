@@ -524,6 +524,9 @@ impl<'a> Walker<'a> {
             dest_at,
             written,
         };
+        self.ext
+            .anchor_links
+            .extend(link::anchor_link(l, self.base(), self.ctx));
         let cites = link::citations(l, self.base(), self.ctx);
         if cites.is_empty() {
             // An ordinary link: its text is prose like any other.

@@ -4,6 +4,7 @@
 //! [`link`], [`crate::forge`]); [`literal`] classifies the inline-code literals that claims make.
 
 mod admonitions;
+pub mod anchors;
 pub mod answer;
 mod asciidoc;
 pub mod bare;
@@ -15,6 +16,7 @@ mod include;
 pub mod link;
 pub mod literal;
 pub mod markdown;
+pub mod markup_anchors;
 mod prose_lines;
 mod rst;
 pub mod site;

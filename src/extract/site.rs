@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_yaml_ng::Value;
 
+use super::anchors::Slugger;
 use crate::model::Doc;
 
 /// The sites found so far, by the folder asked about.
@@ -140,6 +141,70 @@ impl Sites {
     }
 }
 
+/// The generator that renders the pages of `dir` (repo-relative), from the nearest site
+/// configuration above it in the work tree: `mkdocs.yml` → MkDocs (its `toc` slugify),
+/// `book.toml` → mdBook, `docusaurus.config.*` → Docusaurus; none → GitHub. `None`: a site
+/// whose slugs are not known here (a custom `slugify`, a `separator`).
+pub fn slugger(workdir: Option<&Path>, dir: &str) -> Option<Slugger> {
+    let Some(workdir) = workdir else {
+        return Some(Slugger::GitHub);
+    };
+    for folder in ancestors(dir) {
+        let at = workdir.join(folder);
+        let read = ["mkdocs.yml", "mkdocs.yaml"]
+            .iter()
+            .find_map(|name| std::fs::read_to_string(at.join(name)).ok());
+        if let Some(text) = read {
+            return mkdocs_slugger(&text);
+        }
+        if at.join("book.toml").is_file() {
+            return Some(Slugger::MdBook);
+        }
+        let docusaurus = ["js", "ts", "mjs", "cjs", "mts", "cts"]
+            .iter()
+            .any(|ext| at.join(format!("docusaurus.config.{ext}")).is_file());
+        if docusaurus {
+            return Some(Slugger::Docusaurus);
+        }
+    }
+    Some(Slugger::GitHub)
+}
+
+/// MkDocs' slugs, from `mkdocs.yml`'s `toc` options: the default `slugify`, or
+/// `slugify_unicode`; any other function or a `separator` is not known here.
+fn mkdocs_slugger(text: &str) -> Option<Slugger> {
+    let ascii = Some(Slugger::MkDocs { unicode: false });
+    let Ok(yaml) = serde_yaml_ng::from_str::<Value>(text) else {
+        return ascii;
+    };
+    let extensions = yaml.get("markdown_extensions").and_then(Value::as_sequence);
+    let toc = extensions.into_iter().flatten().find_map(|ext| match ext {
+        Value::Mapping(m) => m.get("toc"),
+        _ => None,
+    });
+    let Some(toc) = toc else {
+        return ascii;
+    };
+    if toc.get("separator").is_some() {
+        return None;
+    }
+    if toc.get("slugify").is_none() {
+        return ascii;
+    }
+    // `slugify: !!python/name:markdown.extensions.toc.slugify_unicode`: the YAML reader keeps
+    // no `!!` tag, so the function is read from the text.
+    let named = text.lines().find_map(|l| {
+        let value = l.trim_start().strip_prefix("slugify:")?.trim();
+        value.strip_prefix("!!python/name:")
+    });
+    let name = named.unwrap_or("").trim();
+    match name {
+        "markdown.extensions.toc.slugify" => ascii,
+        "markdown.extensions.toc.slugify_unicode" => Some(Slugger::MkDocs { unicode: true }),
+        _ => None,
+    }
+}
+
 /// A repo-relative folder and each folder above it, the root (`""`) last.
 fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     let dir = dir.trim_matches('/');
@@ -169,5 +234,26 @@ mod tests {
         let site = MkDocs::parse("", "markdown_extensions:\n  - pymdownx.snippets\n");
         assert_eq!(site, MkDocs::defaults(""));
         assert_eq!(MkDocs::parse("", "{{{"), MkDocs::defaults(""));
+    }
+
+    #[test]
+    fn mkdocs_toc_options_give_its_slugs_or_none() {
+        let ascii = Some(Slugger::MkDocs { unicode: false });
+        assert_eq!(mkdocs_slugger("site_name: x\n"), ascii);
+        assert_eq!(
+            mkdocs_slugger("markdown_extensions:\n  - toc:\n      permalink: true\n"),
+            ascii
+        );
+        let unicode = "markdown_extensions:\n  - toc:\n      slugify: !!python/name:markdown.extensions.toc.slugify_unicode\n";
+        assert_eq!(
+            mkdocs_slugger(unicode),
+            Some(Slugger::MkDocs { unicode: true })
+        );
+        let custom = "markdown_extensions:\n  - toc:\n      slugify: !!python/object/apply:pymdownx.slugs.slugify {kwds: {case: lower}}\n";
+        assert_eq!(mkdocs_slugger(custom), None);
+        assert_eq!(
+            mkdocs_slugger("markdown_extensions:\n  - toc:\n      separator: _\n"),
+            None
+        );
     }
 }

@@ -178,6 +178,36 @@ pub struct Extracted {
     pub approximate: usize,
     /// Suppression comments (`<!-- citegate-ignore RULE: reason -->`), in doc order.
     pub suppressions: Vec<InlineSuppression>,
+    /// Links to a heading (`other.md#section`, `#section`, a permalink to a page with a
+    /// fragment), in doc order: not citations, their anchors are checked by `dead-doc-anchor`.
+    pub anchor_links: Vec<AnchorLink>,
+}
+
+/// A link to an anchor of a page: what page, and the fragment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorLink {
+    /// The whole link in the doc.
+    pub span: Span,
+    /// The page the anchor is looked for in.
+    pub page: AnchorPage,
+    /// The fragment, percent-decoded (`section`, not `#section`).
+    pub fragment: String,
+    /// Where the fragment is written in the doc (after the `#`), when it is written verbatim:
+    /// what a fix rewrites.
+    pub fragment_span: Option<Span>,
+}
+
+/// The page an anchor link points into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnchorPage {
+    /// `#section`: the linking doc itself, as it is read.
+    Same,
+    /// A relative link (`other.md#section`), repo-relative: the page as the audit reads docs
+    /// (an audited doc's text, else the file at the target revision).
+    Relative(String),
+    /// A permalink into this repository (`…/blob/REV/docs/x.md#section`): the page at `rev`, as
+    /// GitHub renders it.
+    Permalink { rev: String, path: String },
 }
 
 /// A suppression comment in a doc: the rules it names, the doc lines it covers, and why.

@@ -19,9 +19,9 @@ pub use citation::{
 };
 pub use doc::{Doc, DocKind, FileStat};
 pub use extracted::{
-    Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList, DocProblem, Extracted,
-    InlineSuppression, Marker, ObjectAt, Refuse, Retrieved, SourceEntry, Sources, Unusable,
-    UnusableCitation, MAX_CITATIONS_PER_DOC,
+    AnchorLink, AnchorPage, Answer, AnswerObject, AnswerUnit, AuditedDoc, CiteRef, DocList,
+    DocProblem, Extracted, InlineSuppression, Marker, ObjectAt, Refuse, Retrieved, SourceEntry,
+    Sources, Unusable, UnusableCitation, MAX_CITATIONS_PER_DOC,
 };
 pub use finding::{fingerprint, Applicability, Edit, Finding, Fix, Position, Suppressed};
 pub use ids::{AnswerId, CiteId, ClaimId, DocId, IndexVec};

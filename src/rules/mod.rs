@@ -9,6 +9,7 @@
 
 mod blank_span;
 mod context;
+mod dead_doc_anchor;
 mod dead_doc_link;
 mod foreign_citation;
 mod history_cut;
@@ -215,6 +216,15 @@ impl Rules<'_> {
             stale_ambiguous::check(s, target, verdict),
         ];
         self.keep(out, found.into_iter().flatten());
+    }
+
+    /// `dead-doc-anchor` on a link to a heading, from the anchors of the page it points into.
+    pub fn on_anchor(
+        &self,
+        facts: &crate::check::anchors::AnchorFacts<'_>,
+        out: &mut Vec<Finding>,
+    ) {
+        self.keep(out, dead_doc_anchor::check(facts));
     }
 
     /// `unsupported-literal` on a claim, from each of its citations' literal support.

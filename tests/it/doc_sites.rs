@@ -5,6 +5,10 @@
 //! range as `audit --dump` prints it, a named section as the audit finds it
 //! (`check::sections::lines`; the dump, which reads no code, leaves a section's lines null).
 //!
+//! Issue 58, item 4b: the anchors citegate computes for a page's headings are the `id`s of the
+//! headings of the page MkDocs and mdBook build (the generator found from the site's
+//! configuration, as `dead-doc-anchor` finds it).
+//!
 //! The toolchains come from `scripts/test-clients.sh` (the MkDocs and Sphinx venv in the CI
 //! cache, Debian's `asciidoctor`); when one is missing the test fails in CI and is skipped
 //! elsewhere, saying so.
@@ -327,4 +331,75 @@ fn cited(repo: &Path, doc: &str, count: usize) -> Vec<String> {
             lines[start - 1..end].join("\n")
         })
         .collect()
+}
+
+/// Headings whose slugs differ between generators: punctuation, emoji, repeats, runs of spaces
+/// and `-`, `_`, digits, CJK, inline code, an explicit id (MkDocs' attribute list form is
+/// written in its test).
+const HEADINGS: &str = "# Demo\n\n## Hello, World!\n\n## Hello, World!\n\n## `run()` — the loop 🚀\n\n## C++ & Rust: a \"tour\"\n\n## Tune -- it {#tuning}\n\n## Under_score and 123\n\n## A  -  b\n\n## Step 1\n\n## Step 1\n\n## 日本 guide\n\n## The `foo_bar` API\n";
+
+#[test]
+fn mkdocs_gives_headings_the_ids_citegate_computes() {
+    let config =
+        "site_name: demo\nmarkdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n";
+    mkdocs_ids_are_computed(config, &HEADINGS.replace("{#tuning}", "{: #tuning }"));
+}
+
+#[test]
+fn mkdocs_slugify_unicode_gives_headings_the_ids_citegate_computes() {
+    let config = "site_name: demo\nmarkdown_extensions:\n  - toc:\n      slugify: !!python/name:markdown.extensions.toc.slugify_unicode\n";
+    let page = format!("{HEADINGS}\n## Café au lait\n\n## Ünits — ÉTÉ\n");
+    mkdocs_ids_are_computed(config, &page.replace("{#tuning}", ""));
+}
+
+/// Build `page` as `docs/index.md` of an MkDocs site configured by `config`: its headings' ids
+/// are the ones citegate computes.
+fn mkdocs_ids_are_computed(config: &str, page: &str) {
+    let Some(mkdocs) = common::tool(doc_tools().join("mkdocs"), "MkDocs") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 a MkDocs site\n@@@ file mkdocs.yml\n{config}@@@ file docs/index.md\n{page}"
+    );
+    let (_dir, repo, html) = mkdocs_build(&mkdocs, &spec);
+    let built = heading_ids(&html);
+    assert_eq!(computed(&repo, "docs", page), built);
+}
+
+#[test]
+fn mdbook_gives_headings_the_ids_citegate_computes() {
+    let Some(mdbook) = common::tool(on_path("mdbook"), "mdBook") else {
+        return;
+    };
+    let spec = format!(
+        "@@@ commit v1 an mdBook\n@@@ file book.toml\n[book]\ntitle = \"demo\"\n@@@ file src/SUMMARY.md\n# Summary\n\n- [Chapter](chapter.md)\n@@@ file src/chapter.md\n{HEADINGS}"
+    );
+    let (_dir, repo) = fixture(&spec);
+    let site = tempfile::tempdir().unwrap();
+    common::run(
+        Command::new(mdbook)
+            .arg("build")
+            .arg("--dest-dir")
+            .arg(site.path())
+            .current_dir(&repo),
+        "mdbook build",
+    );
+    let built = heading_ids(&read(&site.path().join("chapter.html")));
+    assert_eq!(computed(&repo, "src", HEADINGS), built);
+}
+
+/// The ids of a built page's headings (`<h2 id="…">`; the theme's own headings carry a class
+/// first and are left out), in page order.
+fn heading_ids(html: &str) -> Vec<String> {
+    let re = regex::Regex::new(r#"<h[1-6] id="([^"]*)""#).unwrap();
+    re.captures_iter(html).map(|c| c[1].to_string()).collect()
+}
+
+/// The ids citegate gives the headings of `page` in the folder `dir` of `repo`, by the
+/// generator it finds there.
+fn computed(repo: &Path, dir: &str, page: &str) -> Vec<String> {
+    let slugger = citegate::extract::site::slugger(Some(repo), dir).expect("a known generator");
+    let anchors = citegate::extract::anchors::markdown(page, slugger);
+    assert!(!anchors.incomplete, "every heading's id is known");
+    anchors.headings.into_iter().map(|h| h.id).collect()
 }

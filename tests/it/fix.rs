@@ -582,3 +582,27 @@ fn a_link_text_naming_the_moved_lines_is_rewritten_with_its_url() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn an_anchor_off_only_by_case_is_rewritten_to_the_heading_s_and_a_dead_one_is_left() {
+    let spec = "@@@ remote origin https://github.com/acme/f\n@@@ commit v1 docs\n@@@ file docs/a.md\n# Setup\n\n## API\n<a name=\"Api\"></a>\n\n[s](#Setup), [apis](#API), [api](#aPI), [dead](#gone), [other](b.md#Usage).\n@@@ file docs/b.md\n# Usage\n";
+    let dir = tempfile::tempdir().unwrap();
+    citegate::fixture::build(spec, dir.path()).unwrap();
+    let out = citegate(dir.path(), &["fix", "docs"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("docs/a.md")).unwrap();
+    // `#API` and `#aPI` name the heading's `#api` and the HTML anchor `#Api` alike but for case:
+    // the reader chooses.
+    assert!(
+        fixed.ends_with(
+            "[s](#setup), [apis](#API), [api](#aPI), [dead](#gone), [other](b.md#usage).\n"
+        ),
+        "{fixed}"
+    );
+    let again = citegate(dir.path(), &["fix", "docs"]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("0 citations fixed"));
+}
