@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex};
 use git2::{ObjectType, Oid, Repository, Sort};
 
 use super::folders::{git_order, Entry, Folder, Folders};
+use super::rename_rule::{Side, Sides};
 
 /// The renames of one diff: old path → new path.
 pub type Renames = StdMap<String, String>;
@@ -649,6 +650,35 @@ pub fn renames_between(
         .filter(|d| d.status() == git2::Delta::Renamed)
         .filter_map(|d| Some((name(d.old_file())?, name(d.new_file())?)))
         .collect())
+}
+
+/// The files deleted and the files added between trees `a` and `b` (a path of another kind on
+/// each side is both), in diff order; `None` when nothing of `a` is gone from `b`.
+pub fn deleted_and_added(
+    repo: &Repository,
+    folders: &Folders,
+    a: Oid,
+    b: Oid,
+) -> Result<Option<Sides>, git2::Error> {
+    let Some(diff) = changed_files_diff(repo, folders, a, b)? else {
+        return Ok(None);
+    };
+    let side = |f: git2::DiffFile<'_>| {
+        Some(Side {
+            path: f.path()?.to_string_lossy().replace('\\', "/"),
+            blob: f.id(),
+            mode: u32::from(f.mode()),
+        })
+    };
+    let mut sides = Sides::default();
+    for d in diff.deltas() {
+        match d.status() {
+            git2::Delta::Deleted => sides.deleted.extend(side(d.old_file())),
+            git2::Delta::Added => sides.added.extend(side(d.new_file())),
+            _ => {}
+        }
+    }
+    Ok(Some(sides))
 }
 
 /// The diff of trees `a` and `b` limited to the files that differ (the same deltas as the whole
