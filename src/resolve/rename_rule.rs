@@ -14,7 +14,8 @@
 //!    candidates ranked, and pairs taken best first while both files are free, down to 50%.
 //!
 //! The score is git's (diffcore-delta): both files cut into chunks at each line end or every 64
-//! bytes (a CR before a LF left out of a text file), each chunk hashed; the bytes of the chunks the
+//! bytes (a CR before a LF left out of a text file; a last line without its line end is a chunk
+//! too), each chunk hashed; the bytes of the chunks the
 //! added file shares with the deleted one, over the larger file's size. A file whose size differs
 //! by more than half from the other's is not scored at all. Only regular files are scored.
 
@@ -328,7 +329,11 @@ impl Spans {
             *counts.entry(hash).or_default() += n;
             (n, acc1, acc2) = (0, 0, 0);
         }
-        // As git: the bytes after the last full chunk are not counted.
+        if n > 0 {
+            // The last line, without its line end: a chunk too (as git 2.47 counts it).
+            let hash = acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE;
+            *counts.entry(hash).or_default() += n;
+        }
         let mut counts: Vec<(u32, u64)> = counts.into_iter().collect();
         counts.sort_unstable();
         Spans { counts }
@@ -358,8 +363,9 @@ mod tests {
         assert_eq!(s.counts.len(), 2);
         assert_eq!(s.counts.iter().map(|c| c.1).sum::<u64>(), 9);
         let long = Spans::of(&[b'x'; 130]);
-        // Two chunks of 64, the last two bytes uncounted.
-        assert_eq!(long.counts, vec![(long.counts[0].0, 128)]);
+        // Two chunks of 64, then the last two bytes.
+        assert_eq!(long.counts.len(), 2);
+        assert_eq!(long.counts.iter().map(|c| c.1).sum::<u64>(), 130);
     }
 
     #[test]
