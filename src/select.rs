@@ -156,6 +156,7 @@ fn find_renames(
     }
     diff.find_similar(Some(&mut find))?;
     Ok(skip.then(|| RenamesSkipped {
+        commit: None,
         limit: limit as usize,
         needed: sources.max(targets),
     }))

@@ -110,6 +110,7 @@ pub fn find(
     }
     if too_many(left_sources, left_targets, limit) {
         m.found.skipped = Some(RenamesSkipped {
+            commit: None,
             limit: limit as usize,
             needed: left_sources.max(left_targets),
         });
