@@ -10,6 +10,7 @@ use aho_corasick::AhoCorasick;
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Status, StatusOptions};
 
 use crate::model::{AuditedDoc, LineRange, Reason, RenamesSkipped};
+use crate::resolve::rename_rule;
 
 /// One changed hunk: where it starts and how many lines it covers on each side.
 #[derive(Debug, Clone, Copy)]
@@ -99,9 +100,6 @@ fn hunks(git: &Repository, base: Oid, target: Oid) -> Result<Diffed, git2::Error
     })
 }
 
-/// git's `diff.renameLimit` when it is not set (the default of `git diff`; merges use more).
-pub const GIT_RENAME_LIMIT: i64 = 1000;
-
 /// Pair renamed files as `git diff` does under the repository's configuration (`diff.renames`,
 /// `diff.renameLimit`): exact renames always; inexact ones only while the deleted and the added
 /// files left after them make a matrix of at most limit² (a limit of 0 or less: no limit). Past
@@ -121,9 +119,7 @@ fn find_renames(
     let copies = config
         .get_string("diff.renames")
         .is_ok_and(|r| r.eq_ignore_ascii_case("copies") || r.eq_ignore_ascii_case("copy"));
-    let limit = config
-        .get_i64("diff.renameLimit")
-        .unwrap_or(GIT_RENAME_LIMIT);
+    let limit = rename_rule::configured_limit(git);
     // Exact renames first, as git finds them: an added file whose blob a deleted file had.
     let mut deleted: HashMap<Oid, usize> = HashMap::new();
     let (mut sources, mut added) = (0usize, Vec::new());
@@ -151,7 +147,7 @@ fn find_renames(
     // Copies keep their sources: a file copied exactly can still be the source of another.
     let sources = if copies { sources } else { sources - exact };
     let targets = added.len() - exact;
-    let skip = limit > 0 && (sources as u128) * (targets as u128) > (limit as u128).pow(2);
+    let skip = rename_rule::too_many(sources, targets, limit);
     let mut find = DiffFindOptions::new();
     if skip {
         find.exact_match_only(true);
@@ -160,6 +156,7 @@ fn find_renames(
     }
     diff.find_similar(Some(&mut find))?;
     Ok(skip.then(|| RenamesSkipped {
+        commit: None,
         limit: limit as usize,
         needed: sources.max(targets),
     }))

@@ -78,7 +78,8 @@ pub fn run_in(session: &Session, opts: &AuditOptions) -> Result<Report, AuditErr
             return Err(AuditError::Objects(broken));
         }
         report.selection = selection;
-        report.renames_skipped = renames_skipped;
+        // `--since`'s range first; else a commit a cited file was followed through.
+        report.renames_skipped = renames_skipped.or_else(|| repo.renames_skipped());
         report.shard = opts.shard.map(|s| (s.index, s.count));
         report.settings = Some(settings.digest());
         // Links in reports go to --repo-url when given, else to the origin remote.

@@ -61,18 +61,32 @@ pub fn audit_in_session(
     Ok((session, report))
 }
 
-/// `--since` past git's rename limit: say so, as `git diff` does, rather than leave a reader to
-/// wonder why a moved file's citations read as deleted ones.
+/// Past git's rename limit (in `--since`'s range, or in a commit a cited file was followed
+/// through): say so, as `git diff` does, rather than leave a reader to wonder why a moved file's
+/// citations read as deleted ones.
 fn warn_renames_skipped(report: &Report) {
-    if let Some(s) = report.renames_skipped {
-        eprintln!(
-            "citegate: warning: --since: rename detection was skipped for too many files \
-             (diff.renameLimit is {}); a file renamed with an edit counts as deleted, and every \
-             doc citing its old path was selected\n  help: set diff.renameLimit to at least {} \
-             (git config diff.renameLimit {}) to follow those renames",
-            s.limit, s.needed, s.needed
-        );
-    }
+    let Some(s) = report.renames_skipped else {
+        return;
+    };
+    let (place, outcome) = match s.commit {
+        None => (
+            "--since: rename detection was skipped for too many files".to_string(),
+            "a file renamed with an edit counts as deleted, and every doc citing its old path \
+             was selected",
+        ),
+        Some(c) => (
+            format!(
+                "rename detection was skipped for too many files in commit {}",
+                &c.to_string()[..8]
+            ),
+            "a cited file that commit renamed with an edit reads as deleted",
+        ),
+    };
+    eprintln!(
+        "citegate: warning: {place} (diff.renameLimit is {}); {outcome}\n  help: set \
+         diff.renameLimit to at least {} (git config diff.renameLimit {}) to follow those renames",
+        s.limit, s.needed, s.needed
+    );
 }
 
 /// Say why an audit could not run; exit 2.

@@ -21,11 +21,15 @@ pub enum Reason {
     CitesChangedCode,
 }
 
-/// `--since` skipped inexact rename detection, as git does past `diff.renameLimit`: a file renamed
-/// with an edit in the range counts as deleted there (its old path still selects every doc citing
-/// it), and git's own `git diff` would not pair it either.
+/// Inexact rename detection was skipped, as git does past `diff.renameLimit`: in `--since`'s range
+/// (a file renamed with an edit there counts as deleted, and its old path still selects every doc
+/// citing it), or in a commit a cited file was followed through (a file that commit renamed with
+/// an edit reads as deleted by it). git's own `git diff` would not pair such a file either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenamesSkipped {
+    /// The commit whose own diff was past the limit, when following files through the history;
+    /// `None` for `--since`'s range.
+    pub commit: Option<git2::Oid>,
     /// The limit in effect (`diff.renameLimit`, else git's default for diffs).
     pub limit: usize,
     /// The smallest limit that would not skip: the larger of the deleted and the added files left
@@ -172,7 +176,8 @@ pub struct Report {
     pub implied: BTreeMap<CiteRef, git2::Oid>,
     /// With `--since`: why each doc (same order as `docs`) was selected.
     pub selection: Option<Vec<Vec<Reason>>>,
-    /// With `--since`: whether rename detection in the range stopped at the rename limit.
+    /// Whether rename detection stopped at the rename limit: in `--since`'s range, else in a
+    /// commit a cited file was followed through.
     pub renames_skipped: Option<RenamesSkipped>,
     /// The repository's web address (`https://github.com/o/r`), for links in reports.
     pub web_url: Option<String>,

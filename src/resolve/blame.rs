@@ -6,7 +6,8 @@
 //! parent in order, to the first parent the line is unchanged from in the diff parent → commit
 //! (Myers with the indent heuristic, git's default, through `gix-imara-diff`). A line no parent
 //! passes it on to was written by that commit. A doc missing in a parent is looked for under its
-//! old name there (git's whole-file rename detection). The doc as it is on disk is diffed against
+//! old name there: the deleted file git's rename rule pairs with it, the doc the only added file
+//! looked at, as `git blame` follows one file ([`super::rename_rule`]). The doc as it is on disk is diffed against
 //! the blamed commit's the same way: lines that commit does not hold (uncommitted edits) have no
 //! commit.
 //!
@@ -24,7 +25,8 @@ use git2::{ObjectType, Oid, Repository};
 use gix_imara_diff::{Algorithm, Diff, InternedInput};
 
 use super::folders::Folders;
-use super::renames::{renames_between, Renames};
+use super::rename_rule::{self, Sides, GIT_RENAME_LIMIT};
+use super::renames::deleted_and_added;
 pub use super::repo::ObjectError;
 
 /// One doc to blame.
@@ -51,7 +53,7 @@ pub fn blame(git: &Repository, jobs: &[Job<'_>]) -> Result<Vec<Vec<Option<Oid>>>
         queue: BinaryHeap::new(),
         pending: HashMap::new(),
         out: jobs.iter().map(|j| vec![None; j.lines.len()]).collect(),
-        renames: None,
+        changes: None,
         cache: TreeCache::new(git),
     };
     for (i, job) in jobs.iter().enumerate() {
@@ -97,8 +99,9 @@ struct Walk<'g> {
     queue: BinaryHeap<(i64, Oid)>,
     pending: HashMap<Oid, Held>,
     out: Vec<Vec<Option<Oid>>>,
-    /// The renames of the last pair of trees diffed: the docs added by one commit share them.
-    renames: Option<((Oid, Oid), Renames)>,
+    /// The files deleted and added by the last pair of trees diffed: the docs added by one
+    /// commit share them.
+    changes: Option<((Oid, Oid), Sides)>,
     /// The trees read during the current step (cleared at each commit: nothing is kept across
     /// the history).
     cache: TreeCache<'g>,
@@ -419,7 +422,10 @@ impl Walk<'_> {
             .map_err(|e| ObjectError::new(id, "blob", &e))
     }
 
-    /// The doc's version in `parent` under the name it had before `commit` renamed it.
+    /// The doc's version in `parent` under the name it had before `commit` renamed it: the
+    /// deleted file git pairs with it when it follows this one doc (the doc the only added file
+    /// looked at, so other added files take no source from it), under git's default limit, as
+    /// `git blame` reads no `diff.renameLimit`.
     fn renamed_from(
         &mut self,
         parent: Oid,
@@ -428,17 +434,31 @@ impl Walk<'_> {
         path: &str,
     ) -> Result<Option<Origin>, ObjectError> {
         let key = (parent_tree, tree);
-        if self.renames.as_ref().is_none_or(|(k, _)| *k != key) {
+        let err = |e: git2::Error| ObjectError::new(parent, "commit", &e);
+        if self.changes.as_ref().is_none_or(|(k, _)| *k != key) {
             // Folders read for this diff only: the walk keeps nothing across the history.
-            let found = renames_between(self.git, &Folders::default(), parent_tree, tree)
-                .map_err(|e| ObjectError::new(parent, "commit", &e))?;
-            self.renames = Some((key, found));
+            let found = deleted_and_added(self.git, &Folders::default(), parent_tree, tree)
+                .map_err(err)?
+                .unwrap_or_default();
+            self.changes = Some((key, found));
         }
-        let renames = self.renames.as_ref().map(|(_, r)| r);
-        let Some(old) = renames.and_then(|r| r.iter().find(|(_, new)| new.as_str() == path)) else {
+        let Some((_, Sides { deleted, added })) = &self.changes else {
             return Ok(None);
         };
-        let old = old.0.clone();
+        let Some(doc) = added.iter().find(|a| a.path == path) else {
+            return Ok(None);
+        };
+        let found = rename_rule::find(
+            self.git,
+            deleted,
+            std::slice::from_ref(doc),
+            GIT_RENAME_LIMIT,
+        )
+        .map_err(err)?;
+        let Some(&(source, _)) = found.pairs.first() else {
+            return Ok(None);
+        };
+        let old = deleted[source].path.clone();
         Ok(self
             .cache
             .lookup(parent_tree, &old, None)?

@@ -7,6 +7,7 @@ pub mod index;
 pub mod lanes;
 pub mod paths;
 pub mod reads;
+pub mod rename_rule;
 pub mod renames;
 pub mod repo;
 pub mod trees;

@@ -1,8 +1,9 @@
 //! Where a file went between a pin and the target, as `git log --follow` finds it: the file is
 //! followed commit by commit through the history between them, and each commit is compared with
 //! each of its parents. A file that is still at its path in a commit keeps its name there; one
-//! that is gone is looked for among that commit's renames (git's rename detection, 50%
-//! similarity, on that commit's own diff); else it was deleted on that side. Every parent of a
+//! that is gone is looked for among that commit's renames (git's rename rule and similarity
+//! score, 50%, on that commit's own diff, under `diff.renameLimit`: [`super::rename_rule`]);
+//! else it was deleted on that side. Every parent of a
 //! merge counts, so a rename made on a merged branch is followed; a path deleted and later
 //! written again by an unrelated commit is not the same file (the follow ended at the deletion);
 //! a chain of renames is followed to its end.
@@ -24,11 +25,13 @@
 use std::collections::HashMap as StdMap;
 
 use foldhash::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use git2::{ObjectType, Oid, Repository, Sort};
 
 use super::folders::{git_order, Entry, Folder, Folders};
+use super::rename_rule::{self, Side, Sides};
+use crate::model::RenamesSkipped;
 
 /// The renames of one diff: old path → new path.
 pub type Renames = StdMap<String, String>;
@@ -193,6 +196,10 @@ pub struct Follower {
     /// The folders read so far (the session's): the columns of many paths read the same root
     /// and upper folders of every commit.
     folders: Arc<Folders>,
+    /// The repository's `diff.renameLimit` (read once).
+    limit: OnceLock<i64>,
+    /// The commit whose rename detection went furthest past the limit, if any did.
+    skipped: Mutex<Option<RenamesSkipped>>,
 }
 
 impl Follower {
@@ -316,8 +323,16 @@ impl Follower {
                 let trees = graph
                     .tree(repo, parent)
                     .and_then(|a| Ok((a, graph.tree(repo, commit)?)));
-                let found = trees.and_then(|(a, b)| renames_between(repo, &self.folders, a, b));
-                let found = Arc::new(found.unwrap_or_default());
+                let limit = *self
+                    .limit
+                    .get_or_init(|| rename_rule::configured_limit(repo));
+                let found = trees
+                    .and_then(|(a, b)| renames_between(repo, &self.folders, a, b, limit))
+                    .unwrap_or_default();
+                if let Some(skip) = found.1 {
+                    self.skipped_in(commit, skip);
+                }
+                let found = Arc::new(found.0);
                 self.commit_renames
                     .lock()
                     .expect("renames lock")
@@ -326,6 +341,26 @@ impl Follower {
             }
         };
         renames.get(path).cloned()
+    }
+
+    /// Keep the skip that needs the highest limit (then the first commit by ID: whatever order
+    /// the workers ask in, the run says the same).
+    fn skipped_in(&self, commit: Oid, skip: RenamesSkipped) {
+        let skip = RenamesSkipped {
+            commit: Some(commit),
+            ..skip
+        };
+        let mut kept = self.skipped.lock().expect("renames lock");
+        let rank = |s: &RenamesSkipped| (s.needed, std::cmp::Reverse(s.commit));
+        if kept.as_ref().is_none_or(|k| rank(&skip) > rank(k)) {
+            *kept = Some(skip);
+        }
+    }
+
+    /// Whether rename detection stopped at the rename limit in a commit a file was followed
+    /// through: the commit that needed the highest limit.
+    pub fn renames_skipped(&self) -> Option<RenamesSkipped> {
+        *self.skipped.lock().expect("renames lock")
     }
 
     /// The commits from `from` to `to` (cached): `to`'s ancestors that are not `from`'s, oldest
@@ -627,28 +662,62 @@ fn walk_grafted(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
     (commits, trees)
 }
 
-/// Every rename git's rename detection finds between two trees: old path → new path. Folders
-/// are read through `folders` (and kept there).
+/// Every rename git's rename detection finds between two trees, as `git diff --find-renames`
+/// pairs them under the rename limit `limit` ([`super::rename_rule`]): old path → new path, and
+/// whether the limit stopped the inexact pass. Folders are read through `folders` (and kept
+/// there).
 pub fn renames_between(
     repo: &Repository,
     folders: &Folders,
     a: Oid,
     b: Oid,
-) -> Result<Renames, git2::Error> {
+    limit: i64,
+) -> Result<(Renames, Option<RenamesSkipped>), git2::Error> {
     // A rename needs a deleted file: without one, the diff and the added files' blobs are not
     // read at all (a commit that adds docs and removes nothing is the usual case).
-    let Some(mut diff) = changed_files_diff(repo, folders, a, b)? else {
-        return Ok(Renames::new());
+    let Some(sides) = deleted_and_added(repo, folders, a, b)? else {
+        return Ok((Renames::new(), None));
     };
-    let mut find = git2::DiffFindOptions::new();
-    find.renames(true);
-    diff.find_similar(Some(&mut find))?;
-    let name = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().replace('\\', "/"));
-    Ok(diff
-        .deltas()
-        .filter(|d| d.status() == git2::Delta::Renamed)
-        .filter_map(|d| Some((name(d.old_file())?, name(d.new_file())?)))
-        .collect())
+    let found = rename_rule::find(repo, &sides.deleted, &sides.added, limit)?;
+    Ok((named(&sides, &found), found.skipped))
+}
+
+/// The pairs `found` among `sides`, by path.
+fn named(sides: &Sides, found: &rename_rule::Found) -> Renames {
+    (found.pairs.iter())
+        .map(|&(s, t)| (sides.deleted[s].path.clone(), sides.added[t].path.clone()))
+        .collect()
+}
+
+/// The files deleted and the files added between trees `a` and `b` (a path of another kind on
+/// each side is both), in diff order; `None` when nothing of `a` is gone from `b`.
+pub fn deleted_and_added(
+    repo: &Repository,
+    folders: &Folders,
+    a: Oid,
+    b: Oid,
+) -> Result<Option<Sides>, git2::Error> {
+    Ok(changed_files_diff(repo, folders, a, b)?.map(|diff| sides_of(&diff)))
+}
+
+/// The files `diff` deletes and adds.
+fn sides_of(diff: &git2::Diff<'_>) -> Sides {
+    let side = |f: git2::DiffFile<'_>| {
+        Some(Side {
+            path: f.path()?.to_string_lossy().replace('\\', "/"),
+            blob: f.id(),
+            mode: u32::from(f.mode()),
+        })
+    };
+    let mut sides = Sides::default();
+    for d in diff.deltas() {
+        match d.status() {
+            git2::Delta::Deleted => sides.deleted.extend(side(d.old_file())),
+            git2::Delta::Added => sides.added.extend(side(d.new_file())),
+            _ => {}
+        }
+    }
+    sides
 }
 
 /// The diff of trees `a` and `b` limited to the files that differ (the same deltas as the whole
@@ -883,15 +952,16 @@ mod tests {
     /// The renames of the two trees' whole diff, as libgit2 finds them without a path list.
     fn renames_of_whole_diff(git: &Repository, a: Oid, b: Oid) -> Renames {
         let (a, b) = (git.find_tree(a).unwrap(), git.find_tree(b).unwrap());
-        let mut diff = git.diff_tree_to_tree(Some(&a), Some(&b), None).unwrap();
-        let mut find = git2::DiffFindOptions::new();
-        find.renames(true);
-        diff.find_similar(Some(&mut find)).unwrap();
-        let name = |f: git2::DiffFile<'_>| f.path().unwrap().to_str().unwrap().to_string();
-        (diff.deltas())
-            .filter(|d| d.status() == git2::Delta::Renamed)
-            .map(|d| (name(d.old_file()), name(d.new_file())))
-            .collect()
+        let diff = git.diff_tree_to_tree(Some(&a), Some(&b), None).unwrap();
+        let sides = sides_of(&diff);
+        let found = rename_rule::find(git, &sides.deleted, &sides.added, 0).unwrap();
+        named(&sides, &found)
+    }
+
+    fn between(git: &Repository, a: Oid, b: Oid) -> Renames {
+        renames_between(git, &Folders::default(), a, b, 0)
+            .unwrap()
+            .0
     }
 
     #[test]
@@ -943,10 +1013,7 @@ mod tests {
         for &a in &trees {
             for &b in &trees {
                 let whole = renames_of_whole_diff(&git, a, b);
-                assert_eq!(
-                    renames_between(&git, &Folders::default(), a, b).unwrap(),
-                    whole
-                );
+                assert_eq!(between(&git, a, b), whole);
                 renamed += whole.len();
             }
         }
@@ -1022,10 +1089,7 @@ mod tests {
                 }
                 let expected = renames_of_whole_diff(&git, a, b);
                 renamed.set(renamed.get() + usize::from(!expected.is_empty()));
-                prop_assert_eq!(
-                    renames_between(&git, &Folders::default(), a, b).unwrap(),
-                    expected
-                );
+                prop_assert_eq!(between(&git, a, b), expected);
                 Ok(())
             })
             .unwrap();

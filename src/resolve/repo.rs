@@ -786,6 +786,12 @@ impl CodeRepo {
         self.renames.renamed(repo, from, to, path)
     }
 
+    /// Whether following a file stopped short at git's rename limit in some commit (see
+    /// [`Follower::renames_skipped`]).
+    pub fn renames_skipped(&self) -> Option<crate::model::RenamesSkipped> {
+        self.renames.renames_skipped()
+    }
+
     /// The repo-relative POSIX path of `path` when it is inside the work tree. Its folder is
     /// resolved once per folder (a canonical path costs a system call per component, and a wiki
     /// has many docs per folder); the file itself is never followed, as docs are not.

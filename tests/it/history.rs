@@ -232,10 +232,14 @@ fn c() {}
     let git = Repository::open(fx.path()).unwrap();
     let tree = |label: &str| git.find_commit(fx.labels[label]).unwrap().tree_id();
     let folders = Folders::default();
-    assert!(renames_between(&git, &folders, tree("v1"), tree("add"))
-        .unwrap()
-        .is_empty());
-    let moved = renames_between(&git, &folders, tree("add"), tree("move")).unwrap();
+    let limit = citegate::resolve::rename_rule::GIT_RENAME_LIMIT;
+    assert!(
+        renames_between(&git, &folders, tree("v1"), tree("add"), limit)
+            .unwrap()
+            .0
+            .is_empty()
+    );
+    let (moved, _) = renames_between(&git, &folders, tree("add"), tree("move"), limit).unwrap();
     assert_eq!(
         moved.get("src/deep/a.rs").map(String::as_str),
         Some("lib/a.rs")
@@ -355,5 +359,58 @@ fn keep() {
         rules(&trusted).iter().any(|r| r.starts_with("StaleMoved")),
         "{:?}",
         rules(&trusted)
+    );
+}
+
+#[test]
+fn following_a_file_past_the_rename_limit_says_so() {
+    // Two files moved with an edit in one commit: 2 × 2 candidates are past a limit of 1, so
+    // git diff pairs neither and the cited file reads as deleted; the run says which commit and
+    // how far to raise the limit. Without the limit it is followed.
+    let body = |name: &str| {
+        (1..=10)
+            .map(|i| format!("pub fn {name}_{i}() -> u32 {{ {i} }}\n"))
+            .collect::<String>()
+    };
+    let (a, x) = (body("a"), body("x"));
+    let edited = |text: &str| text.replacen("1() -> u32 { 1 }", "1() -> u64 { 100 }", 1);
+    let spec = format!(
+        "@@@ commit v1 code
+@@@ file src/a.rs
+{a}@@@ file src/x.rs
+{x}@@@ commit m1 both moved with an edit
+@@@ delete src/a.rs
+@@@ delete src/x.rs
+@@@ file lib/b.rs
+{}@@@ file lib/y.rs
+{}@@@ commit docs the doc
+@@@ file docs/a.md
+[five](https://github.com/acme/s/blob/{{{{short:v1}}}}/src/a.rs#L5)
+",
+        edited(&a),
+        edited(&x)
+    );
+    let fx = Fixture::build(&spec).unwrap();
+    let args = ["audit", "docs", "--repo-url", "https://github.com/acme/s"];
+    let followed = crate::common::citegate(fx.path(), &args);
+    let stdout = String::from_utf8_lossy(&followed.stdout);
+    assert!(stdout.contains("lib/b.rs"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&followed.stderr).contains("renameLimit"));
+    let git = Repository::open(fx.path()).unwrap();
+    git.config()
+        .unwrap()
+        .set_i64("diff.renameLimit", 1)
+        .unwrap();
+    let out = crate::common::citegate(fx.path(), &args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("deleted"), "{stdout}");
+    let m1 = &fx.labels["m1"].to_string()[..8];
+    assert!(
+        stderr.contains(&format!("skipped for too many files in commit {m1}"))
+            && stderr.contains("at least 2"),
+        "{stderr}"
     );
 }

@@ -170,6 +170,7 @@ fn since_past_the_rename_limit_selects_folder_moves() {
     assert_eq!(
         skipped,
         Some(RenamesSkipped {
+            commit: None,
             limit: 1,
             needed: 2
         })

@@ -1,0 +1,396 @@
+//! git's rename rule: which deleted file an added one was renamed from, as `git diff
+//! --find-renames`, `git log --follow` and `git blame` pair them (diffcore-rename, git 2.33 and
+//! later), so that every history walk here agrees with git near the 50% threshold too, where
+//! libgit2's own similarity measure scores differently.
+//!
+//! The passes, in git's order, each over what the one before left:
+//! 1. exact: an added file whose blob a deleted file had (the first such by path, one with the
+//!    same file name first);
+//! 2. same file name: a deleted and an added file whose name is unique on its side among the files
+//!    left, at least 75% similar;
+//! 3. the limit: more than `limit`² pairs of deleted × added files left and the inexact pass is
+//!    skipped (a limit of 0 or less: none), reported as [`RenamesSkipped`];
+//! 4. inexact: each added file's four best candidates by score (then same file name), all
+//!    candidates ranked, and pairs taken best first while both files are free, down to 50%.
+//!
+//! The score is git's (diffcore-delta): both files cut into chunks at each line end or every 64
+//! bytes (a CR before a LF left out of a text file; a last line without its line end is a chunk
+//! too), each chunk hashed; the bytes of the chunks the
+//! added file shares with the deleted one, over the larger file's size. A file whose size differs
+//! by more than half from the other's is not scored at all. Only regular files are scored.
+
+use std::collections::HashMap;
+
+use git2::{Oid, Repository};
+
+use crate::model::RenamesSkipped;
+
+/// git's `diff.renameLimit` when it is not set (the default of `git diff`; merges use more; `git
+/// blame` reads no configuration and always uses it).
+pub const GIT_RENAME_LIMIT: i64 = 1000;
+
+/// A score of 100%.
+const MAX_SCORE: u64 = 60_000;
+/// git's default `-M` threshold, 50%.
+const MIN_SCORE: u64 = MAX_SCORE / 2;
+/// The threshold of the same-file-name pass, halfway from 50% to 100%.
+const MIN_BASENAME_SCORE: u64 = MIN_SCORE + (MAX_SCORE - MIN_SCORE) / 2;
+/// How many candidates each added file keeps.
+const CANDIDATES: usize = 4;
+/// How many files with the very same blob git looks at for one added file.
+const IDENTICAL_ALTERNATIVES: usize = 100;
+
+/// A deleted or an added file of a diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Side {
+    pub path: String,
+    pub blob: Oid,
+    /// The file mode (`0o100644`, `0o100755`, `0o120000`, …).
+    pub mode: u32,
+}
+
+impl Side {
+    fn regular(&self) -> bool {
+        self.mode & 0o170000 == 0o100000
+    }
+}
+
+/// The files a diff deletes and adds.
+#[derive(Debug, Default)]
+pub struct Sides {
+    pub deleted: Vec<Side>,
+    pub added: Vec<Side>,
+}
+
+/// The pairs found, as (index in `sources`, index in `targets`), and whether the inexact pass was
+/// skipped at the limit.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    pub pairs: Vec<(usize, usize)>,
+    pub skipped: Option<RenamesSkipped>,
+}
+
+/// Whether a matrix of `sources` × `targets` files is past git's `limit` (0 or less: no limit).
+pub fn too_many(sources: usize, targets: usize, limit: i64) -> bool {
+    limit > 0 && (sources as u128) * (targets as u128) > (limit as u128).pow(2)
+}
+
+/// The limit of the repository's configuration: `diff.renameLimit`, else git's default.
+pub fn configured_limit(git: &Repository) -> i64 {
+    git.config()
+        .and_then(|c| c.get_i64("diff.renameLimit"))
+        .unwrap_or(GIT_RENAME_LIMIT)
+}
+
+/// Pair the deleted files `sources` with the added files `targets` as git does (see the module
+/// doc), reading blobs from `git` only where a score is needed.
+pub fn find(
+    git: &Repository,
+    sources: &[Side],
+    targets: &[Side],
+    limit: i64,
+) -> Result<Found, git2::Error> {
+    let mut m = Matcher {
+        git,
+        sources: by_path(sources),
+        targets: by_path(targets),
+        used: vec![false; sources.len()],
+        taken: vec![false; targets.len()],
+        sizes: HashMap::new(),
+        spans: HashMap::new(),
+        found: Found::default(),
+        all: (sources, targets),
+    };
+    m.exact();
+    m.same_name()?;
+    let left_sources = m.sources.iter().filter(|&&s| !m.used[s]).count();
+    let left_targets = m.targets.iter().filter(|&&t| !m.taken[t]).count();
+    if left_sources == 0 || left_targets == 0 {
+        return Ok(m.found);
+    }
+    if too_many(left_sources, left_targets, limit) {
+        m.found.skipped = Some(RenamesSkipped {
+            commit: None,
+            limit: limit as usize,
+            needed: left_sources.max(left_targets),
+        });
+        return Ok(m.found);
+    }
+    m.inexact()?;
+    Ok(m.found)
+}
+
+/// Indices of `files`, by path (git keeps both lists sorted so).
+fn by_path(files: &[Side]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].path.cmp(&files[b].path));
+    order
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A candidate pair: its score, whether the file names are the same, and the pair.
+type Candidate = (u64, bool, usize, usize);
+
+struct Matcher<'a> {
+    git: &'a Repository,
+    all: (&'a [Side], &'a [Side]),
+    sources: Vec<usize>,
+    targets: Vec<usize>,
+    used: Vec<bool>,
+    taken: Vec<bool>,
+    /// Each blob's size, and its chunks once read.
+    sizes: HashMap<Oid, u64>,
+    spans: HashMap<Oid, Spans>,
+    found: Found,
+}
+
+impl<'a> Matcher<'a> {
+    fn pair(&mut self, s: usize, t: usize) {
+        self.used[s] = true;
+        self.taken[t] = true;
+        self.found.pairs.push((s, t));
+    }
+
+    /// Pass 1: the same blob.
+    fn exact(&mut self) {
+        let (sources, targets) = self.all;
+        let mut by_blob: HashMap<Oid, Vec<usize>> = HashMap::new();
+        for &s in &self.sources {
+            by_blob.entry(sources[s].blob).or_default().push(s);
+        }
+        for &t in &self.targets.clone() {
+            let target = &targets[t];
+            let Some(same) = by_blob.get(&target.blob) else {
+                continue;
+            };
+            let fits = |s: &&usize| {
+                let source = &sources[**s];
+                !self.used[**s]
+                    && ((source.regular() && target.regular()) || source.mode == target.mode)
+            };
+            let looked: Vec<usize> = same
+                .iter()
+                .filter(fits)
+                .take(IDENTICAL_ALTERNATIVES)
+                .copied()
+                .collect();
+            let named = looked
+                .iter()
+                .find(|&&s| file_name(&sources[s].path) == file_name(&target.path));
+            if let Some(&s) = named.or(looked.first()) {
+                self.pair(s, t);
+            }
+        }
+    }
+
+    /// Pass 2: a file name unique among the deleted files left and among the added files left.
+    fn same_name(&mut self) -> Result<(), git2::Error> {
+        let (sources, targets) = self.all;
+        let unique = |files: &'a [Side], order: &[usize], free: &[bool]| {
+            let mut names: HashMap<&'a str, Option<usize>> = HashMap::new();
+            for &i in order.iter().filter(|&&i| free[i]) {
+                names
+                    .entry(file_name(&files[i].path))
+                    .and_modify(|e| *e = None)
+                    .or_insert(Some(i));
+            }
+            names
+        };
+        let free_sources: Vec<bool> = self.used.iter().map(|u| !u).collect();
+        let free_targets: Vec<bool> = self.taken.iter().map(|u| !u).collect();
+        let source_names = unique(sources, &self.sources, &free_sources);
+        let target_names = unique(targets, &self.targets, &free_targets);
+        for &t in &self.targets.clone() {
+            let name = file_name(&targets[t].path);
+            let (Some(Some(s)), Some(Some(_))) = (source_names.get(name), target_names.get(name))
+            else {
+                continue;
+            };
+            if self.taken[t] || self.used[*s] {
+                continue;
+            }
+            if self.score(*s, t, MIN_BASENAME_SCORE)? >= MIN_BASENAME_SCORE {
+                self.pair(*s, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pass 4: the best candidates first.
+    fn inexact(&mut self) -> Result<(), git2::Error> {
+        let (sources, targets) = self.all;
+        let mut ranked: Vec<Candidate> = Vec::new();
+        for &t in &self.targets.clone() {
+            if self.taken[t] {
+                continue;
+            }
+            let mut best: Vec<Candidate> = Vec::with_capacity(CANDIDATES + 1);
+            for &s in &self.sources.clone() {
+                if self.used[s] {
+                    continue;
+                }
+                let named = file_name(&sources[s].path) == file_name(&targets[t].path);
+                let c = (self.score(s, t, MIN_SCORE)?, named, s, t);
+                // Kept only when strictly better than the worst kept: the first of equals stays.
+                if best.len() < CANDIDATES {
+                    best.push(c);
+                } else if let Some(worst) = (0..CANDIDATES).min_by_key(|&i| rank(&best[i])) {
+                    if rank(&c) > rank(&best[worst]) {
+                        best[worst] = c;
+                    }
+                }
+            }
+            ranked.extend(best);
+        }
+        // Stable: equal candidates stay in the order of the added, then the deleted, files.
+        ranked.sort_by_key(|c| std::cmp::Reverse(rank(c)));
+        for (score, _, s, t) in ranked {
+            if score < MIN_SCORE {
+                break;
+            }
+            if !self.taken[t] && !self.used[s] {
+                self.pair(s, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// git's similarity of the deleted file `s` and the added file `t` (0 when their sizes alone
+    /// rule out `minimum`, or either is not a regular file).
+    fn score(&mut self, s: usize, t: usize, minimum: u64) -> Result<u64, git2::Error> {
+        let (source, target) = (&self.all.0[s], &self.all.1[t]);
+        if !source.regular() || !target.regular() {
+            return Ok(0);
+        }
+        let (a, b) = (self.size(source.blob)?, self.size(target.blob)?);
+        let (max, base) = (a.max(b), a.min(b));
+        if max * (MAX_SCORE - minimum) < (max - base) * MAX_SCORE {
+            return Ok(0);
+        }
+        let (a, b) = (source.blob, target.blob);
+        self.read(a)?;
+        self.read(b)?;
+        Ok(self.spans[&a].copied_to(&self.spans[&b]) * MAX_SCORE / max.max(1))
+    }
+
+    fn size(&mut self, blob: Oid) -> Result<u64, git2::Error> {
+        if let Some(&size) = self.sizes.get(&blob) {
+            return Ok(size);
+        }
+        let (size, _) = self.git.odb()?.read_header(blob)?;
+        self.sizes.insert(blob, size as u64);
+        Ok(size as u64)
+    }
+
+    fn read(&mut self, blob: Oid) -> Result<(), git2::Error> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.spans.entry(blob) {
+            let bytes = self.git.find_blob(blob)?;
+            slot.insert(Spans::of(bytes.content()));
+        }
+        Ok(())
+    }
+}
+
+/// How a candidate ranks: by score, then by a same file name.
+fn rank(c: &Candidate) -> (u64, bool) {
+    (c.0, c.1)
+}
+
+/// A file's chunks, as git counts them: bytes per chunk hash, sorted by hash.
+#[derive(Debug)]
+struct Spans {
+    counts: Vec<(u32, u64)>,
+}
+
+/// The prime git takes chunk hashes modulo.
+const HASHBASE: u32 = 107_927;
+
+impl Spans {
+    fn of(bytes: &[u8]) -> Spans {
+        // git's test for a binary file: a NUL in its first 8,000 bytes.
+        let text = !bytes[..bytes.len().min(8000)].contains(&0);
+        let mut counts: HashMap<u32, u64> = HashMap::new();
+        let (mut n, mut acc1, mut acc2) = (0u64, 0u32, 0u32);
+        for (i, &c) in bytes.iter().enumerate() {
+            if text && c == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                continue;
+            }
+            let old1 = acc1;
+            acc1 = (acc1 << 7) ^ (acc2 >> 25);
+            acc2 = (acc2 << 7) ^ (old1 >> 25);
+            acc1 = acc1.wrapping_add(u32::from(c));
+            n += 1;
+            if n < 64 && c != b'\n' {
+                continue;
+            }
+            let hash = acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE;
+            *counts.entry(hash).or_default() += n;
+            (n, acc1, acc2) = (0, 0, 0);
+        }
+        if n > 0 {
+            // The last line, without its line end: a chunk too (as git 2.47 counts it).
+            let hash = acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE;
+            *counts.entry(hash).or_default() += n;
+        }
+        let mut counts: Vec<(u32, u64)> = counts.into_iter().collect();
+        counts.sort_unstable();
+        Spans { counts }
+    }
+
+    /// The bytes of `self` found again in `to`: per chunk hash, the smaller of the two counts.
+    fn copied_to(&self, to: &Spans) -> u64 {
+        let (mut copied, mut theirs) = (0, to.counts.iter().peekable());
+        for &(hash, count) in &self.counts {
+            while theirs.next_if(|(h, _)| *h < hash).is_some() {}
+            if let Some((_, other)) = theirs.next_if(|(h, _)| *h == hash) {
+                copied += count.min(*other);
+            }
+        }
+        copied
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_end_at_line_ends_and_every_64_bytes() {
+        let s = Spans::of(b"ab\ncd\nab\n");
+        // Two distinct lines, "ab\n" twice.
+        assert_eq!(s.counts.len(), 2);
+        assert_eq!(s.counts.iter().map(|c| c.1).sum::<u64>(), 9);
+        let long = Spans::of(&[b'x'; 130]);
+        // Two chunks of 64, then the last two bytes.
+        assert_eq!(long.counts.len(), 2);
+        assert_eq!(long.counts.iter().map(|c| c.1).sum::<u64>(), 130);
+    }
+
+    #[test]
+    fn a_cr_before_a_lf_is_left_out_of_text_only() {
+        let crlf = Spans::of(b"ab\r\n");
+        let lf = Spans::of(b"ab\n");
+        assert_eq!(crlf.counts, lf.counts);
+        let binary = Spans::of(b"\0b\r\n");
+        assert_eq!(binary.counts[0].1, 4);
+    }
+
+    #[test]
+    fn copied_bytes_are_the_smaller_count_per_chunk() {
+        let a = Spans::of(b"one\none\ntwo\n");
+        let b = Spans::of(b"one\nthree\n");
+        assert_eq!(a.copied_to(&b), 4);
+        assert_eq!(b.copied_to(&a), 4);
+    }
+
+    #[test]
+    fn the_limit_is_a_square_and_zero_is_none() {
+        assert!(!too_many(1000, 1000, 1000));
+        assert!(too_many(1001, 1000, 1000));
+        assert!(!too_many(1_000_000, 1, 1000));
+        assert!(!too_many(5000, 5000, 0));
+    }
+}
