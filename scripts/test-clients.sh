@@ -106,10 +106,14 @@ if [ ! -x "$py_tools/bin/maturin" ]; then
     || echo "test-clients.sh: maturin did not install (tests/it/python_binding.rs will fail)" >&2
 fi
 # gunicorn: the binding's fork test runs a real `--preload` worker (bindings/python/tests).
-if [ ! -f "$ci_cache/py-wheels/.downloaded-2" ]; then
-  step "the pytest and gunicorn wheels (PyPI): tests/it/python_binding.rs installs them offline"
+# MkDocs (with Material and pymdown-extensions) and Sphinx with MyST, the versions doc-tools has:
+# the binding's MkDocs plugin and Sphinx extension build a site with each (test_site_builds.py).
+if [ ! -f "$ci_cache/py-wheels/.downloaded-3" ]; then
+  step "the pytest, gunicorn, MkDocs and Sphinx wheels (PyPI): tests/it/python_binding.rs installs them offline"
   "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' 'gunicorn==23.0.0' \
-    && touch "$ci_cache/py-wheels/.downloaded-2"
+    'mkdocs==1.6.1' 'mkdocs-material==9.8.2' 'pymdown-extensions==13.1.2' 'sphinx==9.0.4' \
+    'myst-parser==5.2.0' \
+    && touch "$ci_cache/py-wheels/.downloaded-3"
 fi
 # The Node binding (`tests/it/node_binding.rs`): `@napi-rs/cli`, which builds the addon and its
 # `index.js`/`index.d.ts`, in its own cache folder; the addon's build is cached beside it
