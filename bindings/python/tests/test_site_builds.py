@@ -222,3 +222,10 @@ def test_sphinx_passes_once_the_citations_are_fixed_and_logs_below_fail_on_as_in
     fix(root, sphinx_pages)
     code, out = run(root, "sphinx", "-W", "-E", "-D", "citegate_fail_on=warning", "docs", "docs/_build")
     assert code == 0 and not logged(out), out
+
+
+def test_mkdocs_outside_a_repository_fails_with_citegates_message(tmp_path):
+    write(tmp_path, mkdocs_pages()(main="3-5", helper="7:8", rst="7-8"))
+    write(tmp_path, {"src/app.py": APP_V1})
+    code, out = run(tmp_path, "mkdocs", "build", "--site-dir", str(tmp_path / "built"))
+    assert code != 0 and "citegate: " in out and "Traceback" not in out, out
