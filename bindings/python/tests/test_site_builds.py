@@ -182,21 +182,35 @@ def test_mkdocs_the_plugin_turned_off_or_the_page_excluded_passes(tmp_path):
         assert code == 0 and not logged(out), (options, out)
 
 
-def test_serve_audits_again_only_the_pages_that_changed(tmp_path, monkeypatch):
-    from citegate._site import SiteAudit
+def test_serve_audits_again_only_the_pages_that_changed(tmp_path, monkeypatch, caplog):
+    """``mkdocs serve``'s rebuilds, in-process: each loads the configuration again and builds,
+    and MkDocs hands back the same plugin (it has ``on_startup``), which keeps what it audited."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
 
     root = site(tmp_path, mkdocs_pages())
-    docs = str(root / "docs")
-    audit = SiteAudit()
-    first, _ = audit.check(docs, ["guide.md", "index.md"])
-    assert audit.audited == ["guide.md", "index.md"]
-    assert [f["line"] for f in first["guide.md"]] == [4, 9] and first["index.md"] == []
-    again, _ = audit.check(docs, ["guide.md", "index.md"])
-    assert audit.audited == [] and again == first
+    write(root, {"docs/other.md": "# Other\n\nIt ends at src/app.py:40.\n"})
+    monkeypatch.chdir(root)
+
+    def rebuild():
+        caplog.clear()
+        config = load_config(str(root / "mkdocs.yml"))
+        config.plugins.on_startup(command="serve", dirty=False)
+        with caplog.at_level("INFO", logger="mkdocs.plugins.citegate"):
+            build(config)
+        ours = [r for r in caplog.records if r.name == "mkdocs.plugins.citegate"]
+        return config.plugins["citegate"], {(r.levelname, r.getMessage().split(": ")[0]) for r in ours}
+
+    plugin, first = rebuild()
+    assert plugin.site.audited == ["guide.md", "index.md", "other.md"]
+    assert first == {("INFO", "docs/guide.md:4:25"), ("WARNING", "docs/guide.md:9:5"), ("WARNING", "docs/other.md:3:12")}
+    again, second = rebuild()
+    assert again is plugin and plugin.site.audited == [] and second == first
     write(root, {"docs/guide.md": GUIDE_MD.format(main="5-7", helper="7:8")})
-    edited, _ = audit.check(docs, ["guide.md", "index.md"])
-    assert audit.audited == ["guide.md"]
-    assert [f["line"] for f in edited["guide.md"]] == [9]
+    _, third = rebuild()
+    assert plugin.site.audited == ["guide.md"]
+    # The edited page's findings are new; the others', kept, are logged again on every build.
+    assert third == {("WARNING", "docs/guide.md:9:5"), ("WARNING", "docs/other.md:3:12")}
 
 
 def test_sphinx_w_fails_on_a_broken_citation_with_the_audits_findings_in_parallel(tmp_path, audited):
