@@ -133,10 +133,15 @@ python_binding_tools() {
     venv_into "$py_tools" 'maturin==1.16.0' 'pytest==9.2.0'
   }
   # gunicorn: the binding's fork test runs a real `--preload` worker (bindings/python/tests).
-  [ -f "$ci_cache/py-wheels/.downloaded-2" ] || {
-    step "the pytest and gunicorn wheels (PyPI): tests/it/python_binding.rs installs them offline"
+  # MkDocs (with Material and pymdown-extensions) and Sphinx with MyST, the versions doc-tools
+  # has: the binding's MkDocs plugin and Sphinx extension build a site with each
+  # (test_site_builds.py).
+  [ -f "$ci_cache/py-wheels/.downloaded-3" ] || {
+    step "the pytest, gunicorn, MkDocs and Sphinx wheels (PyPI): tests/it/python_binding.rs installs them offline"
     "$py_tools/bin/pip" download --quiet -d "$ci_cache/py-wheels" 'pytest==9.2.0' 'gunicorn==23.0.0' \
-      && touch "$ci_cache/py-wheels/.downloaded-2"
+      'mkdocs==1.6.1' 'mkdocs-material==9.8.2' 'pymdown-extensions==13.1.2' 'sphinx==9.0.4' \
+      'myst-parser==5.2.0' \
+      && touch "$ci_cache/py-wheels/.downloaded-3"
   }
 }
 # The Node binding (`tests/it/node_binding.rs`): `@napi-rs/cli`, which builds the addon and its

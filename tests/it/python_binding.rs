@@ -1,6 +1,7 @@
 //! The Python package (`bindings/python/`) as a user gets it: the wheel built by maturin,
-//! `pip install`ed into a fresh virtual environment (offline: pytest from the wheels
-//! `scripts/test-clients.sh` downloaded), and its pytest suite run there against this build's
+//! `pip install`ed into a fresh virtual environment (offline: pytest, and MkDocs and Sphinx for
+//! the site-build adapters, from the wheels `scripts/test-clients.sh` downloaded), and its pytest
+//! suite run there against this build's
 //! `citegate` binary on the shared fixtures (`tests/bindings/`). The wheel's build is cached
 //! (`citegate-ci/python-target`): a warm run rebuilds only what changed.
 //!
@@ -59,8 +60,10 @@ fn the_wheel_installs_in_a_fresh_venv_and_its_tests_pass_there() {
             ])
             .arg(&wheels)
             .args(["pytest", "gunicorn"])
-            .arg(&wheel),
-        "pip install (the wheel, pytest, gunicorn)",
+            // Issue 62: the site-build adapters' toolchains, through the wheel's own extras.
+            .args(["mkdocs-material", "pymdown-extensions", "myst-parser"])
+            .arg(format!("{}[mkdocs,sphinx]", wheel.display())),
+        "pip install (the wheel with its extras, pytest, gunicorn, the doc toolchains)",
     );
     let out = common::run(
         Command::new(&python)

@@ -67,6 +67,15 @@ impl ToNapiValue for Json {
     }
 }
 
+/// The doc paths given to `audit` or `auditLines` (none: the folder opened).
+fn doc_paths(paths: Option<Vec<String>>) -> Vec<std::path::PathBuf> {
+    paths
+        .unwrap_or_default()
+        .into_iter()
+        .map(Into::into)
+        .collect()
+}
+
 /// A JavaScript error for `e`: `code` `InvalidArg` for input refused, else `GenericFailure`.
 fn failure(e: api::Error) -> Error {
     let status = match e.kind {
@@ -356,17 +365,27 @@ impl Repo {
     /// it).
     #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
     pub fn audit(&self, paths: Option<Vec<String>>) -> AsyncTask<Job<Json>> {
-        let repo = self.inner.clone();
-        let paths: Vec<std::path::PathBuf> = paths
-            .unwrap_or_default()
-            .into_iter()
-            .map(Into::into)
-            .collect();
+        let (repo, paths) = (self.inner.clone(), doc_paths(paths));
         AsyncTask::new(Job::new(move || {
             let text = repo.audit_json(&paths)?;
             let report = serde_json::from_str(&text)
                 .map_err(|e| api::Error::run(format!("the report: {e}")))?;
             Ok(Json(report))
+        }))
+    }
+
+    /// The findings of `audit(paths)` that count, each as a site build logs it: `{doc, line,
+    /// column, rule, severity, text}`, `text` being `doc:line:column: rule: message`.
+    #[napi(
+        ts_return_type = "Promise<Array<{ doc: string; line: number; column: number; rule: string; severity: 'error' | 'warning' | 'note'; text: string }>>"
+    )]
+    pub fn audit_lines(&self, paths: Option<Vec<String>>) -> AsyncTask<Job<Json>> {
+        let (repo, paths) = (self.inner.clone(), doc_paths(paths));
+        AsyncTask::new(Job::new(move || {
+            let lines = repo.audit_lines(&paths)?;
+            let value = serde_json::to_value(lines)
+                .map_err(|e| api::Error::run(format!("the findings: {e}")))?;
+            Ok(Json(value))
         }))
     }
 

@@ -350,6 +350,14 @@ impl Repo {
         to_py(py, &value)
     }
 
+    #[pyo3(signature = (paths = Vec::new()))]
+    fn audit_lines(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<PyObject> {
+        let repo = &self.inner;
+        let lines = guarded(py, || repo.audit_lines(&paths))?.map_err(error)?;
+        let value = serde_json::to_value(lines).map_err(|e| Error::new_err(e.to_string()))?;
+        to_py(py, &value)
+    }
+
     #[pyo3(signature = (quote, path = None))]
     fn cite(&self, py: Python<'_>, quote: String, path: Option<String>) -> PyResult<PyObject> {
         let repo = &self.inner;

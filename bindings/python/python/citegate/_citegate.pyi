@@ -1,7 +1,7 @@
 """Type stubs for the compiled module (see ``citegate/__init__.py``)."""
 
 import os
-from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 __version__: str
 
@@ -48,6 +48,18 @@ class Verdict:
         """``{"passed", "fidelity", "violations", "refusal"}``."""
     def __bool__(self) -> bool: ...
 
+class FindingLine(TypedDict):
+    """One finding of :meth:`Repo.audit_lines`."""
+
+    doc: str
+    """The doc, a repository path (the JSON report's ``doc``)."""
+    line: int
+    column: int
+    rule: str
+    severity: Literal["error", "warning", "note"]
+    text: str
+    """``doc:line:column: rule: message``, control characters replaced."""
+
 class Repo:
     """A repository opened at a target with its ``.citegate.yaml``; share one across threads."""
 
@@ -76,5 +88,10 @@ class Repo:
         """``gate`` on many answers checked together (as ``gate --jsonl`` checks a batch)."""
     def audit(self, paths: Sequence[Union[str, os.PathLike[str]]] = ()) -> dict[str, JSON]:
         """``citegate audit --format json`` on ``paths`` (relative to the folder opened)."""
+    def audit_lines(
+        self, paths: Sequence[Union[str, os.PathLike[str]]] = ()
+    ) -> list[FindingLine]:
+        """The findings of ``audit(paths)`` that count (not baselined, suppressed or waived), in
+        the report's order, each as a site build logs it."""
     def cite(self, quote: str, path: Optional[str] = None) -> dict[str, JSON]:
         """Where ``quote`` occurs at the target: ``{"revision", "count", "places", "stopped"?}``."""
