@@ -9,6 +9,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod line;
 pub mod markdown;
 pub mod rdjson;
 pub mod regenerate;
