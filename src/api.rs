@@ -16,12 +16,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::audit::{AuditOptions, Session};
 use crate::gate::service::{self, Verdict};
 use crate::gate::{Gate, Retrieval};
 use crate::model::{CitedPath, Report, Retrieved};
+use crate::registry::Severity;
 
 /// The most bytes of one answer's JSON text: what `citegate gate` reads from standard input (and
 /// the audit reads of one doc).
@@ -276,6 +278,23 @@ impl Repo {
         self.audit(paths).map(|r| crate::report::json::render(&r))
     }
 
+    /// [`Repo::audit`]'s findings that count (not baselined, suppressed or waived), in the
+    /// report's order, each as a site build logs it ([`FindingLine`]).
+    pub fn audit_lines(&self, paths: &[PathBuf]) -> Result<Vec<FindingLine>, Error> {
+        let report = self.audit(paths)?;
+        let line = |f: &crate::model::Finding| FindingLine {
+            doc: report.docs[f.doc].doc.name.clone(),
+            line: f.at.line,
+            column: f.at.column,
+            rule: f.rule.as_str(),
+            severity: f.severity,
+            text: crate::escape::printable(&crate::report::one_line(&report, f), false)
+                .into_owned(),
+        };
+        let counted = report.findings.iter().filter(|f| f.suppressed.is_none());
+        Ok(counted.map(line).collect())
+    }
+
     /// Where `quote` occurs at the target, exactly (whitespace-normalised), in `path` (a
     /// repository path) or in every text file: `{"revision", "count", "places", "stopped"?}`,
     /// as the MCP server's `cite` answers.
@@ -309,6 +328,21 @@ impl Repo {
         };
         paths.iter().map(doc).collect()
     }
+}
+
+/// One finding of [`Repo::audit_lines`], for a site build (the MkDocs plugin, the Sphinx
+/// extension) to log at its page and line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FindingLine {
+    /// The doc, a repository path (the JSON report's `doc`).
+    pub doc: String,
+    /// Where in the doc the finding starts, 1-based.
+    pub line: usize,
+    pub column: usize,
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// `doc:line:column: rule: message` (the JUnit report's text), control characters replaced.
+    pub text: String,
 }
 
 /// `text` when it is at most [`MAX_INPUT_BYTES`].

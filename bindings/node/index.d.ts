@@ -56,6 +56,11 @@ export declare class Repo {
    * it).
    */
   audit(paths?: Array<string> | undefined | null): Promise<Record<string, unknown>>
+  /**
+   * The findings of `audit(paths)` that count, each as a site build logs it: `{doc, line,
+   * column, rule, severity, text}`, `text` being `doc:line:column: rule: message`.
+   */
+  auditLines(paths?: Array<string> | undefined | null): Promise<Array<{ doc: string; line: number; column: number; rule: string; severity: 'error' | 'warning' | 'note'; text: string }>>
   /** Where `quote` occurs at the target, in `path` or every text file. */
   cite(quote: string, path?: string | undefined | null): Promise<{ revision: string; count: number; places: Array<{ citation: string; path: string; start_line: number; end_line: number }>; stopped?: string }>
 }

@@ -35,13 +35,9 @@ pub fn escape(text: &str, attribute: bool) -> String {
     out
 }
 
-/// `doc:line:column: rule: message`, and the help on the next line.
+/// [`super::one_line`], and the help on the next line.
 fn described(report: &Report, f: &Finding) -> String {
-    let doc = &report.docs[f.doc].doc;
-    let mut text = format!(
-        "{}:{}:{}: {}: {}",
-        doc.name, f.at.line, f.at.column, f.rule, f.message
-    );
+    let mut text = super::one_line(report, f);
     if let Some(help) = &f.help {
         text.push('\n');
         text.push_str(help);

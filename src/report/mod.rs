@@ -9,7 +9,6 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
-pub mod line;
 pub mod markdown;
 pub mod rdjson;
 pub mod regenerate;
@@ -21,6 +20,16 @@ use crate::registry::RuleId;
 
 /// citegate's home page, named as the source of findings in formats that take one.
 pub const HOME: &str = "https://github.com/citegate/citegate";
+
+/// A finding on one line, `doc:line:column: rule: message`, unescaped: the text of a JUnit
+/// failure, and what a site build logs for it (`api::Repo::audit_lines`).
+pub fn one_line(report: &Report, f: &Finding) -> String {
+    let doc = &report.docs[f.doc].doc;
+    format!(
+        "{}:{}:{}: {}: {}",
+        doc.name, f.at.line, f.at.column, f.rule, f.message
+    )
+}
 
 /// The catalogue entry of a rule (`rules/ID.yaml`, what `citegate explain ID` prints).
 pub fn rule_url(rule: RuleId) -> String {

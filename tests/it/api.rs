@@ -163,6 +163,53 @@ fn the_audit_is_the_cli_report() {
     assert!(ours.contains("src/evict.rs"), "{ours}");
 }
 
+/// Issue 62: a site build logs `audit_lines`, the report's findings that count, each on one line
+/// in the report's words; a suppressed finding is not among them.
+#[test]
+fn audit_lines_are_the_reports_findings_on_one_line_each() {
+    let fixture = fixture();
+    let suppressed = "Gone: src/gone.rs:1 <!-- citegate-ignore invented-path: a test -->\n";
+    std::fs::write(fixture.path().join("docs/quiet.md"), suppressed).unwrap();
+    let repo = Repo::open(fixture.path(), None).unwrap();
+    let lines = repo.audit_lines(&["docs".into()]).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&repo.audit_json(&["docs".into()]).unwrap()).unwrap();
+    assert_eq!(
+        report["suppressed"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    let str_of = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+    let expected: Vec<_> = (report["findings"].as_array().unwrap().iter())
+        .map(|f| {
+            let (doc, line, column) = (str_of(&f["doc"]), &f["line"], &f["column"]);
+            let (rule, message) = (str_of(&f["rule"]), str_of(&f["message"]));
+            let text = format!("{doc}:{line}:{column}: {rule}: {message}");
+            (
+                doc,
+                line.as_u64().unwrap() as usize,
+                rule,
+                str_of(&f["severity"]),
+                text,
+            )
+        })
+        .collect();
+    let ours: Vec<_> = (lines.iter())
+        .map(|l| {
+            let severity = l.severity.as_str().to_string();
+            (
+                l.doc.clone(),
+                l.line,
+                l.rule.to_string(),
+                severity,
+                l.text.clone(),
+            )
+        })
+        .collect();
+    assert!(!lines.is_empty());
+    assert_eq!(ours, expected);
+}
+
 #[test]
 fn cite_finds_a_quote_and_errors_read_as_the_cli_says_them() {
     let fixture = fixture();

@@ -370,6 +370,26 @@ impl Repo {
         }))
     }
 
+    /// The findings of `audit(paths)` that count, each as a site build logs it: `{doc, line,
+    /// column, rule, severity, text}`, `text` being `doc:line:column: rule: message`.
+    #[napi(
+        ts_return_type = "Promise<Array<{ doc: string; line: number; column: number; rule: string; severity: 'error' | 'warning' | 'note'; text: string }>>"
+    )]
+    pub fn audit_lines(&self, paths: Option<Vec<String>>) -> AsyncTask<Job<Json>> {
+        let repo = self.inner.clone();
+        let paths: Vec<std::path::PathBuf> = paths
+            .unwrap_or_default()
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        AsyncTask::new(Job::new(move || {
+            let lines = repo.audit_lines(&paths)?;
+            let value = serde_json::to_value(lines)
+                .map_err(|e| api::Error::run(format!("the findings: {e}")))?;
+            Ok(Json(value))
+        }))
+    }
+
     /// Where `quote` occurs at the target, in `path` or every text file.
     #[napi(
         ts_return_type = "Promise<{ revision: string; count: number; places: Array<{ citation: string; path: string; start_line: number; end_line: number }>; stopped?: string }>"
