@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use citegate::args::{FailOn, MdbookArgs, MdbookSupports};
 use citegate::audit::AuditOptions;
-use citegate::report::line;
+use citegate::model::Report;
 
 use super::common::{failed, print_out};
 
@@ -106,11 +106,24 @@ pub fn mdbook_command(args: MdbookArgs) -> ExitCode {
         Ok(report) => report,
         Err(e) => return failed(format_args!("mdbook: {}", citegate::error::chain(&e))),
     };
-    eprint!("{}", line::render(&report));
+    eprint!("{}", findings(&report));
     if fail_on.fails(&report) {
         return ExitCode::from(1);
     }
     print_out(book, ExitCode::SUCCESS)
+}
+
+/// What goes to stderr: each finding on its line, `severity: doc:line:column: rule: message` (the
+/// engine's one line, as the other site builds log it, after its level, as mdBook's log lines
+/// start), then the audit's summary line.
+fn findings(report: &Report) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let line = citegate::report::one_line(report, f);
+        let line = citegate::escape::printable(&line, false);
+        out.push_str(&format!("{}: {line}\n", f.severity.as_str()));
+    }
+    out + &citegate::report::human::summary_line(report)
 }
 
 /// Standard input as text, at most [`MAX_BOOK_BYTES`].

@@ -73,15 +73,15 @@ fn which(name: &str) -> Option<PathBuf> {
     common::tool(found.unwrap_or_else(|| PathBuf::from(name)), "mdbook")
 }
 
-/// The finding lines of a stderr (`doc:line:column: severity[rule]: message`).
+/// The finding lines of a stderr (`severity: doc:line:column: rule: message`).
 fn finding_lines(stderr: &[u8]) -> Vec<String> {
+    let finding = |l: &&str| {
+        ["error: ", "warning: ", "note: "]
+            .iter()
+            .any(|s| l.starts_with(s))
+    };
     (String::from_utf8_lossy(stderr).lines())
-        .filter(|l| {
-            l.contains("]: ")
-                && l.split(':')
-                    .nth(1)
-                    .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
+        .filter(finding)
         .map(str::to_string)
         .collect()
 }
@@ -93,11 +93,11 @@ fn audit_lines(book: &Path) -> Vec<String> {
     let findings = report["findings"].as_array().unwrap();
     let line = |f: &serde_json::Value| {
         format!(
-            "{}:{}:{}: {}[{}]: {}",
+            "{}: {}:{}:{}: {}: {}",
+            f["severity"].as_str().unwrap(),
             f["doc"].as_str().unwrap(),
             f["line"],
             f["column"],
-            f["severity"].as_str().unwrap(),
             f["rule"].as_str().unwrap(),
             f["message"].as_str().unwrap()
         )
@@ -117,7 +117,7 @@ fn a_broken_citation_fails_mdbook_build_with_the_chapter_and_line() {
     let lines = finding_lines(&out.stderr);
     assert_eq!(
         lines,
-        ["book/src/intro.md:5:21: error[invented-path]: `src/nope.rs` does not exist at 7457bfaf"],
+        ["error: book/src/intro.md:5:21: invented-path: `src/nope.rs` does not exist at 7457bfaf"],
         "{stderr}"
     );
     // The audit of the same folder finds the same, in the same words.
@@ -142,7 +142,10 @@ fn a_fixed_chapter_builds_and_fail_on_warning_is_read_from_book_toml() {
     let out = mdbook_build(&book, &dir.path().join("html")).unwrap();
     built(&out);
     let lines = finding_lines(&out.stderr);
-    assert!(lines.iter().all(|l| l.contains(": warning[")), "{lines:?}");
+    assert!(
+        lines.iter().all(|l| l.starts_with("warning: ")),
+        "{lines:?}"
+    );
     assert!(!lines.is_empty(), "no warning");
     let toml = std::fs::read_to_string(book.join("book.toml")).unwrap();
     common::write(&book, "book.toml", toml + "fail-on = \"warning\"\n");
