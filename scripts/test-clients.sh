@@ -66,9 +66,11 @@ need mdbook || { step "mdBook (PyPI): .ci/run builds the guide with it"; pip_ins
 # Debian's chromium; no browser download). About 4 minutes on a fresh machine, then cached.
 need npm || { step "npm (apt): the Node tools below come from it"; apt_install npm; }
 vscode_tools="${CITEGATE_VSCODE_TOOLS:-${CITEGATE_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citegate-ci}/vscode}"
-npm_into() { # FOLDER PACKAGE@VERSION: install one package into its own folder
-  rm -rf "$1" && mkdir -p "$1"
-  npm install --prefix "$1" --no-audit --no-fund --loglevel=error "$2" && touch "$1/.installed"
+npm_into() { # FOLDER PACKAGE@VERSION...: install packages into their own folder
+  local folder="$1"
+  shift
+  rm -rf "$folder" && mkdir -p "$folder"
+  npm install --prefix "$folder" --no-audit --no-fund --loglevel=error "$@" && touch "$folder/.installed"
 }
 [ -f "$vscode_tools/node24/.installed" ] || {
   step "Node 24 (npm, into $vscode_tools): code-server for tests/it/vscode.rs needs it"
@@ -117,6 +119,13 @@ fi
 [ -f "$ci_cache/node-tools/.installed" ] || {
   step "@napi-rs/cli (npm, into $ci_cache/node-tools): tests/it/node_binding.rs builds the addon"
   npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4
+}
+# Docusaurus (its classic preset, with the React it renders with): tests/it/docusaurus.rs builds a
+# tiny site with the Node binding's Docusaurus plugin (`citegate-node/docusaurus`) in it.
+[ -f "$ci_cache/docusaurus/.installed" ] || {
+  step "Docusaurus 3.10.2 and React (npm, into $ci_cache/docusaurus): tests/it/docusaurus.rs builds a site"
+  npm_into "$ci_cache/docusaurus" @docusaurus/core@3.10.2 @docusaurus/preset-classic@3.10.2 \
+    react@19.3.1 react-dom@19.3.1
 }
 # The doc sites' own toolchains (`tests/it/doc_sites.rs` builds a tiny site with each and checks
 # that the lines citegate says an include cites are the lines the built page shows): MkDocs with
