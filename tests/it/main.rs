@@ -12,6 +12,7 @@ mod common;
 mod config;
 mod dashboard;
 mod doc_sites;
+mod docusaurus;
 mod editors;
 mod fingerprints;
 mod fix;
