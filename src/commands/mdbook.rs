@@ -21,7 +21,7 @@ use citegate::args::{FailOn, MdbookArgs, MdbookSupports};
 use citegate::audit::AuditOptions;
 use citegate::model::Report;
 
-use super::common::{failed, print_out};
+use super::common::{audit_failed, failed, print_out};
 
 /// The most bytes of standard input read: a book of thousands of chapters is a few tens of MiB of
 /// JSON; more is not a book, and is refused rather than held in memory.
@@ -102,9 +102,11 @@ pub fn mdbook_command(args: MdbookArgs) -> ExitCode {
         repo: Some(src),
         ..AuditOptions::default()
     };
+    // Why an audit cannot run is said as `citegate audit` says it (a configuration error with
+    // its place in `.citegate.yaml`).
     let report = match citegate::audit::run(&options) {
         Ok(report) => report,
-        Err(e) => return failed(format_args!("mdbook: {}", citegate::error::chain(&e))),
+        Err(e) => return audit_failed(&e),
     };
     eprint!("{}", findings(&report));
     if fail_on.fails(&report) {

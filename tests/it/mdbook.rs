@@ -295,3 +295,31 @@ fn input_mdbook_would_never_send_is_a_clear_error() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// A run that cannot audit says why as `citegate audit` says it: a source folder that is not
+/// there, a configuration that does not parse (with its place in `.citegate.yaml`).
+#[test]
+fn an_audit_that_cannot_run_fails_the_build_with_the_audits_words() {
+    let (_dir, repo) = book();
+    let book = repo.join("book");
+    let missing = context(&book, "{}").replace(r#""title": "demo""#, r#""src": "nowhere""#);
+    let out = preprocess(&book, format!("[{missing}, {{}}]"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("citegate: error: ") && stderr.contains("nowhere"),
+        "{stderr}"
+    );
+
+    common::write(
+        &repo,
+        ".citegate.yaml",
+        "rules:\n  invented-path: sometimes\n",
+    );
+    let out = preprocess(&book, format!("[{}, {{}}]", context(&book, "{}")));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let audit = common::citegate(&book, &["audit", "src"]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr, String::from_utf8_lossy(&audit.stderr));
+    assert!(stderr.contains(".citegate.yaml"), "{stderr}");
+}
