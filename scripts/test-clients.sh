@@ -120,10 +120,10 @@ fi
   step "@napi-rs/cli (npm, into $ci_cache/node-tools): tests/it/node_binding.rs builds the addon"
   npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4
 }
-# Docusaurus (its classic preset, with the React it renders with): tests/it/docusaurus.rs builds a
+# Docusaurus (its classic preset, with the React it renders with): tests/it/node_binding/docusaurus.rs builds a
 # tiny site with the Node binding's Docusaurus plugin (`citegate-node/docusaurus`) in it.
 [ -f "$ci_cache/docusaurus/.installed" ] || {
-  step "Docusaurus 3.10.2 and React (npm, into $ci_cache/docusaurus): tests/it/docusaurus.rs builds a site"
+  step "Docusaurus 3.10.2 and React (npm, into $ci_cache/docusaurus): tests/it/node_binding/docusaurus.rs builds a site"
   npm_into "$ci_cache/docusaurus" @docusaurus/core@3.10.2 @docusaurus/preset-classic@3.10.2 \
     react@19.3.1 react-dom@19.3.1
 }

@@ -12,7 +12,6 @@ mod common;
 mod config;
 mod dashboard;
 mod doc_sites;
-mod docusaurus;
 mod editors;
 mod fingerprints;
 mod fix;

@@ -13,6 +13,10 @@ use std::process::Command;
 
 use crate::common;
 
+/// The Docusaurus plugin in a real site build: under this module, so that `--skip node_binding`
+/// (what a run not about the bindings passes) skips it and its addon build too.
+mod docusaurus;
+
 /// The addon as `napi build --platform` left it in `bindings/node`: the `index.d.ts` committed
 /// before the build and the one it generated.
 pub struct Built {
@@ -20,7 +24,7 @@ pub struct Built {
     generated: String,
 }
 
-/// The addon, built once per test run (this test and the Docusaurus plugin's, `docusaurus.rs`,
+/// The addon, built once per test run (this test and the Docusaurus plugin's, `docusaurus`,
 /// both load it from `bindings/node`; two builds at once would write the same files); `None`
 /// when `@napi-rs/cli` is missing (a failure in CI).
 pub fn addon() -> Option<&'static Built> {

@@ -1,6 +1,6 @@
 // The Docusaurus plugin (`citegate-node/docusaurus`) without Docusaurus: its options, the folders
-// it audits in a site, and what a finding does to the load (`tests/it/docusaurus.rs` builds a real
-// site with it).
+// it audits in a site, and what a finding does to the load (a real site is built with it by
+// `tests/it/node_binding/docusaurus.rs`).
 const assert = require('node:assert/strict')
 const { mkdirSync, mkdtempSync, writeFileSync } = require('node:fs')
 const { tmpdir } = require('node:os')

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::{common, node_binding};
+use crate::common;
 
 /// The site, in `site/` of a repository whose code is `src/lib.rs`: `docs/intro.md` cites a file
 /// that does not exist, `versioned_docs/version-1.0/intro.md` a blank line (a warning).
@@ -53,7 +53,7 @@ The blank line between them is `src/lib.rs:4`.
 fn site() -> Option<(tempfile::TempDir, PathBuf)> {
     let modules = common::ci_cache().join("docusaurus/node_modules");
     let docusaurus = common::tool(modules.join(".bin/docusaurus"), "Docusaurus")?;
-    node_binding::addon()?;
+    super::addon()?;
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");
     citegate::fixture::build(SITE, &repo).unwrap();
