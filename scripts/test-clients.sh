@@ -59,10 +59,12 @@ if [ ${#apt_wanted[@]} -gt 0 ]; then
 fi
 
 # --- 2. The rest, one job per independent chain, in parallel ---------------------------------
-# npm_into FOLDER PACKAGE@VERSION: install one package into its own folder.
+# npm_into FOLDER PACKAGE@VERSION...: install packages into their own folder.
 npm_into() {
-  rm -rf "$1" && mkdir -p "$1"
-  npm install --prefix "$1" --no-audit --no-fund --loglevel=error "$2" && touch "$1/.installed"
+  local folder="$1"
+  shift
+  rm -rf "$folder" && mkdir -p "$folder"
+  npm install --prefix "$folder" --no-audit --no-fund --loglevel=error "$@" && touch "$folder/.installed"
 }
 # venv_into FOLDER PACKAGE...: a venv at FOLDER with the packages in it.
 venv_into() {
@@ -153,6 +155,16 @@ node_binding_tools() {
     npm_into "$ci_cache/node-tools" @napi-rs/cli@2.18.4
   }
 }
+# Docusaurus (its classic preset, with the React it renders with):
+# tests/it/node_binding/docusaurus.rs builds a tiny site with the Node binding's Docusaurus plugin
+# (`citegate-node/docusaurus`) in it.
+docusaurus() {
+  [ -f "$ci_cache/docusaurus/.installed" ] || {
+    step "Docusaurus 3.10.2 and React (npm, into $ci_cache/docusaurus): tests/it/node_binding/docusaurus.rs builds a site"
+    npm_into "$ci_cache/docusaurus" @docusaurus/core@3.10.2 @docusaurus/preset-classic@3.10.2 \
+      react@19.3.1 react-dom@19.3.1
+  }
+}
 # The doc sites' own toolchains (`tests/it/doc_sites.rs` builds a tiny site with each and checks
 # that the lines citegate says an include cites are the lines the built page shows): MkDocs with
 # pymdownx.snippets and Sphinx with MyST in one cache venv (Asciidoctor is Debian's, above).
@@ -171,13 +183,13 @@ doc_site_tools() {
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 declare -A jobs=()
-for job in python_clients vscode_chain puppeteer python_binding_tools node_binding_tools doc_site_tools; do
+for job in python_clients vscode_chain puppeteer python_binding_tools node_binding_tools docusaurus doc_site_tools; do
   ("$job") >"$logs/$job" 2>&1 &
   jobs[$job]=$!
 done
 # A job that failed is said, with its output; the tests still run (those that need it fail and
 # say what is missing).
-for job in python_clients vscode_chain puppeteer python_binding_tools node_binding_tools doc_site_tools; do
+for job in python_clients vscode_chain puppeteer python_binding_tools node_binding_tools docusaurus doc_site_tools; do
   if ! wait "${jobs[$job]}"; then
     echo "test-clients.sh: $job did not install (the tests that need it will fail); its output:" >&2
     sed 's/^/  /' "$logs/$job" >&2

@@ -49,6 +49,10 @@ pub enum Command {
     /// Re-run the gate on the model replies of a trace, offline, and count the failures by kind
     /// (exit 1 when a verdict differs from the recorded one)
     Replay(ReplayArgs),
+    /// Check a book's chapters as mdBook builds it: a preprocessor (`[preprocessor.citegate]` in
+    /// book.toml) that passes the book through unchanged, prints the findings on stderr and fails
+    /// the build at `fail-on`
+    Mdbook(MdbookArgs),
     /// List the rules (finding IDs) with their family and default severity
     Rules,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -101,6 +105,20 @@ pub struct AuditArgs {
     /// the command to run next (`fix`, then `baseline`)
     #[arg(long, conflicts_with_all = ["format", "quiet", "dump"])]
     pub statistics: bool,
+}
+
+/// `citegate mdbook`: run by mdBook, which asks `supports RENDERER` first, then gives the book on
+/// standard input (`[context, book]`).
+#[derive(clap::Args, Debug)]
+pub struct MdbookArgs {
+    #[command(subcommand)]
+    pub supports: Option<MdbookSupports>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MdbookSupports {
+    /// Exit 0: every renderer is supported (the book passes through unchanged)
+    Supports { renderer: String },
 }
 
 #[derive(clap::Args, Debug)]

@@ -90,7 +90,7 @@ fn warn_renames_skipped(report: &Report) {
 }
 
 /// Say why an audit could not run; exit 2.
-fn audit_failed(e: &citegate::audit::AuditError) -> ExitCode {
+pub fn audit_failed(e: &citegate::audit::AuditError) -> ExitCode {
     match e {
         citegate::audit::AuditError::Config(c) if !c.text.is_empty() => {
             eprintln!("{}", human::config_error(c))

@@ -7,6 +7,7 @@ mod explain;
 mod fix;
 mod gate;
 mod info;
+mod mdbook;
 mod regenerate;
 mod review;
 mod sweep;
@@ -34,6 +35,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Mcp(args) => info::mcp(args),
         #[cfg(feature = "lsp")]
         Command::Lsp(_) => info::lsp(),
+        Command::Mdbook(args) => mdbook::mdbook_command(args),
         Command::Rules => info::rules(),
         Command::Completions { shell } => info::completions(shell),
         Command::Man => info::man(),

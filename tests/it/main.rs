@@ -28,6 +28,7 @@ mod lsp;
 mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_fuzz;
+mod mdbook;
 mod node_binding;
 mod properties;
 mod python_binding;

@@ -13,11 +13,44 @@ use std::process::Command;
 
 use crate::common;
 
+/// The Docusaurus plugin in a real site build: under this module, so that `--skip node_binding`
+/// (what a run not about the bindings passes) skips it and its addon build too.
+mod docusaurus;
+
+/// The addon as `napi build --platform` left it in `bindings/node`: the `index.d.ts` committed
+/// before the build and the one it generated.
+pub struct Built {
+    types: String,
+    generated: String,
+}
+
+/// The addon, built once per test run (this test and the Docusaurus plugin's, `docusaurus`,
+/// both load it from `bindings/node`; two builds at once would write the same files); `None`
+/// when `@napi-rs/cli` is missing (a failure in CI).
+pub fn addon() -> Option<&'static Built> {
+    static BUILT: std::sync::OnceLock<Option<Built>> = std::sync::OnceLock::new();
+    let build = || {
+        let cache = common::ci_cache();
+        let napi = cache.join("node-tools/node_modules/.bin/napi");
+        let napi = common::tool(napi, "@napi-rs/cli")?;
+        let binding = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
+        let types = std::fs::read_to_string(binding.join("index.d.ts")).unwrap_or_default();
+        common::run(
+            Command::new(&napi)
+                .args(["build", "--platform"])
+                .current_dir(&binding)
+                .env("CARGO_TARGET_DIR", cache.join("node-target")),
+            "napi build",
+        );
+        let generated = std::fs::read_to_string(binding.join("index.d.ts")).unwrap();
+        Some(Built { types, generated })
+    };
+    BUILT.get_or_init(build).as_ref()
+}
+
 #[test]
 fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
-    let cache = common::ci_cache();
-    let napi = cache.join("node-tools/node_modules/.bin/napi");
-    let Some(napi) = common::tool(napi, "@napi-rs/cli") else {
+    let Some(built) = addon() else {
         return;
     };
     if Command::new("npm").arg("--version").output().is_err() {
@@ -26,17 +59,8 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
         return;
     }
     let binding = Path::new(env!("CARGO_MANIFEST_DIR")).join("bindings/node");
-    let types = std::fs::read_to_string(binding.join("index.d.ts")).unwrap_or_default();
-    common::run(
-        Command::new(&napi)
-            .args(["build", "--platform"])
-            .current_dir(&binding)
-            .env("CARGO_TARGET_DIR", cache.join("node-target")),
-        "napi build",
-    );
-    let generated = std::fs::read_to_string(binding.join("index.d.ts")).unwrap();
     assert_eq!(
-        types, generated,
+        built.types, built.generated,
         "bindings/node/index.d.ts is not the generated one: commit it"
     );
     let work = tempfile::tempdir().unwrap();
@@ -51,7 +75,12 @@ fn the_packed_package_installs_in_a_fresh_folder_and_its_tests_pass_there() {
     );
     let app = work.path().join("app");
     common::write(&app, "package.json", r#"{"name": "app", "private": true}"#);
-    const TESTS: [&str; 3] = ["gate.test.mjs", "hardening.test.mjs", "cjs.test.cjs"];
+    const TESTS: [&str; 4] = [
+        "gate.test.mjs",
+        "hardening.test.mjs",
+        "cjs.test.cjs",
+        "docusaurus.test.cjs",
+    ];
     for test in [&["fixtures.mjs"][..], &TESTS].concat() {
         let text = std::fs::read(binding.join("test").join(test)).unwrap();
         common::write(&app, &format!("test/{test}"), text);
