@@ -1,5 +1,5 @@
 //! How long citegate's Markdown extraction takes against the Markdown parser alone, on one
-//! thread, over every `.md` file under a folder (BENCHMARKS.md, issue 38's eighth part):
+//! thread, over every `.md` file under a folder (benchmarks/HISTORY.md, issue 38's eighth part):
 //! `cargo run --release --example extract_speed -- DIR [ROUNDS]`.
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! How long reading `REV:PATH` objects takes with libgit2 on one thread and on several, each
-//! thread with a repository handle of its own (BENCHMARKS.md, issue 38's ninth part; the reason
-//! `resolve::reads` reads on every core): `cargo run --release --example read_speed -- REPO LIST
-//! [ROUNDS]`, where LIST holds one `REV:PATH` per line (the object-read floor's input).
+//! thread with a repository handle of its own (benchmarks/HISTORY.md, issue 38's ninth part; the
+//! reason `resolve::reads` reads on every core): `cargo run --release --example read_speed --
+//! REPO LIST [ROUNDS]`, where LIST holds one `REV:PATH` per line (the object-read floor's input).
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -37,10 +37,10 @@ fn serves(command: &Command) -> bool {
 
 /// glibc grows a worker thread's heap a page at a time, each step a `mprotect` call: a run over
 /// a long history (every object read allocates zlib's state) made 13,646 of them, and without
-/// them its system time is 10-15% lower (BENCHMARKS.md, issue 38's fourteenth part). With this
-/// pad a thread's heap is made usable whole when it is created (64 MiB, its size; pages not
-/// touched take no memory) and the main heap grows in steps as large, and keeps as much of what
-/// is freed (a batch run ends soon after its peak).
+/// them its system time is 10-15% lower (benchmarks/HISTORY.md, issue 38's fourteenth part).
+/// With this pad a thread's heap is made usable whole when it is created (64 MiB, its size;
+/// pages not touched take no memory) and the main heap grows in steps as large, and keeps as much
+/// of what is freed (a batch run ends soon after its peak).
 #[allow(unsafe_code)]
 fn widen_heap_growth() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

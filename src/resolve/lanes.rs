@@ -5,10 +5,10 @@
 //! the same mutexes for every object, and one thread filling the cache empties the other's.
 //! That sharing is keyed by the pack's path, so a handle whose object folder is named
 //! differently (`objects/./` for lane 1, `objects/././` for lane 2: the same folder) gets pack
-//! files of its own. Measured on the benchmark corpora (BENCHMARKS.md, fifteenth part): the
-//! versioned docs' audit 11-18% faster and the wiki's 5-15%, for 6-20 MB more peak memory (each
-//! lane's cache of delta bases). Should libgit2 ever name packs by their canonical path, lanes
-//! share them again: slower, never wrong.
+//! files of its own. Measured on the benchmark corpora (benchmarks/HISTORY.md, issue 38's
+//! fifteenth part): the versioned docs' audit 11-18% faster and the wiki's 5-15%, for 6-20 MB
+//! more peak memory (each lane's cache of delta bases). Should libgit2 ever name packs by their
+//! canonical path, lanes share them again: slower, never wrong.
 
 use std::path::Path;
 use std::sync::Mutex;
