@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use lsp_server::{Message, Notification, Request, RequestId};
@@ -33,14 +33,22 @@ pub(super) struct State {
     docs: Mutex<HashMap<String, (Uri, Open)>>,
     /// By URI text: the check of one version of the doc, against one snapshot, made once and
     /// shared by every request that asks for it meanwhile (100 hovers after an edit wait for one
-    /// check, not 100).
+    /// check, not 100). Only the [`KEPT_CHECKS`] docs used last keep theirs: a check is most of
+    /// what an open doc costs (its one-doc report, some 18x the doc's text), so the others are
+    /// checked again when next asked about.
     analyses: Mutex<HashMap<String, Shared>>,
+    /// A clock of uses, for [`KEPT_CHECKS`].
+    uses: AtomicU64,
     projects: Mutex<HashMap<PathBuf, Arc<Project>>>,
     next_id: AtomicI32,
     /// Publish the findings that do not count, greyed out (the client's `suppressed` setting:
     /// `show`, the default, or `hide`).
     pub set_aside: AtomicBool,
 }
+
+/// How many open docs keep their last check between requests (those used last). 100 open docs
+/// of 3,000 citations kept 363 MiB with every check kept, 82 MiB with none (BENCHMARKS.md).
+pub(super) const KEPT_CHECKS: usize = 16;
 
 /// The check of a doc's version against a snapshot: made by the first request that needs it,
 /// waited for by the others.
@@ -49,6 +57,8 @@ struct Shared {
     version: i32,
     snapshot: Arc<Snapshot>,
     analysis: Arc<OnceLock<Arc<Analysis>>>,
+    /// When it was last asked for (of [`State::uses`]).
+    used: Arc<AtomicU64>,
 }
 
 /// Why a doc has no analysis.
@@ -75,6 +85,7 @@ impl State {
             roots: Mutex::new(roots),
             docs: Mutex::default(),
             analyses: Mutex::default(),
+            uses: AtomicU64::new(0),
             projects: Mutex::default(),
             next_id: AtomicI32::new(1),
             set_aside: AtomicBool::new(true),
@@ -191,20 +202,24 @@ impl State {
     /// The shared check of `open` (a doc's version) against `snapshot`: the one known when it is
     /// for both, else a new one, kept for the requests to come unless the doc changed since.
     fn shared(&self, uri: &Uri, open: &Open, snapshot: Arc<Snapshot>) -> Shared {
+        let now = self.uses.fetch_add(1, Ordering::Relaxed) + 1;
         let mut analyses = self.analyses.lock().expect("analyses lock");
         let known = analyses
             .get(uri.as_str())
             .filter(|s| s.version == open.version && Arc::ptr_eq(&s.snapshot, &snapshot));
         if let Some(known) = known {
+            known.used.store(now, Ordering::Relaxed);
             return known.clone();
         }
         let fresh = Shared {
             version: open.version,
             snapshot,
             analysis: Arc::default(),
+            used: Arc::new(AtomicU64::new(now)),
         };
         if self.open(uri).is_some_and(|o| o.version == open.version) {
             analyses.insert(uri.as_str().to_string(), fresh.clone());
+            keep_last_used(&mut analyses);
         }
         fresh
     }
@@ -277,6 +292,20 @@ impl State {
     }
 }
 
+/// Drop the checks of all but the [`KEPT_CHECKS`] docs used last (a request still holding one
+/// keeps it until it is answered).
+fn keep_last_used(analyses: &mut HashMap<String, Shared>) {
+    if analyses.len() <= KEPT_CHECKS {
+        return;
+    }
+    let mut used: Vec<u64> = (analyses.values())
+        .map(|s| s.used.load(Ordering::Relaxed))
+        .collect();
+    used.sort_unstable_by(|a, b| b.cmp(a));
+    let oldest_kept = used[KEPT_CHECKS - 1];
+    analyses.retain(|_, s| s.used.load(Ordering::Relaxed) >= oldest_kept);
+}
+
 /// The one diagnostic of a doc that could not be checked.
 pub(super) fn failure(message: String) -> Diagnostic {
     Diagnostic {
@@ -336,5 +365,43 @@ mod tests {
         let again = state.analysis(&uri).ok().expect("checked");
         assert!(!Arc::ptr_eq(&again, &checks[0]));
         assert_eq!(again.version, Some(2));
+    }
+
+    #[test]
+    fn only_the_docs_used_last_keep_their_check() {
+        let (_dir, root) = repo();
+        let (sender, _receiver) = crossbeam_channel::unbounded();
+        let state = State::new(sender, Encoding::Utf16, false, vec![root.clone()]);
+        let uris: Vec<Uri> = (0..KEPT_CHECKS + 4)
+            .map(|i| {
+                let uri = super::super::text::path_uri(&root.join(format!("docs/d{i}.md")));
+                let uri = uri.unwrap();
+                assert!(state.set_text(&uri, 1, format!("Doc {i}: src/a.rs:3.\n")));
+                uri
+            })
+            .collect();
+        let first = state.analysis(&uris[0]).ok().expect("checked");
+        for uri in &uris[1..] {
+            state.analysis(uri).ok().expect("checked");
+            // The first doc, used again each time, keeps its check.
+            let again = state.analysis(&uris[0]).ok().expect("checked");
+            assert!(Arc::ptr_eq(&again, &first));
+        }
+        assert_eq!(state.analyses.lock().unwrap().len(), KEPT_CHECKS);
+        // A doc whose check was dropped is checked again, to the same findings.
+        let kept = state
+            .analysis(&uris[KEPT_CHECKS + 3])
+            .ok()
+            .expect("checked");
+        let dropped = state
+            .analyses
+            .lock()
+            .unwrap()
+            .contains_key(uris[1].as_str());
+        assert!(!dropped);
+        let again = state.analysis(&uris[1]).ok().expect("checked");
+        assert_eq!(again.report().findings.len(), 1);
+        assert_eq!(again.report().findings.len(), kept.report().findings.len());
+        assert_eq!(state.analyses.lock().unwrap().len(), KEPT_CHECKS);
     }
 }
