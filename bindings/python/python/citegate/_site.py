@@ -88,6 +88,7 @@ class SiteAudit:
                 page = doc[len(prefix):] if doc.startswith(prefix) else doc
                 found.get(page, others).append(finding)
         # Only the pages of this build are kept: a long `serve` keeps no page it no longer has.
-        kept = {k: v for k, v in self._kept.items() if k in key.values()}
+        current = set(key.values())
+        kept = {k: v for k, v in self._kept.items() if k in current}
         self._kept = {**kept, **{key[page]: found[page] for page in self.audited}}
         return {page: self._kept[key[page]] for page in pages}, others
