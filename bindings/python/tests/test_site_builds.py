@@ -122,7 +122,9 @@ def sphinx_pages(main, helper, rst):
 
 
 def run(root, *args):
-    out = subprocess.run([sys.executable, "-m", *args], cwd=root, capture_output=True, text=True)
+    # Sphinx colours its log when CI is set (as in CI), even into a pipe: NO_COLOR turns it off.
+    env = dict(os.environ, NO_COLOR="1")
+    out = subprocess.run([sys.executable, "-m", *args], cwd=root, env=env, capture_output=True, text=True)
     return out.returncode, out.stdout + out.stderr
 
 
