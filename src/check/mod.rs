@@ -256,9 +256,17 @@ impl Blob<'_> {
                 }
                 let layout = self.repo.layout(self.commit);
                 let suggestions = layout.suggest(self.path);
-                let unique = match &layout.same_name(self.path, 2)[..] {
-                    [one] => self.text_of(one).map(|text| (one.clone(), text)),
-                    _ => None,
+                // Only a path written without a folder (`storage.go:33-36`) is looked for by its
+                // name alone: the file found is read once for all of them, never for the others.
+                let by_name = |c: &(CiteRef, PinSource)| {
+                    !docs[c.0.doc].citation(c.0.index).raw_path.contains('/')
+                };
+                let unique = match cites.iter().any(by_name) {
+                    true => match &layout.same_name(self.path, 2)[..] {
+                        [one] => self.text_of(one).map(|text| (one.clone(), text)),
+                        _ => None,
+                    },
+                    false => None,
                 };
                 return cites
                     .iter()
