@@ -1,35 +1,66 @@
 #!/usr/bin/env python3
-"""Structure checks for src/, run by .ci/run:
+"""Structure checks for what Cargo cannot check, run by .ci/run.
 
-1. Every top-level module of the library sits in one layer of `LAYERS`, and no module uses one
-   in a layer above its own (an upward edge). Modules of one layer may use each other.
-2. No import circle between the library's files. Every `crate::…`, `super::…` and `self::…` path
-   in a file (comments and `#[cfg(test)]` modules left out) is an edge to the module file it names
-   (the longest module prefix that exists). A child using its parent's items counts too: shared
-   items live in a sibling file, so every file can be read with what it depends on.
-3. No function over 100 lines outside tests.
-4. A doc holding `<!-- layers:start -->` … `<!-- layers:end -->` holds the table of `LAYERS`
-   (README.md and docs/src/*.md are looked at; at least one must hold it).
+The crates under `crates/` and the command line at the root are the layer table's top: Cargo
+refuses a circle between crates and an import of a crate that is not a dependency. This script
+checks the rest:
+
+1. Each crate depends (`[dependencies]`, not dev) only on citegate crates in rows below its own
+   in `CRATES` (the order the table and docs/src/internals.md state).
+2. Inside the engine (`crates/citegate-engine`), every top-level module sits in one layer of
+   `ENGINE_LAYERS`, and no module uses one in a layer above its own (an upward edge). Modules of
+   one layer may use each other.
+3. No import circle between the files of a crate. Every `crate::…`, `super::…` and `self::…`
+   path in a file (comments and `#[cfg(test)]` modules left out) is an edge to the module file it
+   names (the longest module prefix that exists). A child using its parent's items counts too:
+   shared items live in a sibling file, so every file can be read with what it depends on.
+4. No function over 100 lines outside tests, in any crate.
+5. A doc holding `<!-- layers:start -->` … `<!-- layers:end -->` holds the table of `CRATES` and
+   `ENGINE_LAYERS` (README.md and docs/src/*.md are looked at; at least one must hold it).
 
     scripts/structure.py              # check; exit 1 and say what is wrong
     scripts/structure.py --graph      # also print the edges
     scripts/structure.py --table      # print the layer table (Markdown) and exit
-    scripts/structure.py --src DIR    # check another source tree (layers and circles only)
+    scripts/structure.py --src DIR    # check another source tree against the engine's layers
+                                      # (layers and circles only)
 """
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SRC = ROOT / "src"
+ENGINE = "crates/citegate-engine"
+SRC = ROOT / ENGINE / "src"
 MAX_FN_LINES = 100
 
-# The library's layers, bottom first: a module may use modules of its own layer and those below.
-LAYERS = [
-    (["registry", "error", "escape", "llm"],
+# The crates, bottom first: a crate may depend on citegate crates of rows below its own. The
+# engine's row is split into its own layers (`ENGINE_LAYERS`).
+CRATES = [
+    (["citegate-llm"],
+     "the model client: `ChatModel`, typed messages, the scripted model for tests, the "
+     "OpenAI-compatible HTTP client behind feature `http`; a leaf"),
+    (["citegate-engine"], None),
+    (["citegate-regenerate"],
+     "`regenerate` and `replay`: offline re-grounding, asking the model, outcomes, rewriting "
+     "answers in their own layout, traces, and their report (refusals, `retrieve` hits)"),
+    (["citegate-report"],
+     "one file per output format (`html/`: the dashboard; `human.rs`, miette's, behind the "
+     "default feature `human`); the scheduled sweep (`sweep/`)"),
+    (["citegate-lsp", "citegate-mcp", "citegate-api"],
+     "the servers (the root crate's default features `lsp`, `mcp`), and the library entry points "
+     "the bindings wrap (`bindings/python`, `bindings/node`): a `Repo` opened once, then `gate`, "
+     "`gate_many`, `audit`, `cite`, the command line's own code"),
+    (["citegate"],
+     "the command line, at the repository root: `src/main.rs`, a short dispatcher, the command "
+     "line's types (`args.rs`), one module per command (`commands/`), the test helpers (feature "
+     "`testing`), and the other crates re-exported under their old module names"),
+]
+
+# The engine's layers, bottom first: a module may use modules of its own layer and those below.
+ENGINE_LAYERS = [
+    (["registry", "error", "escape"],
      "rule IDs and their catalogue (`rules/*.yaml`, embedded); how an error reads; escaping for "
-     "terminals and JSON; the model client (`ChatModel`, typed messages, the HTTP client behind "
-     "feature `llm`), a leaf"),
+     "terminals and JSON"),
     (["model"],
      "plain data: `Doc`, `Span`, typed IDs, `Citation`, `Claim`, `Extracted` facts, `Finding`, "
      "`Fix` (with its own applicability), `Report`"),
@@ -49,30 +80,20 @@ LAYERS = [
     (["audit"],
      "a `Session` (repository, target, settings), then load, plan, check, history, rules, a "
      "sorted `Report`, every fix re-checked (`verify.rs`), `fix`'s fixpoint"),
-    (["gate"],
+    (["gate", "fixture"],
      "the gate over the audit: an answer, a text or a paragraph checked in memory, "
-     "`Violation`s, the verdict on a model's raw reply, the `citegate gate` service's `Verdict`s"),
-    (["regenerate"],
-     "`regenerate` and `replay`: offline re-grounding, asking the model, outcomes, rewriting "
-     "answers in their own layout, traces"),
-    (["report", "sweep"],
-     "one file per output format (`report/html/`: the dashboard; `report/regenerate.rs`: "
-     "regenerate's report, refusals and `retrieve` hits); the scheduled sweep"),
-    (["mcp", "lsp", "args", "fixture", "testing"],
-     "the servers (default features `mcp`, `lsp`), the command line's types, fixture "
-     "repositories built from text (the tests' and `explain`'s examples), and the test helpers "
-     "(feature `testing`)"),
-    (["api"],
-     "the library entry points the bindings wrap (`bindings/python`, `bindings/node`): a `Repo` "
-     "opened once, then `gate`, `gate_many`, `audit`, `cite`, the command line's own code"),
-    (["commands"],
-     "the binary: `main.rs`, a short dispatcher, and one module per command (`common.rs`: the "
-     "progress bar, running an audit, a failed run's exit 2)"),
+     "`Violation`s, the verdict on a model's raw reply, the `citegate gate` service's "
+     "`Verdict`s; fixture repositories built from text (the tests' and `explain`'s examples)"),
 ]
+LAYERS = ENGINE_LAYERS
 
 
-def module_of(path):
-    rel = path.relative_to(SRC).with_suffix("")
+def crate_dir(name):
+    return ROOT if name == "citegate" else ROOT / "crates" / name
+
+
+def module_of(path, src=None):
+    rel = path.relative_to(src or SRC).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "mod":
         parts.pop()
@@ -140,11 +161,49 @@ def resolve(path, here, modules, is_dir_module):
 
 
 def layer_table():
-    rows = ["| layer | modules | what |", "|---|---|---|"]
-    for n, (mods, what) in enumerate(LAYERS, 1):
-        names = ", ".join(f"`{m}`" for m in mods)
-        rows.append(f"| {n} | {names} | {what} |")
+    rows = ["| layer | crate | modules | what |", "|---|---|---|---|"]
+    for n, (crates, what) in enumerate(CRATES, 1):
+        names = ", ".join(f"`{c}`" for c in crates)
+        if what is not None:
+            rows.append(f"| {n} | {names} |  | {what} |")
+            continue
+        for k, (mods, inner) in enumerate(ENGINE_LAYERS, 1):
+            mods = ", ".join(f"`{m}`" for m in mods)
+            rows.append(f"| {n}.{k} | {names} | {mods} | {inner} |")
     return "\n".join(rows)
+
+
+def crate_edges():
+    """Each crate's citegate dependencies that are not in a row below its own."""
+    rank = {c: n for n, (crates, _) in enumerate(CRATES) for c in crates}
+    problems = []
+    for name in sorted(rank):
+        manifest = crate_dir(name) / "Cargo.toml"
+        if not manifest.exists():
+            problems.append(f"crate `{name}` of CRATES has no {manifest.relative_to(ROOT)}")
+            continue
+        for dep in sorted(normal_dependencies(manifest.read_text())):
+            if dep.startswith("citegate") and dep != name and rank.get(dep, len(CRATES)) >= rank[name]:
+                problems.append(f"crate `{name}` (row {rank[name] + 1}) depends on `{dep}`, "
+                                f"which is not in a row below it in CRATES")
+    listed = {p.name for p in (ROOT / "crates").iterdir() if (p / "Cargo.toml").exists()}
+    for name in sorted(listed - set(rank)):
+        problems.append(f"crate `{name}` under crates/ is in no row of CRATES")
+    return problems
+
+
+def normal_dependencies(manifest):
+    """The names of a manifest's `[dependencies]` and `[target.….dependencies]` (not dev)."""
+    names, on = set(), False
+    for line in manifest.splitlines():
+        header = re.match(r"^\[(.*)\]\s*$", line.strip())
+        if header:
+            on = header.group(1) == "dependencies" or re.fullmatch(r"target\..*\.dependencies", header.group(1)) is not None
+            continue
+        m = re.match(r"^([A-Za-z0-9_-]+)(?:\.workspace)?\s*=", line)
+        if on and m:
+            names.add(m.group(1))
+    return names
 
 
 def upward_edges(edges):
@@ -188,21 +247,24 @@ def documented_tables():
     return problems
 
 
-def main():
-    global SRC
-    if "--table" in sys.argv:
-        print(layer_table())
-        return
-    own_tree = "--src" not in sys.argv
-    if not own_tree:
-        SRC = Path(sys.argv[sys.argv.index("--src") + 1]).resolve()
-    files = sorted(p for p in SRC.rglob("*.rs"))
-    modules = {module_of(p): p for p in files}
-    edges = {}
-    problems = []
+def crate_sources():
+    """Each crate's `src/` folder, the engine's first."""
+    out = []
+    for crates, _ in CRATES:
+        for name in crates:
+            out.append((name, crate_dir(name) / "src"))
+    return out
+
+
+def module_edges(src):
+    """The edges between a source tree's module files, and the functions too long in it."""
+    files = sorted(p for p in src.rglob("*.rs"))
+    modules = {module_of(p, src): p for p in files}
+    edges, problems = {}, []
     for path in files:
-        here = module_of(path)
+        here = module_of(path, src)
         if path.name == "main.rs":
+            problems.extend(long_functions(path))
             continue
         code = strip(path.read_text())
         # A child module named without a prefix (`markdown::extract` in extract/mod.rs).
@@ -214,23 +276,43 @@ def main():
                 continue
             edges.setdefault(here, set()).add(target)
         problems.extend(long_functions(path))
-    problems.extend(upward_edges(edges))
+    return modules, edges, problems
+
+
+def main():
+    global SRC
+    if "--table" in sys.argv:
+        print(layer_table())
+        return
+    own_tree = "--src" not in sys.argv
+    if not own_tree:
+        SRC = Path(sys.argv[sys.argv.index("--src") + 1]).resolve()
+    trees = crate_sources() if own_tree else [("citegate-engine", SRC)]
+    problems, count = [], 0
+    if own_tree:
+        problems.extend(crate_edges())
+    for name, src in trees:
+        modules, edges, long = module_edges(src)
+        count += len(modules)
+        problems.extend(long)
+        if name == "citegate-engine":
+            problems.extend(upward_edges(edges))
+        if "--graph" in sys.argv:
+            for a in sorted(edges):
+                for b in sorted(edges[a]):
+                    print(f"{name}: {'::'.join(a)} -> {'::'.join(b)}")
+        cycle = find_cycle(edges)
+        if cycle:
+            names = " -> ".join("::".join(m) or "crate" for m in cycle)
+            problems.append(f"import circle in {name}: {names}")
     if own_tree:
         problems.extend(documented_tables())
-    cycle = find_cycle(edges)
-    if "--graph" in sys.argv:
-        for a in sorted(edges):
-            for b in sorted(edges[a]):
-                print(f"{'::'.join(a)} -> {'::'.join(b)}")
-    if cycle:
-        names = " -> ".join("::".join(m) or "crate" for m in cycle)
-        problems.append(f"import circle: {names}")
     for p in problems:
         print(f"structure: {p}", file=sys.stderr)
     if problems:
         sys.exit(1)
-    print(f"structure: {len(modules)} modules in {len(LAYERS)} layers, no upward edge, no import "
-          f"circle, no function over {MAX_FN_LINES} lines")
+    print(f"structure: {len(trees)} crates, {count} modules, the engine in {len(ENGINE_LAYERS)} "
+          f"layers, no upward edge, no import circle, no function over {MAX_FN_LINES} lines")
 
 
 def find_cycle(edges):
@@ -285,9 +367,16 @@ def long_functions(path):
         while j < code_end and not re.match(rf"^{indent}\}}\s*$", lines[j]):
             j += 1
         if j - i + 1 > MAX_FN_LINES:
-            out.append(f"{path.relative_to(SRC.parent)}:{i + 1}: fn {name} is {j - i + 1} lines (at most {MAX_FN_LINES})")
+            out.append(f"{shown(path)}:{i + 1}: fn {name} is {j - i + 1} lines (at most {MAX_FN_LINES})")
         i += 1
     return out
+
+
+def shown(path):
+    try:
+        return path.relative_to(ROOT)
+    except ValueError:
+        return path
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ fn findings(report: &Report) -> String {
         let line = citegate::escape::printable(&line, false);
         out.push_str(&format!("{}: {line}\n", f.severity.as_str()));
     }
-    out + &citegate::report::human::summary_line(report)
+    out + &citegate::report::summary::summary_line(report)
 }
 
 /// Standard input as text, at most [`MAX_BOOK_BYTES`].

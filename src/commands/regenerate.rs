@@ -58,7 +58,7 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
         }
     }
     if args.format == RegenerateFormat::Json {
-        out = citegate::report::regenerate::report(&run);
+        out = citegate::regenerate::report::report(&run);
     }
     let c = &run.counts;
     let model = match c.model_calls {
@@ -73,7 +73,7 @@ pub fn regenerate_command(args: RegenerateArgs) -> ExitCode {
     if args.format == RegenerateFormat::Diff {
         eprint!(
             "{}",
-            printable(&citegate::report::regenerate::refusals(&run), true)
+            printable(&citegate::regenerate::report::refusals(&run), true)
         );
     }
     // What is refused is written as a refusal, or listed and left as written: both said, so
@@ -134,6 +134,6 @@ pub fn retrieve_command(args: RetrieveArgs) -> ExitCode {
         ..Default::default()
     };
     let hits = index.search(&query, args.top_k);
-    let out = citegate::report::regenerate::hits(&repo, &index, &hits, args.show, args.json);
+    let out = citegate::regenerate::report::hits(&repo, &index, &hits, args.show, args.json);
     print_out(&out, ExitCode::SUCCESS)
 }

@@ -1,4 +1,4 @@
-//! The Node addon behind the npm package `citegate`: `citegate::api` for JavaScript. A `Repo`
+//! The Node addon behind the npm package `citegate`: `citegate_api` for JavaScript. A `Repo`
 //! opened once; `gate`, `gateMany`, `audit` and `cite` return promises whose work runs on libuv's
 //! thread pool (`AsyncTask`), off the event loop. An answer is an object (walked into JSON on the
 //! calling thread, within `citegate gate`'s limits: see [`Walk`]) or its JSON string (checked as
@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use citegate::api::{self, Budget};
-use citegate::model::Retrieved;
+use citegate_api::{self as api, Budget};
+use citegate_api::Retrieved;
 use napi::bindgen_prelude::*;
 use napi::{JsBoolean, JsNumber, JsObject, JsString, JsUnknown};
 use napi_derive::napi;
@@ -215,8 +215,8 @@ pub struct Verdict {
     pub refusal: Value,
 }
 
-impl From<citegate::gate::service::Verdict> for Verdict {
-    fn from(v: citegate::gate::service::Verdict) -> Verdict {
+impl From<citegate_api::Verdict> for Verdict {
+    fn from(v: citegate_api::Verdict) -> Verdict {
         Verdict {
             passed: v.passed,
             fidelity: v.fidelity.to_string(),

@@ -1,4 +1,4 @@
-//! The Python module `citegate._citegate`: `citegate::api` for Python. A `Repo` opened once and
+//! The Python module `citegate._citegate`: `citegate_api` for Python. A `Repo` opened once and
 //! shared by threads; `gate` takes an answer as a `dict` (walked into JSON text here, no Python
 //! `json` round trip) or as its JSON `str` (checked as received), and checks it with the GIL
 //! released. Errors are `citegate.Error` with the command line's messages; input refused (a
@@ -9,9 +9,9 @@
 
 use std::path::PathBuf;
 
-use citegate::api::{self, Budget};
-use citegate::gate::service::Verdict as CoreVerdict;
-use citegate::model::Retrieved;
+use citegate_api::{self as api, Budget};
+use citegate_api::Verdict as CoreVerdict;
+use citegate_api::Retrieved;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
