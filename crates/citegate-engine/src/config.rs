@@ -30,7 +30,7 @@ pub enum Level {
 /// Which citation syntaxes are read (all are on by default).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RawSyntaxes {
+pub(crate) struct RawSyntaxes {
     /// `src/a.rs:10-20` in text and inline code.
     pub bare: Option<bool>,
     /// `[t](src/a.rs#L10-L20)`.
@@ -66,7 +66,7 @@ pub struct RawSyntaxes {
 /// Severities for the docs matching `paths`, over the top-level `rules`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RawOverride {
+pub(crate) struct RawOverride {
     /// Globs over doc paths (repo-relative when the doc is inside the repository).
     pub paths: Vec<String>,
     /// Rule ID → level.
@@ -87,7 +87,7 @@ pub struct RawRemap {
 /// `rev`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RawPattern {
+pub(crate) struct RawPattern {
     pub name: String,
     pub regex: String,
 }
@@ -96,7 +96,7 @@ pub struct RawPattern {
 /// not failing; in the last [`WAIVER_WARNING_DAYS`] days a warning; after it, failing again.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RawWaiver {
+pub(crate) struct RawWaiver {
     /// A glob over doc paths, e.g. `docs/legacy/**`.
     pub doc: String,
     /// The rule IDs waived (not an `input` rule: those are never waived).
@@ -110,7 +110,7 @@ pub struct RawWaiver {
 /// `.citegate.yaml` as written.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RawConfig {
+pub(crate) struct RawConfig {
     /// Globs of docs to audit inside the folders given (default: every Markdown and answer file).
     #[serde(default)]
     pub include: Vec<String>,
@@ -183,7 +183,7 @@ pub struct Waiver {
 }
 
 /// The days before a waiver's end when its findings are warnings.
-pub const WAIVER_WARNING_DAYS: i64 = 14;
+pub(crate) const WAIVER_WARNING_DAYS: i64 = 14;
 
 impl Waiver {
     /// Whether it waives `rule` in the doc named `doc` (on any day).
@@ -210,7 +210,7 @@ impl Date {
     }
 
     /// Today by the system clock (UTC).
-    pub fn today() -> Date {
+    pub(crate) fn today() -> Date {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -218,7 +218,7 @@ impl Date {
     }
 
     /// Days from `self` to `later`.
-    pub fn days_until(self, later: Date) -> i64 {
+    pub(crate) fn days_until(self, later: Date) -> i64 {
         later.0 - self.0
     }
 
@@ -458,7 +458,7 @@ impl Config {
         self.generated.as_ref().is_some_and(|g| g.is_match(path))
     }
 
-    pub fn syntax_on(&self, syntax: Syntax) -> bool {
+    pub(crate) fn syntax_on(&self, syntax: Syntax) -> bool {
         !self.disabled.contains(&syntax)
     }
 

@@ -158,7 +158,7 @@ const PAGES: [&str; 8] = [
 /// is a page ([`PAGES`]) and the fragment is not `L` and a digit (`L12`, `L12-L20`, `L12C3`).
 /// On source files every `L` fragment stays a line fragment, one that does not parse
 /// (`#Lfoo`) included.
-pub fn heading_anchor(name: &str, frag: &str) -> bool {
+pub(crate) fn heading_anchor(name: &str, frag: &str) -> bool {
     let page = name
         .rsplit_once('.')
         .is_some_and(|(_, ext)| PAGES.contains(&ext.to_ascii_lowercase().as_str()));

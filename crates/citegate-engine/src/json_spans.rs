@@ -57,7 +57,7 @@ impl<'a> Node<'a> {
     }
 
     /// `null` and `false` say "absent" as loudly as a missing key.
-    pub fn is_falsy(&self) -> bool {
+    pub(crate) fn is_falsy(&self) -> bool {
         matches!(self.value, Value::Null | Value::Bool(false))
     }
 
@@ -79,7 +79,7 @@ impl<'a> Node<'a> {
     }
 
     /// A number (or numeric string) as written, whether or not it fits a line number.
-    pub fn number_text(&self) -> Option<&str> {
+    pub(crate) fn number_text(&self) -> Option<&str> {
         match &self.value {
             Value::Number(n) => Some(n),
             Value::String(s) if !s.trim().is_empty() && s.trim().parse::<f64>().is_ok() => {
@@ -96,7 +96,7 @@ pub const MAX_DEPTH: usize = 64;
 
 /// Where `[`/`{` nesting first goes deeper than [`MAX_DEPTH`] (strings skipped), if it does: one
 /// linear pass, before any parser that recurses sees the text.
-pub fn too_deep(text: &str) -> Option<usize> {
+pub(crate) fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     let mut quote: Option<u8> = None;
     let mut escaped = false;
@@ -134,7 +134,7 @@ pub fn parse(text: &str, offset: usize) -> Option<Node<'_>> {
 /// [`parse`], saying where it stopped when it cannot read the text: serde_json validates a
 /// string it skips without decoding its escapes, so `"\ud800"` (a lone surrogate, no character)
 /// passes validation and is only found here. The offset is the doc's.
-pub fn parse_located(text: &str, offset: usize) -> Result<Node<'_>, usize> {
+pub(crate) fn parse_located(text: &str, offset: usize) -> Result<Node<'_>, usize> {
     let mut p = Reader::new(text, offset);
     p.skip_ws();
     let node = p.value().ok_or_else(|| p.failed_at())?;
@@ -148,7 +148,7 @@ pub fn parse_located(text: &str, offset: usize) -> Result<Node<'_>, usize> {
 /// The first key written twice in one object anywhere under `node`, and where its second
 /// occurrence is written. JSON readers disagree on which value wins (serde_json and Python take
 /// the last, a streaming reader the first), so a doc holding one has no single meaning.
-pub fn duplicate_key<'n>(node: &'n Node<'_>) -> Option<(&'n str, Span)> {
+pub(crate) fn duplicate_key<'n>(node: &'n Node<'_>) -> Option<(&'n str, Span)> {
     match &node.value {
         Value::Object(fields) => {
             let mut seen = std::collections::HashSet::with_capacity(fields.len());
@@ -167,7 +167,7 @@ pub fn duplicate_key<'n>(node: &'n Node<'_>) -> Option<(&'n str, Span)> {
 /// Parse valid JSON text and hand each top-level value to `f`: every element of a root array, one
 /// at a time (so a batch of answers is never held whole as a tree), or the root itself. Returns
 /// whether the text was read to its end, or where (in the doc) reading stopped.
-pub fn each_top<'a>(
+pub(crate) fn each_top<'a>(
     text: &'a str,
     offset: usize,
     mut f: impl FnMut(Node<'a>),

@@ -76,7 +76,7 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
 /// folder (removed if the run is interrupted), given `perms`, synced, `check`ed right before the
 /// rename (a doc edited meanwhile is not lost), then renamed over `path`: a reader never sees
 /// half a file, and a symbolic link at `path` is replaced, never written through.
-pub fn swap_in(
+pub(crate) fn swap_in(
     path: &Path,
     bytes: &[u8],
     perms: Option<std::fs::Permissions>,

@@ -51,7 +51,7 @@ pub fn resolve_path(raw: &str, base: Option<&str>, rooted: bool) -> CitedPath {
 }
 
 /// Decode `%XX` escapes in a URL path; invalid UTF-8 is kept as written.
-pub fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s)
         .decode_utf8()
         .map(|c| c.into_owned())

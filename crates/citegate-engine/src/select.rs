@@ -244,7 +244,7 @@ impl Change {
 
     /// Whether the doc `name` (repo-relative when inside the repository) with these bytes can be
     /// affected: it changed, or its text holds the file name of a changed path.
-    pub fn may_affect(&self, name: &str, bytes: &[u8]) -> bool {
+    pub(crate) fn may_affect(&self, name: &str, bytes: &[u8]) -> bool {
         self.doc_changed(name) || self.names.as_ref().is_some_and(|n| n.is_match(bytes))
     }
 
@@ -253,7 +253,10 @@ impl Change {
     /// A doc selected only because it cites changed code keeps only the citations the change can
     /// affect: its other citations cite code the change did not touch (a changed doc is audited
     /// whole).
-    pub fn keep_selected(&self, docs: Vec<AuditedDoc>) -> (Vec<AuditedDoc>, Vec<Vec<Reason>>) {
+    pub(crate) fn keep_selected(
+        &self,
+        docs: Vec<AuditedDoc>,
+    ) -> (Vec<AuditedDoc>, Vec<Vec<Reason>>) {
         let chosen = self.select(&docs);
         let mut kept = Vec::new();
         let mut reasons = Vec::new();

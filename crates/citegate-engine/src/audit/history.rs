@@ -26,7 +26,7 @@ pub struct Implied {
 /// audited repository are blamed together, one walk of the history per worker thread (each over
 /// a share of the docs); a doc Git never had (not at the target, not at HEAD, not in the index)
 /// costs no walk at all.
-pub fn implied_pins(
+pub(crate) fn implied_pins(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
@@ -107,7 +107,7 @@ pub fn implied_pins(
 /// [`implied_pins`] when history is on (else none); an object it cannot read is recorded in
 /// `repo` (the run then fails naming it) and no citation gets an implied pin.
 /// `wanted`: the citations to find one for (a re-check of fixes looks at the fixed ones only).
-pub fn implied_when(
+pub(crate) fn implied_when(
     history: bool,
     repo: &CodeRepo,
     target: Oid,
@@ -126,7 +126,7 @@ pub fn implied_when(
 /// The citations, by doc, whose line blame attributes to a commit past which the clone has no
 /// history (a shallow clone's boundary, a graft: see [`CodeRepo::cut`]), with the first such
 /// commit: the revision they were written for is unknown.
-pub fn cut_short(
+pub(crate) fn cut_short(
     repo: &CodeRepo,
     implied: &HashMap<CiteRef, Implied>,
 ) -> BTreeMap<DocId, (Vec<crate::model::CiteId>, Oid)> {
@@ -197,7 +197,7 @@ fn written_at(c: &crate::model::Citation) -> usize {
 /// it (a wiki branch checked out and audited against another target); else, for a doc in the
 /// index, the last commit along the target's first parents that had it (one walk for all such
 /// docs); else none (a doc Git never had).
-pub fn blamed_from(
+pub(crate) fn blamed_from(
     git: &Repository,
     target: Oid,
     paths: &[&str],
@@ -329,7 +329,7 @@ fn first_parent_times(git: &Repository, target: Oid) -> Vec<(i64, Oid)> {
 }
 
 /// Judge at the target the citations that did not hold at their implied pin.
-pub fn recheck_at_target(
+pub(crate) fn recheck_at_target(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],

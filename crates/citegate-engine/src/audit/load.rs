@@ -16,7 +16,7 @@ pub const MAX_DOC_BYTES: u64 = 16 << 20;
 
 /// Read a doc file and extract it. Unreadable docs become a `malformed-doc` problem.
 /// `keep` decides, from the doc's name and bytes, whether it is audited at all (`--since`).
-pub fn read_and_extract(
+pub(crate) fn read_and_extract(
     file: &DocFile,
     repo: &CodeRepo,
     ctx: &ExtractContext,
@@ -100,7 +100,12 @@ pub fn named(
 
 /// `doc` with another text (its fixes applied, to check them): named and placed as `doc`,
 /// extracted and configured again.
-pub fn with_text(doc: &Doc, text: String, ctx: &ExtractContext, config: &Config) -> AuditedDoc {
+pub(crate) fn with_text(
+    doc: &Doc,
+    text: String,
+    ctx: &ExtractContext,
+    config: &Config,
+) -> AuditedDoc {
     let again = Doc::new(
         doc.fs_path.clone(),
         doc.name.clone(),
@@ -124,7 +129,7 @@ fn name_and_dir(repo: &CodeRepo, path: &Path) -> (String, Option<String>) {
 }
 
 /// Drop the citations of syntaxes the configuration turns off, and apply path remaps.
-pub fn configure(d: &mut AuditedDoc, config: &Config) {
+pub(crate) fn configure(d: &mut AuditedDoc, config: &Config) {
     d.extracted.retain_citations(|c| config.syntax_on(c.syntax));
     for remap in &config.remap {
         if !d.doc.name.starts_with(remap.docs.as_str()) {

@@ -121,7 +121,7 @@ pub fn load_docs(opts: &AuditOptions) -> Result<(Vec<AuditedDoc>, Settings), Aud
 }
 
 /// What an audit has loaded: the repository, its settings, the target and the docs read.
-pub struct Loaded<'a> {
+pub(crate) struct Loaded<'a> {
     pub repo: &'a CodeRepo,
     pub settings: &'a Settings,
     pub target: Oid,
@@ -220,7 +220,7 @@ where
 
 /// Worker threads per core, at most: each opens its own repository handle, and thousands of them
 /// cost more than they bring (`-j 16000` did not finish in 100 s).
-pub const MAX_JOBS_PER_CORE: usize = 8;
+pub(crate) const MAX_JOBS_PER_CORE: usize = 8;
 
 /// `--jobs N`, checked against the cores before any thread starts.
 fn jobs(n: usize) -> Result<usize, AuditError> {

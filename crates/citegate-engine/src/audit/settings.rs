@@ -87,7 +87,7 @@ impl Settings {
     }
 
     /// What extraction needs to know of `repo` under these settings.
-    pub fn extract_context(&self, repo: &CodeRepo) -> ExtractContext {
+    pub(crate) fn extract_context(&self, repo: &CodeRepo) -> ExtractContext {
         let mut repo_ids = repo.ids.clone();
         repo_ids.extend(self.repo_url_id.clone());
         ExtractContext {

@@ -146,7 +146,7 @@ impl Focus {
 }
 
 /// Audit docs without re-checking their fixes (the audit's own stages), looking at a [`Focus`].
-pub type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, &Focus) -> Report + 'a;
+pub(crate) type Recheck<'a> = dyn Fn(Vec<AuditedDoc>, &Settings, &Focus) -> Report + 'a;
 
 /// Re-check every fix of `report` (see the module docs) and keep only those that hold.
 pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck: &Recheck<'_>) {

@@ -19,7 +19,7 @@ const QUOTES_PER_PASS: usize = 4_096;
 
 /// Line ranges of every occurrence of each pattern in the normalised text, overlapping ones
 /// included.
-pub fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
+pub(crate) fn find_all(norm: &NormalizedSource, patterns: &[&str]) -> Vec<Vec<LineRange>> {
     let lines = |(start, end)| {
         let (s, e) = norm.lines_of(start, end);
         LineRange::new(s as i64, e as i64)
@@ -125,7 +125,7 @@ pub fn elsewhere(
 }
 
 /// Write what [`elsewhere`] found into the facts' quotes.
-pub fn fill_elsewhere(facts: &mut [CiteFacts], found: Vec<(usize, Option<String>)>) {
+pub(crate) fn fill_elsewhere(facts: &mut [CiteFacts], found: Vec<(usize, Option<String>)>) {
     for (i, hit) in found {
         if let Some(q) = facts[i].quote.as_mut() {
             q.elsewhere = hit;

@@ -80,7 +80,7 @@ pub fn read(
 /// Compare every held citation of one path with the target: a verdict per item (by index into
 /// `items`), none for a whole-file citation whose file is still there. A file gone at the target
 /// is followed through renames (with a handle lent by the repository: it is the rare case).
-pub fn classify(
+pub(crate) fn classify(
     repo: &CodeRepo,
     target: Oid,
     path: &str,

@@ -4,7 +4,7 @@
 use tree_sitter::{Language, Node, Parser};
 
 /// The grammar for a file, by extension.
-pub fn language_for(path: &str) -> Option<Language> {
+pub(crate) fn language_for(path: &str) -> Option<Language> {
     let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
     Some(match ext.as_str() {
         "rs" => tree_sitter_rust::LANGUAGE.into(),
@@ -86,7 +86,7 @@ impl Symbols {
 /// The 1-based first and last lines of the Python class or function `qualname` (`Class.method`)
 /// of `source`, as Sphinx's `:pyobject:` includes it: from its first decorator to its last line
 /// that is not blank or only a comment. `None` when there is no such object.
-pub fn python_object(source: &str, qualname: &str) -> Option<(usize, usize)> {
+pub(crate) fn python_object(source: &str, qualname: &str) -> Option<(usize, usize)> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_python::LANGUAGE.into())

@@ -88,7 +88,7 @@ pub fn is_answer<J: Json>(answer: &J) -> bool {
 }
 
 /// What the answer's `refuse` says.
-pub fn refuse_of<J: Json>(answer: &J) -> Refuse {
+pub(crate) fn refuse_of<J: Json>(answer: &J) -> Refuse {
     let Some(refuse) = answer.field("refuse").filter(|r| !r.falsy()) else {
         return Refuse::Absent;
     };
@@ -102,7 +102,7 @@ pub fn refuse_of<J: Json>(answer: &J) -> Refuse {
 /// Whether the answer gives evidence to check: a citation or a claim. Its summary is no
 /// evidence: a refusal's summary says why it refuses ("I could not find where X is set"), and a
 /// `path:line` written in it is extracted and checked like any other.
-pub fn has_evidence<J: Json>(answer: &J) -> bool {
+pub(crate) fn has_evidence<J: Json>(answer: &J) -> bool {
     let listed = |key| answer.field(key).and_then(Json::items);
     listed("citations").is_some_and(|c| !c.is_empty())
         || listed("claims").is_some_and(|c| !c.is_empty())

@@ -8,11 +8,11 @@ use super::json::Json;
 use crate::model::LineRange;
 
 /// The keys a cited path may be written under, the first present counting.
-pub const PATH_KEYS: [&str; 2] = ["path", "file"];
+pub(crate) const PATH_KEYS: [&str; 2] = ["path", "file"];
 /// The keys of the first cited line (seed 000 writes `startLine`, seed 001 `start_line`).
-pub const START_KEYS: [&str; 2] = ["startLine", "start_line"];
+pub(crate) const START_KEYS: [&str; 2] = ["startLine", "start_line"];
 /// The keys of the last cited line; without one, the citation is its first line.
-pub const END_KEYS: [&str; 2] = ["endLine", "end_line"];
+pub(crate) const END_KEYS: [&str; 2] = ["endLine", "end_line"];
 
 /// Where a citation object writes its path and lines (each as written: a number, a string…).
 pub struct Fields<'j, J> {

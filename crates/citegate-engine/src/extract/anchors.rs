@@ -27,7 +27,7 @@ pub enum Slugger {
 
 impl Slugger {
     /// Whether the site finds an anchor whatever its case (GitHub's page script does).
-    pub fn any_case(self) -> bool {
+    pub(crate) fn any_case(self) -> bool {
         self == Slugger::GitHub
     }
 

@@ -73,7 +73,7 @@ fn deep_problem(ext: &mut Extracted, at: usize) {
 }
 
 /// Extract a `.json` doc.
-pub fn extract_json(doc: &Doc) -> Extracted {
+pub(crate) fn extract_json(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
     // Editors on Windows write a byte-order mark, which JSON parsers refuse: read after it.
     let bom = doc.body_start();
@@ -118,7 +118,7 @@ fn undecodable(ext: &mut Extracted, at: usize) {
 }
 
 /// Extract a `.jsonl` doc: one answer per line; a broken line is reported and the others still run.
-pub fn extract_jsonl(doc: &Doc) -> Extracted {
+pub(crate) fn extract_jsonl(doc: &Doc) -> Extracted {
     let mut ext = Extracted::default();
     let mut offset = 0;
     let mut broken = Vec::new();

@@ -70,7 +70,7 @@ const HOST_SUFFIXES: &[&str] = &[
 /// Whether `path` looks like a file path: it holds a `/`, ends in a file extension, or is a
 /// capitalised root file name without one (`Makefile`, `Dockerfile`, `LICENSE-MIT`), which is
 /// tentative: read only when such a file exists.
-pub fn looks_like_path(path: &str) -> bool {
+pub(crate) fn looks_like_path(path: &str) -> bool {
     if !path.chars().any(|c| c.is_ascii_alphabetic()) || path.starts_with("//") {
         return false;
     }
@@ -101,7 +101,7 @@ fn extension(file: &str) -> &str {
 
 /// Whether a file name ends in an extension as source files have them (`rs`, `py3`, `c++`), not
 /// a version or model name (`nova-lite-v1`).
-pub fn has_extension(file: &str) -> bool {
+pub(crate) fn has_extension(file: &str) -> bool {
     match file.rsplit_once('.') {
         Some((stem, ext)) => {
             !stem.is_empty()
@@ -116,7 +116,7 @@ pub fn has_extension(file: &str) -> bool {
 }
 
 /// Parse one line spec (`10`, `L10-L20`, `10-20`) into a range.
-pub fn parse_range(spec: &str) -> Option<LineRange> {
+pub(crate) fn parse_range(spec: &str) -> Option<LineRange> {
     LineRange::parse(spec)
 }
 
@@ -141,7 +141,7 @@ fn inside_url(text: &str, start: usize) -> bool {
 
 impl BareCitation {
     /// The line spec as written, when it cannot be read as lines.
-    pub fn bad_lines(&self) -> Option<String> {
+    pub(crate) fn bad_lines(&self) -> Option<String> {
         self.lines.is_none().then(|| self.spec.clone())
     }
 
@@ -167,18 +167,18 @@ pub fn find(text: &str) -> Vec<BareCitation> {
 }
 
 /// [`find`], stopping after `most` citations (a doc's citation limit).
-pub fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
+pub(crate) fn find_at_most(text: &str, most: usize) -> Vec<BareCitation> {
     find_where(text, most, false)
 }
 
 /// [`find`] in a deepwiki-open link's text (`[.dockerignore:1-10]()`), where the whole text is
 /// meant as a citation, so a dotfile's name (which prose uses for other things) is a path too.
-pub fn find_in_link_text(text: &str) -> Vec<BareCitation> {
+pub(crate) fn find_in_link_text(text: &str) -> Vec<BareCitation> {
     find_where(text, usize::MAX, true)
 }
 
 /// A dotfile's name (`.dockerignore`, `.env`): a dot, then a name with no extension of its own.
-pub fn is_dotfile(file: &str) -> bool {
+pub(crate) fn is_dotfile(file: &str) -> bool {
     file.strip_prefix('.').is_some_and(|name| {
         name.starts_with(|c: char| c.is_ascii_alphanumeric())
             && name

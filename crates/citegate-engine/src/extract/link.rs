@@ -56,7 +56,11 @@ pub fn citations(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Ve
 /// The anchor a link points to, when it points to one of a page (`other.md#section`,
 /// `#section`, a GitHub permalink into this repository to a page with a fragment). Line
 /// fragments (`#L12`) are not anchors; neither is a link into another repository or site.
-pub fn anchor_link(link: Link<'_>, base: Option<&str>, ctx: &ExtractContext) -> Option<AnchorLink> {
+pub(crate) fn anchor_link(
+    link: Link<'_>,
+    base: Option<&str>,
+    ctx: &ExtractContext,
+) -> Option<AnchorLink> {
     let hash = link.dest.find('#')?;
     let (target, frag) = (
         link.dest[..hash].trim_start(),
@@ -274,7 +278,7 @@ fn mirror_in_text(link: Link<'_>, c: &mut Citation) {
 
 /// Every place `text` writes `range` as a whole token (not inside a longer number or range):
 /// offset, length and style, at most one per place (the longest form written there).
-pub fn range_in_text(text: &str, range: LineRange) -> Vec<(usize, usize, LineStyle)> {
+pub(crate) fn range_in_text(text: &str, range: LineRange) -> Vec<(usize, usize, LineStyle)> {
     let (s, e) = (range.start, range.end);
     let mut forms = vec![
         (format!("L{s} - L{e}"), LineStyle::Spaced),

@@ -169,7 +169,7 @@ fn is_shell_command(text: &str) -> bool {
 }
 
 /// How `text` is checked, or `None` when it is not checked at all.
-pub fn classify(text: &str) -> Option<LiteralKind> {
+pub(crate) fn classify(text: &str) -> Option<LiteralKind> {
     let text = text.trim();
     // `:343-360` continues a citation of the sentence: a line reference, not code.
     let continuation = text
@@ -221,7 +221,7 @@ fn call_name(text: &str) -> Option<String> {
 
 /// Whether `name(` occurs in `text` with `name` a whole identifier: the function defined or
 /// called there.
-pub fn occurs_as_call(text: &str, name: &str) -> bool {
+pub(crate) fn occurs_as_call(text: &str, name: &str) -> bool {
     text.match_indices(name).any(|(i, _)| {
         !text[..i].ends_with(|c: char| is_word(c) || c == '$')
             && text[i + name.len()..].starts_with('(')
@@ -239,7 +239,7 @@ fn is_word(c: char) -> bool {
 
 /// Whether the normalised `needle` occurs in normalised `haystack` without being glued to a word
 /// (`64` is not supported by `1640`).
-pub fn occurs_as_text(haystack: &str, needle: &str) -> bool {
+pub(crate) fn occurs_as_text(haystack: &str, needle: &str) -> bool {
     if needle.is_empty() {
         return false;
     }

@@ -668,7 +668,7 @@ impl<'a> Walker<'a> {
 
 /// The bare URLs of a piece of prose, where each starts, as GitHub links them (GFM's extended
 /// autolinks).
-pub fn autolinks(text: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(crate) fn autolinks(text: &str) -> impl Iterator<Item = (usize, &str)> {
     URL.find_iter(text)
         .map(|m| (m.start(), autolink_end(m.as_str())))
 }

@@ -87,7 +87,7 @@ fn make_id(text: &str) -> Option<String> {
 /// The anchors of an AsciiDoc page: explicit ids, and each section title's id as Asciidoctor
 /// makes it with the page's `:idprefix:`/`:idseparator:` (default `_`, `_`) and as GitHub
 /// renders it (no prefix, `-`). Two titles with the same id (numbered `_2`) leave it incomplete.
-pub fn asciidoc(text: &str) -> PageAnchors {
+pub(crate) fn asciidoc(text: &str) -> PageAnchors {
     let mut page = html(text);
     let attribute = |name: &str| {
         let key = format!(":{name}:");

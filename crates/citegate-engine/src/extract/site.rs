@@ -127,7 +127,7 @@ impl Sites {
 
     /// The Sphinx source root of a doc (the nearest folder above it with a `conf.py`),
     /// repo-relative; `None` when there is none.
-    pub fn sphinx_root(&self, workdir: Option<&Path>, doc: &Doc) -> Option<String> {
+    pub(crate) fn sphinx_root(&self, workdir: Option<&Path>, doc: &Doc) -> Option<String> {
         let (workdir, dir) = (workdir?, doc.repo_dir.as_deref()?);
         let mut cache = self.sphinx.lock().ok()?;
         if let Some(found) = cache.get(dir) {

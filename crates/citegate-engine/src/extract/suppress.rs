@@ -20,7 +20,7 @@ enum Directive {
 }
 
 /// The comment `<!-- … -->` starting at `start` in `text`, when one does.
-pub fn comment_at(text: &str, start: usize) -> Option<Span> {
+pub(crate) fn comment_at(text: &str, start: usize) -> Option<Span> {
     let rest = text.get(start..)?;
     if !rest.starts_with("<!--") {
         return None;
@@ -30,7 +30,7 @@ pub fn comment_at(text: &str, start: usize) -> Option<Span> {
 }
 
 /// Every comment starting inside `range` of `text` (an HTML event's source).
-pub fn comments_in(text: &str, range: std::ops::Range<usize>, out: &mut Vec<Span>) {
+pub(crate) fn comments_in(text: &str, range: std::ops::Range<usize>, out: &mut Vec<Span>) {
     let Some(source) = text.get(range.clone()) else {
         return;
     };

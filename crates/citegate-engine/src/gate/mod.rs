@@ -132,7 +132,7 @@ impl<'r> Gate<'r> {
 
     /// [`Gate::check_text`] for many answers at once: one audit over all of them (a stream is
     /// checked in batches, as fast as the audit). One list of violations per answer, in order.
-    pub fn check_texts(
+    pub(crate) fn check_texts(
         &self,
         answers: Vec<(&str, &str)>,
         retrieval: Retrieval,
@@ -243,7 +243,7 @@ impl<'r> Gate<'r> {
     /// Check a rewritten Markdown paragraph (`was` before) as if it stood in the doc `name`, at
     /// the target: no citation in it fails, it cites something, every citation lies inside a
     /// `retrieved` chunk, and it adds no link `was` did not have.
-    pub fn check_paragraph(
+    pub(crate) fn check_paragraph(
         &self,
         name: &str,
         was: &str,

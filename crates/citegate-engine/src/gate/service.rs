@@ -165,7 +165,7 @@ pub fn gate_text(gate: &Gate, text: &str, retrieval: Retrieval, pretty: bool) ->
 /// Gate a batch of stream lines at once (one audit over all of them): one verdict line per
 /// input, in order, each `{"line", "id"?, "passed", "fidelity", "answer"}` where `answer` is the
 /// input byte for byte when it passed, else its refusal.
-pub fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Gated> {
+pub(crate) fn gate_lines(gate: &Gate, inputs: &[Input], retrieval: Retrieval) -> Vec<Gated> {
     let texts: Vec<Result<&str, String>> = inputs
         .iter()
         .map(|(_, text)| text.as_deref().map_err(Clone::clone))
@@ -352,7 +352,7 @@ pub const MAX_INPUT_BYTES: usize = crate::audit::MAX_DOC_BYTES as usize;
 /// The next line of `reader` (without its line ending), read at most `limit` bytes at a time: an
 /// over-long line is skipped to its end and reported, as is one that is not UTF-8. `None` at the
 /// end of the input.
-pub fn next_line(
+pub(crate) fn next_line(
     reader: &mut impl BufRead,
     limit: usize,
 ) -> std::io::Result<Option<Result<String, String>>> {

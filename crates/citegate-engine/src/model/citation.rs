@@ -288,7 +288,7 @@ impl Syntax {
 
     /// Whether the site renders the cited lines from the code at build time: an include (a
     /// citation like any other, whatever the file, never a link to a doc).
-    pub fn is_include(self) -> bool {
+    pub(crate) fn is_include(self) -> bool {
         matches!(
             self,
             Syntax::Include
@@ -472,7 +472,7 @@ impl Citation {
         }
     }
 
-    pub fn with_lines(mut self, lines: Option<LineRange>) -> Self {
+    pub(crate) fn with_lines(mut self, lines: Option<LineRange>) -> Self {
         self.lines = lines;
         self
     }

@@ -109,7 +109,7 @@ impl Doc {
 
     /// Where the content starts: after a byte-order mark, which parsers would take for text.
     /// Offsets stay relative to the doc as written, so fixes keep the mark.
-    pub fn body_start(&self) -> usize {
+    pub(crate) fn body_start(&self) -> usize {
         if self.text.starts_with('\u{feff}') {
             '\u{feff}'.len_utf8()
         } else {

@@ -227,7 +227,7 @@ impl Extracted {
     /// Add the citations a later pass `found` (in-house patterns, include directives), dropping
     /// every citation read before inside one of them or inside a `covered` span: one place of a
     /// doc is one citation.
-    pub fn supersede(&mut self, found: Vec<Citation>, covered: &[Span]) {
+    pub(crate) fn supersede(&mut self, found: Vec<Citation>, covered: &[Span]) {
         self.retain_citations(|c| {
             !(found.iter().map(|d| &d.span))
                 .chain(covered)
@@ -237,7 +237,7 @@ impl Extracted {
     }
 
     /// Keep only the citations `keep` accepts, and the claims' references to them.
-    pub fn retain_citations(&mut self, keep: impl Fn(&Citation) -> bool) {
+    pub(crate) fn retain_citations(&mut self, keep: impl Fn(&Citation) -> bool) {
         let mut new_index = Vec::with_capacity(self.citations.len());
         let mut kept = 0;
         for c in &self.citations {

@@ -79,7 +79,7 @@ impl<I: Idx, T> IndexVec<I, T> {
     }
 
     /// Append `item` and return its ID.
-    pub fn push_id(&mut self, item: T) -> I {
+    pub(crate) fn push_id(&mut self, item: T) -> I {
         self.raw.push(item);
         I::new(self.raw.len() - 1)
     }

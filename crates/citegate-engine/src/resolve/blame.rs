@@ -116,13 +116,13 @@ type TreeEntry = (Oid, Option<ObjectType>);
 
 /// Trees read once, by ID, until cleared: the docs of one folder share the read of it, and a
 /// large folder (past what libgit2's object cache keeps) is not inflated again per doc.
-pub struct TreeCache<'g> {
+pub(crate) struct TreeCache<'g> {
     git: &'g Repository,
     trees: HashMap<Oid, git2::Tree<'g>>,
 }
 
 impl<'g> TreeCache<'g> {
-    pub fn new(git: &'g Repository) -> Self {
+    pub(crate) fn new(git: &'g Repository) -> Self {
         TreeCache {
             git,
             trees: HashMap::new(),
@@ -130,12 +130,12 @@ impl<'g> TreeCache<'g> {
     }
 
     /// Forget every tree read: what is kept stays bounded however long the walk.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.trees.clear();
     }
 
     /// The blob at `path` in `commit`, if there is one.
-    pub fn blob_at(&mut self, commit: Oid, path: &str) -> Result<Option<Oid>, ObjectError> {
+    pub(crate) fn blob_at(&mut self, commit: Oid, path: &str) -> Result<Option<Oid>, ObjectError> {
         let tree = self
             .git
             .find_commit(commit)
@@ -579,7 +579,7 @@ fn strip_ending_comment(line: &[u8]) -> (&[u8], &[u8]) {
 
 /// The repository holding `path` and the path inside its work tree, for a doc that is not in the
 /// audited repository (a wiki clone next to the code).
-pub fn own_repository(path: &Path) -> Option<(Repository, String)> {
+pub(crate) fn own_repository(path: &Path) -> Option<(Repository, String)> {
     let abs = path.canonicalize().ok()?;
     let repo = Repository::discover(abs.parent()?).ok()?;
     let workdir = repo.workdir()?.canonicalize().ok()?;

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use git2::{ObjectType, Oid, Repository};
 
 /// A folder, read once per run and shared.
-pub type Folder = Arc<Entries>;
+pub(crate) type Folder = Arc<Entries>;
 
 /// A folder's entries as its tree object holds them (in Git's order of names, a folder's name
 /// compared as if it ended in `/`), over one copy of the object: a run reads thousands of
@@ -54,7 +54,7 @@ impl Entry<'_> {
 
     /// The mode, normalised as libgit2's `git_tree_entry_filemode` gives it (a file is
     /// `100644`, or `100755` when any execute bit is set; `120000` a symbolic link).
-    pub fn filemode(&self) -> i32 {
+    pub(crate) fn filemode(&self) -> i32 {
         match self.mode & 0o170000 {
             0o040000 => 0o040000,
             _ if self.mode & 0o111 != 0 => 0o100755,
@@ -76,12 +76,12 @@ impl Entry<'_> {
 }
 
 /// Git's order of the entries of one folder.
-pub fn git_order(x: &Entry<'_>, y: &Entry<'_>) -> Ordering {
+pub(crate) fn git_order(x: &Entry<'_>, y: &Entry<'_>) -> Ordering {
     x.key().cmp(y.key())
 }
 
 /// What an entry named `name` sorts by in a tree: its name, and a `/` after a folder's.
-pub fn git_key(name: &[u8], folder: bool) -> impl Iterator<Item = &u8> + '_ {
+pub(crate) fn git_key(name: &[u8], folder: bool) -> impl Iterator<Item = &u8> + '_ {
     name.iter().chain(folder.then_some(&b'/'))
 }
 

@@ -17,7 +17,7 @@ use git2::{Odb, Repository};
 
 /// The current thread's lane: 0 off rayon's threads (the handles opened there share the
 /// process's packs), else the worker's index plus one.
-pub fn lane() -> usize {
+pub(crate) fn lane() -> usize {
     rayon::current_thread_index().map_or(0, |i| i + 1)
 }
 
@@ -25,7 +25,7 @@ pub fn lane() -> usize {
 /// (and its alternates) named for the lane. Lane 0, an object folder whose path is not UTF-8, or
 /// one that cannot be found under its lane's name keeps the handle as opened: a database with no
 /// folder in it would find no object at all.
-pub fn own_packs(git: &Repository, lane: usize) -> Result<(), git2::Error> {
+pub(crate) fn own_packs(git: &Repository, lane: usize) -> Result<(), git2::Error> {
     let objects = git.commondir().join("objects");
     let Some(objects) = objects.to_str().filter(|_| lane > 0) else {
         return Ok(());
@@ -42,7 +42,7 @@ pub fn own_packs(git: &Repository, lane: usize) -> Result<(), git2::Error> {
 /// Repository handles lent and given back, each kept for the lane it was opened in: a handle
 /// given back by one thread is not lent to another, whose reads would then share its packs.
 #[derive(Default)]
-pub struct Handles(Mutex<Vec<(usize, Repository)>>);
+pub(crate) struct Handles(Mutex<Vec<(usize, Repository)>>);
 
 impl std::fmt::Debug for Handles {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,7 +52,7 @@ impl std::fmt::Debug for Handles {
 
 impl Handles {
     /// Run `f` with a handle of the current lane, opened by `open` when none is spare.
-    pub fn with<R>(
+    pub(crate) fn with<R>(
         &self,
         open: impl FnOnce() -> Repository,
         f: impl FnOnce(&Repository) -> R,
@@ -69,8 +69,9 @@ impl Handles {
         out
     }
 
-    /// How many handles are kept.
-    pub fn kept(&self) -> usize {
+    /// How many handles are kept (the tests' view of the pool).
+    #[cfg(test)]
+    pub(crate) fn kept(&self) -> usize {
         self.0.lock().expect("handles lock").len()
     }
 }

@@ -115,7 +115,7 @@ impl Layout {
 
     /// The files with the file name of `missing` (its last segment) in any folder, in path
     /// order; at most `limit`.
-    pub fn same_name(&self, missing: &str, limit: usize) -> Vec<String> {
+    pub(crate) fn same_name(&self, missing: &str, limit: usize) -> Vec<String> {
         let (_, name) = split(missing);
         (self.dirs.iter())
             .filter(|(_, f)| has_file(f, name))

@@ -12,13 +12,13 @@ use super::lanes::Handles;
 use super::CodeRepo;
 
 /// Items per job: enough to keep a handle's caches warm, few enough to share the work evenly.
-pub const STEP: usize = 64;
+pub(crate) const STEP: usize = 64;
 
 /// `read` each of `items` with a handle of the job's own and `process` it with what was read,
 /// in parallel over jobs of [`STEP`] items, each job one piece of rayon's split (a thread that
 /// runs out of work takes over the next job, not a run of them). Results keep the order of
 /// `items`.
-pub fn read_each<T, R, O, I>(
+pub(crate) fn read_each<T, R, O, I>(
     repo: &CodeRepo,
     items: &[T],
     read: impl Fn(&Repository, &T) -> R + Sync,

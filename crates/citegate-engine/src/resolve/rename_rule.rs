@@ -57,7 +57,7 @@ impl Side {
 
 /// The files a diff deletes and adds.
 #[derive(Debug, Default)]
-pub struct Sides {
+pub(crate) struct Sides {
     pub deleted: Vec<Side>,
     pub added: Vec<Side>,
 }
@@ -71,12 +71,12 @@ pub struct Found {
 }
 
 /// Whether a matrix of `sources` × `targets` files is past git's `limit` (0 or less: no limit).
-pub fn too_many(sources: usize, targets: usize, limit: i64) -> bool {
+pub(crate) fn too_many(sources: usize, targets: usize, limit: i64) -> bool {
     limit > 0 && (sources as u128) * (targets as u128) > (limit as u128).pow(2)
 }
 
 /// The limit of the repository's configuration: `diff.renameLimit`, else git's default.
-pub fn configured_limit(git: &Repository) -> i64 {
+pub(crate) fn configured_limit(git: &Repository) -> i64 {
     git.config()
         .and_then(|c| c.get_i64("diff.renameLimit"))
         .unwrap_or(GIT_RENAME_LIMIT)

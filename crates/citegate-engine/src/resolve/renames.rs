@@ -34,7 +34,7 @@ use super::rename_rule::{self, Side, Sides};
 use crate::model::RenamesSkipped;
 
 /// The renames of one diff: old path → new path.
-pub type Renames = StdMap<String, String>;
+pub(crate) type Renames = StdMap<String, String>;
 
 /// Commits, parents before children, each with its parents.
 type Commits = Vec<(Oid, Vec<Oid>)>;
@@ -183,7 +183,7 @@ impl<T> Column<T> {
 
 /// Following files through renames, with what it has learned so far (shared by all workers).
 #[derive(Debug, Default)]
-pub struct Follower {
+pub(crate) struct Follower {
     /// Each answer, by (pin, target, path).
     answers: Mutex<HashMap<(Oid, Oid, String), Option<String>>>,
     /// Every rename in one commit's diff (old path → new path), by (parent, commit): the files of
@@ -204,7 +204,7 @@ pub struct Follower {
 
 impl Follower {
     /// A follower reading folders through the session's `folders`.
-    pub fn new(folders: Arc<Folders>) -> Follower {
+    pub(crate) fn new(folders: Arc<Folders>) -> Follower {
         Follower {
             folders,
             ..Follower::default()
@@ -215,7 +215,13 @@ impl Follower {
     /// renamed (through any number of renames, on any branch merged on the way), `None` when it
     /// was deleted. When `to` is not a descendant of `from` (a target older than the pin), the two
     /// trees' own diff says.
-    pub fn renamed(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
+    pub(crate) fn renamed(
+        &self,
+        repo: &Repository,
+        from: Oid,
+        to: Oid,
+        path: &str,
+    ) -> Option<String> {
         let key = (from, to, path.to_string());
         if let Some(r) = self.answers.lock().expect("renames lock").get(&key) {
             return r.clone();
@@ -359,7 +365,7 @@ impl Follower {
 
     /// Whether rename detection stopped at the rename limit in a commit a file was followed
     /// through: the commit that needed the highest limit.
-    pub fn renames_skipped(&self) -> Option<RenamesSkipped> {
+    pub(crate) fn renames_skipped(&self) -> Option<RenamesSkipped> {
         *self.skipped.lock().expect("renames lock")
     }
 
@@ -691,7 +697,7 @@ fn named(sides: &Sides, found: &rename_rule::Found) -> Renames {
 
 /// The files deleted and the files added between trees `a` and `b` (a path of another kind on
 /// each side is both), in diff order; `None` when nothing of `a` is gone from `b`.
-pub fn deleted_and_added(
+pub(crate) fn deleted_and_added(
     repo: &Repository,
     folders: &Folders,
     a: Oid,

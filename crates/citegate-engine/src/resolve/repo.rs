@@ -359,7 +359,7 @@ const DEFAULT_BRANCHES: [&str; 5] = ["main", "master", "trunk", "develop", "defa
 /// `origin/HEAD`'s) when `rev` is a default branch's name, then the branches, tags and
 /// remote-tracking branches whose name is within an edit distance of a third of `rev`'s length
 /// (at least 1, at most 3), nearest first, ties in name order.
-pub fn near_refs(repo: &Repository, rev: &str) -> Vec<String> {
+pub(crate) fn near_refs(repo: &Repository, rev: &str) -> Vec<String> {
     use rapidfuzz::distance::levenshtein;
     let mut out: Vec<String> = Vec::new();
     let bare = rev.strip_prefix("origin/").unwrap_or(rev);
@@ -480,7 +480,7 @@ impl CodeRepo {
     }
 
     /// Record an object that could not be read.
-    pub fn broken_object(&self, e: ObjectError) {
+    pub(crate) fn broken_object(&self, e: ObjectError) {
         self.broken
             .lock()
             .expect("broken lock")
@@ -489,7 +489,7 @@ impl CodeRepo {
     }
 
     /// The objects that could not be read so far, by ID.
-    pub fn broken_objects(&self) -> Vec<ObjectError> {
+    pub(crate) fn broken_objects(&self) -> Vec<ObjectError> {
         self.broken
             .lock()
             .expect("broken lock")
@@ -500,7 +500,7 @@ impl CodeRepo {
 
     /// The docs Git tracks (index entries with a doc's extension), as absolute paths in the work
     /// tree; none in a bare repository or when the index cannot be read.
-    pub fn tracked_docs(&self) -> Vec<PathBuf> {
+    pub(crate) fn tracked_docs(&self) -> Vec<PathBuf> {
         let (Some(workdir), Ok(git)) = (&self.workdir, self.open()) else {
             return Vec::new();
         };
@@ -551,7 +551,7 @@ impl CodeRepo {
     /// any thread (following a file gone at the target, resolving a pin, reading Git's index),
     /// where opening a handle each time cost more than the work, and a fresh handle starts
     /// with cold caches.
-    pub fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
+    pub(crate) fn with_handle<R>(&self, f: impl FnOnce(&Repository) -> R) -> R {
         self.handles.with(|| self.worker(), f)
     }
 
@@ -575,7 +575,7 @@ impl CodeRepo {
 
     /// [`CodeRepo::resolve`] for a revision option (`--target`, `--since`): what went wrong and
     /// what to do, a missing name with the refs it may have meant ([`near_refs`]).
-    pub fn resolve_option(
+    pub(crate) fn resolve_option(
         &self,
         repo: &Repository,
         rev: &str,
@@ -596,7 +596,7 @@ impl CodeRepo {
     /// as it is on disk, over HEAD. Like `git stash create`, this writes the blobs and trees into
     /// the object database and moves no ref and not the index file; symbolic links are stored as
     /// links, never followed, so nothing outside the repository is read.
-    pub fn snapshot_worktree(&self, repo: &Repository) -> Result<Oid, git2::Error> {
+    pub(crate) fn snapshot_worktree(&self, repo: &Repository) -> Result<Oid, git2::Error> {
         let head = repo.head()?.peel_to_commit()?;
         let mut index = repo.index()?;
         index.add_all(["*"], git2::IndexAddOption::DEFAULT, None)?;
@@ -618,7 +618,7 @@ impl CodeRepo {
 
     /// The repository keeping `target`'s text blobs once read (see `target_blobs`): what a
     /// session is built with, once its target is resolved.
-    pub fn with_target(mut self, target: Oid) -> CodeRepo {
+    pub(crate) fn with_target(mut self, target: Oid) -> CodeRepo {
         self.target = Some(target);
         self.target_blobs.get_mut().expect("blobs lock").clear();
         self
@@ -639,7 +639,7 @@ impl CodeRepo {
 
     /// What `path` names at `commit`, from its trees alone: a regular file's blob (not read), or
     /// what else is there.
-    pub fn entry_at(
+    pub(crate) fn entry_at(
         &self,
         repo: &Repository,
         commit: Oid,
@@ -746,7 +746,7 @@ impl CodeRepo {
 
     /// Every regular file at `commit` (not a symbolic link or submodule) with its blob ID, in
     /// tree order.
-    pub fn blob_ids(&self, repo: &Repository, commit: Oid) -> Vec<(String, Oid)> {
+    pub(crate) fn blob_ids(&self, repo: &Repository, commit: Oid) -> Vec<(String, Oid)> {
         let files = files_at(repo, &self.tree_cache, commit).into_iter();
         let regular = files.filter(|f| f.2 != 0o120000);
         regular.map(|(path, id, _)| (path, id)).collect()
@@ -763,7 +763,7 @@ impl CodeRepo {
 
     /// Every file path at `commit`, sorted; computed once per commit, only when a cross-file
     /// search needs it.
-    pub fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
+    pub(crate) fn paths_at(&self, repo: &Repository, commit: Oid) -> Arc<PathIndex> {
         (self.paths).get(commit, || list_paths(repo, &self.tree_cache, commit))
     }
 

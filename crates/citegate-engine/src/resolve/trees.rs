@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use git2::{Oid, Repository};
 
 /// One thread's repository handle, with its memo of commits and tree entries.
-pub struct Trees {
+pub(crate) struct Trees {
     git: Repository,
     /// Commit → (root tree, parents).
     commits: HashMap<Oid, (Oid, Vec<Oid>)>,
@@ -17,17 +17,12 @@ pub struct Trees {
 }
 
 impl Trees {
-    pub fn new(git: Repository) -> Self {
+    pub(crate) fn new(git: Repository) -> Self {
         Trees {
             git,
             commits: HashMap::new(),
             entries: HashMap::new(),
         }
-    }
-
-    /// The repository handle, for reads the memo does not cover.
-    pub fn git(&self) -> &Repository {
-        &self.git
     }
 
     fn commit(&mut self, commit: Oid) -> Option<&(Oid, Vec<Oid>)> {
@@ -39,15 +34,8 @@ impl Trees {
         self.commits.get(&commit)
     }
 
-    /// The parents of `commit` (none when it cannot be read).
-    pub fn parents(&mut self, commit: Oid) -> Vec<Oid> {
-        self.commit(commit)
-            .map(|(_, p)| p.clone())
-            .unwrap_or_default()
-    }
-
     /// The object at `path` in `commit` (a blob, a tree or a submodule commit), if any.
-    pub fn entry(&mut self, commit: Oid, path: &str) -> Option<Oid> {
+    pub(crate) fn entry(&mut self, commit: Oid, path: &str) -> Option<Oid> {
         let mut at = self.commit(commit)?.0;
         for name in path.split('/') {
             let asked = self.entries.entry(at).or_default();
@@ -91,6 +79,5 @@ mod tests {
         assert_eq!(trees.entry(commit, "src"), Some(inner));
         assert_eq!(trees.entry(commit, "src/b.rs"), None);
         assert_eq!(trees.entry(commit, "src/a.rs/x"), None);
-        assert!(trees.parents(commit).is_empty());
     }
 }

@@ -58,7 +58,7 @@ pub fn path(git_dir: &Path, tree: Oid) -> PathBuf {
 }
 
 /// The largest index file read: past it the index is rebuilt, not read whole.
-pub const MAX_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BYTES: u64 = 256 << 20;
 
 /// The index of `tree`, when one is on disk and every entry passes `valid` (its path is a file of
 /// the tree, its lines a range). Only a regular file, up to [`MAX_BYTES`], is read, never through a

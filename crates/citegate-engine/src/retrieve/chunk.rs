@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::check::symbols::Symbols;
 
 /// Lines per window, for text without definitions or headings.
-pub const WINDOW: usize = 40;
+pub(crate) const WINDOW: usize = 40;
 /// A definition or section longer than this is cut into windows (keeping its name).
-pub const MAX_UNIT: usize = 150;
+pub(crate) const MAX_UNIT: usize = 150;
 
 /// A unit of retrieval: 1-based lines `start..=end` of `path`, and the definition it is (or is
 /// inside), when there is one.
@@ -28,7 +28,7 @@ pub struct Chunk {
 }
 
 /// Whether a file is a doc rather than code: Markdown, or JSON holding answers.
-pub fn is_doc(path: &str, text: &str) -> bool {
+pub(crate) fn is_doc(path: &str, text: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let answers = || text.contains("\"citations\"") || text.contains("\"claims\"");
     [".md", ".mdx", ".markdown"]

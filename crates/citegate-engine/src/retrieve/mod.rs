@@ -19,8 +19,8 @@ use crate::resolve::{CodeRepo, FileAt};
 /// Files larger than this are not indexed (generated code, data).
 pub const MAX_FILE_BYTES: usize = 1 << 20;
 /// How much a chunk's score is multiplied by when its path, or its symbol, is one the query names.
-pub const PATH_BOOST: f32 = 1.5;
-pub const SYMBOL_BOOST: f32 = 1.5;
+pub(crate) const PATH_BOOST: f32 = 1.5;
+pub(crate) const SYMBOL_BOOST: f32 = 1.5;
 
 /// What to look for: words, and what the old citation knew.
 #[derive(Debug, Clone, Default)]

@@ -51,7 +51,7 @@ impl<'a> Subject<'a> {
         f
     }
 
-    pub fn short_rev(&self) -> String {
+    pub(crate) fn short_rev(&self) -> String {
         match self.revision {
             Some(r) => short(r),
             None => "the revision".to_string(),
@@ -60,14 +60,19 @@ impl<'a> Subject<'a> {
 
     /// Attach the fix that makes the citation cite `to`, when its syntax can say it safely. The
     /// content was found again, exactly and uniquely: the fix is safe.
-    pub fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
+    pub(crate) fn with_fix(&self, mut f: Finding, to: Relocation) -> Finding {
         f.fix = self.fix(&to, Applicability::Safe);
         f
     }
 
     /// A stale citation's finding with its fix to `to`, or, when there is none, the help saying
     /// why (the doc's pin, `pin_move`, moves only with all its citations).
-    pub fn stale_fix(&self, f: Finding, to: Relocation, pin_move: Option<&PinMove>) -> Finding {
+    pub(crate) fn stale_fix(
+        &self,
+        f: Finding,
+        to: Relocation,
+        pin_move: Option<&PinMove>,
+    ) -> Finding {
         let f = self.with_fix(f, to);
         match f.fix {
             Some(_) => f,

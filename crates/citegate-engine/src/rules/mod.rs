@@ -88,7 +88,7 @@ impl Rules<'_> {
 
     /// Rules on the doc itself, from what extraction found: parse problems, numbered sources,
     /// answers and claims without a usable citation.
-    pub fn on_doc(&self, doc: DocId, d: &AuditedDoc, out: &mut Vec<Finding>) {
+    pub(crate) fn on_doc(&self, doc: DocId, d: &AuditedDoc, out: &mut Vec<Finding>) {
         let ext = &d.extracted;
         self.keep(out, malformed_doc::check(doc, ext));
         self.keep(out, unsupported_source::check(doc, &ext.sources));
@@ -98,7 +98,7 @@ impl Rules<'_> {
 
     /// `history-cut` on a doc whose citations `cut` resolve by line history the clone does not
     /// have (blame stops at `boundary`).
-    pub fn on_history(
+    pub(crate) fn on_history(
         &self,
         doc: DocId,
         d: &AuditedDoc,
@@ -116,7 +116,7 @@ impl Rules<'_> {
     ///
     /// Precedence: `foreign-citation` → `unsafe-path` → `invented-path` (no path at all) →
     /// `invented-revision` → `invented-lines` (a range impossible in any file) → `not-retrieved`.
-    pub fn on_citation<'c>(
+    pub(crate) fn on_citation<'c>(
         &self,
         s: &Subject<'c>,
         pin: Option<&str>,
@@ -162,7 +162,7 @@ impl Rules<'_> {
     /// file) → `not-a-file` → `invented-lines` (past the end) → `overbroad-span` (reports only) →
     /// `unsupported-quote` → `blank-span` (one finding for a citation: an unsupported quote on
     /// blank lines is not also reported blank).
-    pub fn at_blob(&self, s: &Subject<'_>, facts: &CiteFacts, out: &mut Vec<Finding>) {
+    pub(crate) fn at_blob(&self, s: &Subject<'_>, facts: &CiteFacts, out: &mut Vec<Finding>) {
         let path = s.citation.repo_path().unwrap_or_default();
         if dead_doc_link::is_doc_link(s, path) {
             // A link to a doc cites no code: broken, it is hygiene, never an invented citation.
@@ -200,7 +200,7 @@ impl Rules<'_> {
 
     /// The `stale-*` rules: each turns its variant of the stale classifier's verdict into a
     /// finding (a citation's verdict is one variant, so at most one fires).
-    pub fn on_stale(
+    pub(crate) fn on_stale(
         &self,
         s: &Subject<'_>,
         target: Oid,
@@ -219,7 +219,7 @@ impl Rules<'_> {
     }
 
     /// `dead-doc-anchor` on a link to a heading, from the anchors of the page it points into.
-    pub fn on_anchor(
+    pub(crate) fn on_anchor(
         &self,
         facts: &crate::check::anchors::AnchorFacts<'_>,
         out: &mut Vec<Finding>,
@@ -228,7 +228,7 @@ impl Rules<'_> {
     }
 
     /// `unsupported-literal` on a claim, from each of its citations' literal support.
-    pub fn on_claim(
+    pub(crate) fn on_claim(
         &self,
         doc: DocId,
         claim: (ClaimId, &Claim),

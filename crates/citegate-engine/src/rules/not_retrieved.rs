@@ -54,7 +54,7 @@ pub fn check(
 
 /// The message of an answer that carries no retrieval payload where one is required: what to
 /// pass, named as the caller passes it (a flag on the command line, a tool parameter over MCP).
-pub fn no_payload(surface: Surface) -> String {
+pub(crate) fn no_payload(surface: Surface) -> String {
     let (give, skip) = match surface {
         Surface::Cli => (
             "`retrieved`, or `--retrieved FILE`",
