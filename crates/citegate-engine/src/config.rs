@@ -1,7 +1,7 @@
 //! Configuration: `.citegate.yaml` at the repository root (or `--config FILE`). Read into a raw
 //! serde type that denies unknown keys, then validated into [`Config`] (globs compiled, rule IDs
 //! and patterns checked), with every error located in the file. CLI flags override the file. The
-//! JSON Schema in `schemas/citegate.schema.json` is generated from [`RawConfig`].
+//! JSON Schema in `schemas/citegate.schema.json` is generated from `RawConfig`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,9 +21,13 @@ pub const FILE_NAME: &str = ".citegate.yaml";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Its findings are errors (failing a run by default).
     Error,
+    /// Its findings are warnings (failing a run with `--fail-on warning`).
     Warning,
+    /// Its findings are notes (never failing a run).
     Note,
+    /// The rule is not run: it reports nothing.
     Off,
 }
 
@@ -147,10 +151,13 @@ pub(crate) struct RawConfig {
 /// A configuration problem, located in the file (exit code 2).
 #[derive(Debug, Clone)]
 pub struct ConfigError {
+    /// The configuration file the problem is in.
     pub path: PathBuf,
+    /// The file's text, to find the line of `at` in (empty when it could not be read).
     pub text: String,
     /// Byte offset of the problem in `text`.
     pub at: usize,
+    /// What is wrong there.
     pub message: String,
 }
 
@@ -169,7 +176,9 @@ impl std::error::Error for ConfigError {}
 /// A compiled in-house pattern.
 #[derive(Debug, Clone)]
 pub struct Pattern {
+    /// The pattern's name, as the configuration writes it.
     pub name: String,
+    /// The compiled regex, with its named groups `path`, `start` and optionally `end` and `rev`.
     pub regex: Regex,
 }
 
@@ -177,8 +186,11 @@ pub struct Pattern {
 #[derive(Debug, Clone)]
 pub struct Waiver {
     doc: GlobSet,
+    /// The rules whose findings it waives.
     pub rules: Vec<RuleId>,
+    /// The last day it waives them.
     pub until: Date,
+    /// Why they are waived, as the report writes it.
     pub reason: String,
 }
 
@@ -312,13 +324,18 @@ pub struct Config {
     disabled: Vec<Syntax>,
     rules: BTreeMap<RuleId, Level>,
     overrides: Vec<Override>,
+    /// Docs whose citations are relative to a repository folder (`remap`).
     pub remap: Vec<RawRemap>,
+    /// In-house citation syntaxes (`patterns`), compiled.
     pub patterns: Vec<Pattern>,
+    /// The `overbroad-span` threshold the file sets; `--max-span-lines` wins over it.
     pub max_span_lines: Option<usize>,
+    /// The target revision the file sets; `--target` wins over it.
     pub target: Option<String>,
     /// `regenerate` retrieves docs too (`retrieve-docs: true`).
     pub retrieve_docs: bool,
     generated: Option<GlobSet>,
+    /// Findings waived until a date (`waivers`).
     pub waivers: Vec<Waiver>,
     /// A digest of the file's text (0 without a file): shards of one run share it.
     pub digest: u64,

@@ -19,14 +19,18 @@ use crate::model::DocKind;
 /// A doc file to read.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct DocFile {
+    /// The file, as walked or as given.
     pub path: PathBuf,
+    /// What kind of doc its extension says it is (a file named explicitly with another: Markdown).
     pub kind: DocKind,
 }
 
 /// A PATH argument that could not be walked.
 #[derive(Debug)]
 pub struct DiscoverError {
+    /// The path as given.
     pub path: PathBuf,
+    /// Why it could not be walked.
     pub error: String,
 }
 

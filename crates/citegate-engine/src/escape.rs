@@ -82,6 +82,7 @@ pub fn json_escapes(json: String) -> String {
 pub struct EscapingFormatter(PrettyFormatter<'static>);
 
 impl EscapingFormatter {
+    /// serde_json's pretty printer (two-space indents) writing the escapes [`json_escapes`] makes.
     pub fn pretty() -> EscapingFormatter {
         EscapingFormatter(PrettyFormatter::new())
     }

@@ -39,6 +39,8 @@ const EPOCH: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 /// Commit labels and the SHAs they got.
 pub type Labels = HashMap<String, Oid>;
 
+/// Why a fixture could not be built: a directive out of place or unknown, a label never
+/// committed, or Git's error.
 #[derive(Debug)]
 pub struct FixtureError(pub String);
 

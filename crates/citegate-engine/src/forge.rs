@@ -3,23 +3,31 @@
 
 use crate::model::{LineRange, LineStyle};
 
+/// The forges whose permalinks are read, each with its own URL layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Forge {
+    /// GitHub: `blob/REV/PATH#L10-L20`.
     GitHub,
+    /// GitLab: `/-/blob/REV/PATH#L10-20`.
     GitLab,
+    /// Bitbucket: `src/REV/PATH#lines-10:20`.
     Bitbucket,
+    /// Gitea and Forgejo: `src/{commit,branch,tag}/REV/PATH#L10-L20`.
     Gitea,
 }
 
 /// A forge link to a file at a revision, optionally to lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForgeLink {
+    /// The forge whose layout the URL has.
     pub forge: Forge,
     /// `host/owner/repo`, lowercase, for comparison with the audited repository's remotes.
     pub repo_id: String,
+    /// The revision in the URL (a SHA, a branch, a tag), as written.
     pub rev: String,
     /// Still percent-encoded as in the URL.
     pub path: String,
+    /// The cited lines; `None` for a whole file (or a line fragment that does not parse).
     pub lines: Option<LineRange>,
     /// A line fragment that does not parse (`L31-`, `Lfoo`, a number too large), as written.
     pub bad_lines: Option<String>,
@@ -27,6 +35,7 @@ pub struct ForgeLink {
     pub lines_at: Option<(usize, usize, LineStyle)>,
     /// Byte ranges of the revision and of the file path within the URL.
     pub rev_at: (usize, usize),
+    /// The byte range of the file path within the URL.
     pub path_at: (usize, usize),
 }
 

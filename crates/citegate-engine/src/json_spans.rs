@@ -10,22 +10,32 @@ use crate::model::Span;
 /// is copied only when it holds escapes), so a large answer file is not held twice.
 #[derive(Debug, Clone)]
 pub struct Node<'a> {
+    /// Where the value is written in the text (a string's quotes included).
     pub span: Span,
+    /// What is written there.
     pub value: Value<'a>,
 }
 
+/// A JSON value, its members and items located.
 #[derive(Debug, Clone)]
 pub enum Value<'a> {
+    /// An object's members in the order written, keys decoded.
     Object(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// An array's items.
     Array(Vec<Node<'a>>),
+    /// A string's value, escapes decoded (borrowed from the text when it has none).
     String(Cow<'a, str>),
     /// The number as written.
     Number(&'a str),
+    /// `true` or `false`.
     Bool(bool),
+    /// `null` (the contract reads it as absent, as it reads `false`).
     Null,
 }
 
 impl<'a> Node<'a> {
+    /// The value of the member `key`, when this is an object that has one (the first, when it
+    /// is written twice).
     pub fn get(&self, key: &str) -> Option<&Node<'a>> {
         match &self.value {
             Value::Object(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
@@ -38,6 +48,7 @@ impl<'a> Node<'a> {
         keys.iter().find_map(|k| self.get(k))
     }
 
+    /// The value, when this is a string.
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::String(s) => Some(s),
@@ -45,6 +56,7 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The items, when this is an array.
     pub fn as_array(&self) -> Option<&[Node<'a>]> {
         match &self.value {
             Value::Array(a) => Some(a),
@@ -52,6 +64,7 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// Whether this is an object.
     pub fn is_object(&self) -> bool {
         matches!(self.value, Value::Object(_))
     }

@@ -36,6 +36,7 @@
 //! promises is its command line, its JSON report (version 1), its configuration file and the
 //! protocols it serves.
 #![warn(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
+#![deny(missing_docs)]
 
 pub mod audit;
 pub mod check;

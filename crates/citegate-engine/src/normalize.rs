@@ -50,11 +50,13 @@ fn collapse(source: &str, out: &mut String, mut on_newline: impl FnMut(usize)) {
 /// that a match in the normalised text maps back to 1-based source lines.
 #[derive(Debug, Clone, Default)]
 pub struct NormalizedSource {
+    /// The normalised text.
     pub text: String,
     line_starts: Vec<usize>,
 }
 
 impl NormalizedSource {
+    /// `source` normalised, with where each of its lines begins in the normalised text.
     pub fn new(source: &str) -> Self {
         let mut text = String::with_capacity(source.len());
         let mut line_starts = vec![0];

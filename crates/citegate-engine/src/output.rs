@@ -16,6 +16,7 @@ static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 pub struct InFlight(PathBuf);
 
 impl InFlight {
+    /// Register `path` as in flight: an interrupt removes it until this is dropped.
     pub fn new(path: &Path) -> InFlight {
         if let Ok(mut list) = IN_FLIGHT.lock() {
             list.push(path.to_path_buf());
@@ -51,6 +52,7 @@ pub enum OutputError {
     /// A folder on the way to the file, inside the current folder, is a symbolic link.
     #[error("{} is a symbolic link: nothing is written through one", .0.display())]
     ThroughLink(PathBuf),
+    /// The file system refused (creating, writing or renaming the file), with its error.
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }

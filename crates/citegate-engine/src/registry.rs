@@ -7,15 +7,20 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+/// How much a finding matters: whether it fails a run (`--fail-on`) and how reports show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Fails a run by default (`--fail-on error`).
     Error,
+    /// Fails a run only with `--fail-on warning`.
     Warning,
+    /// Reported, never failing a run (a ref never fetched, a generated path).
     Note,
 }
 
 impl Severity {
+    /// The severity as configurations and reports spell it (`error`, `warning`, `note`).
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -42,6 +47,7 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family as reports and the summary spell it (`invented`, `stale`…).
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Invented => "invented",
@@ -68,13 +74,21 @@ pub enum FixSafety {
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleInfo {
+    /// The rule's stable ID (`invented-path`); must match the file's name.
     pub id: String,
+    /// The kind of failure its findings are counted as.
     pub family: Family,
+    /// The severity its findings have unless the configuration changes it.
     pub severity: Severity,
+    /// One line saying what the rule finds (the README's table and `citegate rules`).
     pub summary: String,
+    /// Whether its fix may be applied without a human looking at it.
     pub fix: FixSafety,
+    /// What the rule finds, in full (`citegate explain`).
     pub description: String,
+    /// Why it matters, and why its fix is safe or not offered (`citegate explain`).
     pub why: String,
+    /// The failing and the passing doc `citegate explain` runs.
     pub example: Example,
 }
 
@@ -85,8 +99,11 @@ pub struct RuleInfo {
 pub struct Example {
     /// Where the doc is written in the repository (its extension decides Markdown or JSON).
     pub doc: String,
+    /// The fixture repository the docs are checked against, in `crate::fixture`'s text form.
     pub repo: String,
+    /// A doc the rule reports (`{{rev:LABEL}}` and `{{short:LABEL}}` name fixture commits).
     pub fail: String,
+    /// The same doc written so that the rule reports nothing.
     pub pass: String,
 }
 
@@ -128,33 +145,58 @@ static INFOS: LazyLock<Vec<RuleInfo>> = LazyLock::new(|| {
 /// Every finding ID. IDs are stable: reports, configs and the next features use them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RuleId {
+    /// The cited file does not exist at the citation's revision.
     InventedPath,
+    /// The cited line range is impossible or past the end of the file.
     InventedLines,
+    /// The citation's pinned revision names no commit in the repository.
     InventedRevision,
+    /// The cited path is a directory, submodule, symlink or binary blob.
     NotAFile,
+    /// The quoted code is not inside the cited span.
     UnsupportedQuote,
+    /// A code literal in the claim is not in any span the claim cites.
     UnsupportedLiteral,
+    /// A numbered marker `[n]` has no source n in the `Sources:` list.
     UnsupportedSource,
+    /// A listed source is never cited by a marker.
     UnusedSource,
+    /// An answer or claim cites nothing and does not refuse.
     UncitedClaim,
+    /// The cited span is not inside any chunk the answer was generated from.
     NotRetrieved,
+    /// The cited path points outside the repository and is never read.
     UnsafePath,
+    /// The permalink points into another repository and was not checked.
     ForeignCitation,
+    /// One citation covers more lines than the threshold.
     OverbroadSpan,
+    /// The doc cannot be read or parsed.
     MalformedDoc,
+    /// The cited content moved to other lines of the same file.
     StaleMoved,
+    /// The cited file was renamed; the content is in the new file.
     StaleRenamed,
+    /// The cited content no longer occurs at the target.
     StaleChanged,
+    /// The cited file is gone at the target and was not renamed.
     StaleDeleted,
+    /// The cited content occurs more than once at the target.
     StaleAmbiguous,
+    /// Every cited line is blank.
     BlankSpan,
+    /// A link to a doc (Markdown, HTML, text) that does not exist.
     DeadDocLink,
+    /// A link to a heading that its page does not have.
     DeadDocAnchor,
+    /// Citations resolve by line history this clone does not have.
     HistoryCut,
+    /// A suppression comment that suppresses nothing, is refused, or gives no reason.
     UnusedSuppression,
 }
 
 impl RuleId {
+    /// Every rule, in catalogue order (as `citegate rules` lists them and SARIF indexes them).
     pub const ALL: [RuleId; 24] = [
         RuleId::InventedPath,
         RuleId::InventedLines,
@@ -231,6 +273,7 @@ impl RuleId {
         }
     }
 
+    /// The rule with the stable ID `id` (`invented-path`); `None` when no rule is called so.
     pub fn from_id(id: &str) -> Option<RuleId> {
         RuleId::ALL.into_iter().find(|r| r.as_str() == id)
     }

@@ -207,6 +207,7 @@ pub struct Change {
 }
 
 impl Change {
+    /// What changed from the merge base of `base` and `target` to `target`, and in the work tree.
     pub fn new(git: &Repository, base: Oid, target: Oid) -> Result<Change, git2::Error> {
         let base = git.merge_base(base, target)?;
         let Diffed {
@@ -233,7 +234,7 @@ impl Change {
         })
     }
 
-    /// Whether rename detection stopped at the rename limit (see [`find_renames`]).
+    /// Whether rename detection stopped at the rename limit (see `find_renames`).
     pub fn renames_skipped(&self) -> Option<RenamesSkipped> {
         self.renames_skipped
     }

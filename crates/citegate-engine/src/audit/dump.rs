@@ -21,6 +21,7 @@ pub const VERSION: u32 = 1;
 pub trait Sink {
     /// Before the first citation: the target's full SHA.
     fn start(&mut self, target: &str) -> std::io::Result<()>;
+    /// One citation and the revision it is checked at (called in doc order).
     fn citation(&mut self, c: &Resolved) -> std::io::Result<()>;
     /// After the last citation.
     fn finish(&mut self) -> std::io::Result<()>;
@@ -29,15 +30,19 @@ pub trait Sink {
 /// One citation and the revision it is checked at.
 #[derive(Debug, Serialize)]
 pub struct Resolved {
+    /// The doc, by its name in reports.
     pub doc: String,
     /// 1-based line and column (in characters) of the citation in the doc.
     pub line: usize,
+    /// The citation's column in the doc (1-based, in characters).
     pub column: usize,
+    /// The syntax it is written in, as the configuration's `syntaxes` keys spell it.
     pub syntax: &'static str,
     /// The repo-relative path; null when it cannot be one (absolute, escaping the root, missing).
     pub path: Option<String>,
     /// Null for a whole-file citation.
     pub start_line: Option<i64>,
+    /// The last cited line, inclusive; null for a whole-file citation.
     pub end_line: Option<i64>,
     /// Full SHA the citation is checked at; null when its pin names no commit, or it cites
     /// another repository.

@@ -18,7 +18,9 @@ use crate::resolve::CodeRepo;
 /// wrote its line of the doc (the same commit, unless the doc lives in another repository).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Implied {
+    /// The code commit the citation is checked at.
     pub pin: Oid,
+    /// The commit that wrote the citation's line of the doc.
     pub line_commit: Oid,
 }
 

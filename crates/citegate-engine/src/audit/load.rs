@@ -53,7 +53,7 @@ pub(crate) fn read_and_extract(
 }
 
 /// A doc held in memory (an editor's buffer) as if read from `path`: named, placed and extracted
-/// as [`read_and_extract`] would the file, with the configuration applied. A text over
+/// as `read_and_extract` would the file, with the configuration applied. A text over
 /// [`MAX_DOC_BYTES`] is a `malformed-doc` problem, as the file would be.
 pub fn from_text(
     path: &Path,

@@ -36,6 +36,7 @@ pub struct AuditOptions {
     /// The baseline file (default: `.citegate-baseline.json` at the repository root, when
     /// present).
     pub baseline: Option<PathBuf>,
+    /// Where the run reports its stages (a bar on a terminal; nothing by default).
     pub progress: ProgressSink,
 }
 
@@ -63,7 +64,9 @@ impl Default for AuditOptions {
 /// machines audit every doc exactly once (`--shard I/N`, I from 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// Which part this is, from 1 to `count`.
     pub index: u32,
+    /// How many parts the docs are split into.
     pub count: u32,
 }
 
@@ -102,9 +105,13 @@ impl std::str::FromStr for Shard {
 /// was wrong; the cause, where there is one, is its source ([`crate::error::chain`] prints both).
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
+    /// The repository (`--repo`, else the current folder) is not a Git repository, or cannot be
+    /// opened.
     #[error("{}: not a Git repository", path.display())]
     Repo {
+        /// The folder given, or the repository's Git folder.
         path: PathBuf,
+        /// Why it could not be opened.
         #[source]
         source: crate::error::GitError,
     },
@@ -112,15 +119,27 @@ pub enum AuditError {
     /// `--worktree`), what was given, why, and what to do about it (a shallow clone).
     #[error("{flag} {rev}: {message}{}", help(hint))]
     Rev {
+        /// The option, as the command line spells it.
         flag: &'static str,
+        /// The revision it was given.
         rev: String,
+        /// Why it names no usable commit.
         message: String,
+        /// What to do about it, when there is something to do.
         hint: Option<String>,
     },
+    /// A doc path given that could not be walked.
     #[error("{}: {error}", path.display())]
-    Path { path: PathBuf, error: String },
+    Path {
+        /// The path as given.
+        path: PathBuf,
+        /// Why it could not be walked.
+        error: String,
+    },
+    /// The worker threads could not be had (`--jobs` past the limit, or the pool not started).
     #[error("worker threads: {0}")]
     Threads(String),
+    /// The configuration file cannot be read or is not valid.
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// `CITEGATE_TODAY` set to something not a date.
@@ -129,7 +148,9 @@ pub enum AuditError {
     /// A baseline file that cannot be read: never ignored (every finding it holds would fail).
     #[error("{}:{error}", path.display())]
     Baseline {
+        /// The baseline file that cannot be read.
         path: PathBuf,
+        /// Where it cannot be read, and why.
         error: crate::model::baseline::BaselineError,
     },
     /// Objects the audit needed that the object database cannot give.

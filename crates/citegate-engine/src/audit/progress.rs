@@ -7,7 +7,9 @@ use std::sync::Arc;
 pub trait Progress: Send + Sync {
     /// A new stage with `total` steps.
     fn stage(&self, name: &'static str, total: usize);
+    /// `steps` more steps of the current stage are done.
     fn advance(&self, steps: usize);
+    /// The last stage is done.
     fn finish(&self);
 }
 
@@ -16,18 +18,21 @@ pub trait Progress: Send + Sync {
 pub struct ProgressSink(pub Option<Arc<dyn Progress>>);
 
 impl ProgressSink {
+    /// Report a new stage with `total` steps.
     pub fn stage(&self, name: &'static str, total: usize) {
         if let Some(p) = &self.0 {
             p.stage(name, total);
         }
     }
 
+    /// Report one more step of the current stage done.
     pub fn advance(&self) {
         if let Some(p) = &self.0 {
             p.advance(1);
         }
     }
 
+    /// Report the last stage done.
     pub fn finish(&self) {
         if let Some(p) = &self.0 {
             p.finish();

@@ -18,7 +18,9 @@ use crate::resolve::CodeRepo;
 pub struct Session {
     /// The repository, keeping the target's blobs once read.
     pub repo: CodeRepo,
+    /// The commit docs are checked against: where unpinned citations resolve.
     pub target: Oid,
+    /// Everything the run decides by (configuration and options merged).
     pub settings: Settings,
     /// How docs are extracted under these settings, built once.
     pub ctx: ExtractContext,

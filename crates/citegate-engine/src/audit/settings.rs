@@ -21,9 +21,11 @@ pub(super) const DEFAULT_MAX_SPAN_LINES: usize = 200;
 /// Everything a run decides by, resolved.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The validated configuration (`--config`, else `.citegate.yaml`, else the defaults).
     pub config: Config,
     /// The target revision's name (`HEAD`, a branch, a SHA).
     pub target: String,
+    /// `overbroad-span`'s threshold: the command line's, else the file's, else 200.
     pub max_span_lines: usize,
     /// Compare citations that held at an older revision with the target; find implied pins.
     pub history: bool,
@@ -32,6 +34,7 @@ pub struct Settings {
     pub quote_hints: bool,
     /// `--repo-url`'s identity (`github.com/o/r`): its permalinks cite this repository too.
     pub repo_url_id: Option<String>,
+    /// Where the run reports its stages.
     pub progress: ProgressSink,
     /// The front end the run serves: help names its flags or parameters (no verdict depends on
     /// it).
@@ -130,11 +133,13 @@ impl Settings {
 pub struct Levels(Vec<Vec<Option<Severity>>>);
 
 impl Levels {
+    /// The severity of `rule`'s findings in the doc `doc`; `None`: the rule is off there.
     pub fn severity(&self, rule: RuleId, doc: DocId) -> Option<Severity> {
         let at = RuleId::ALL.iter().position(|r| *r == rule)?;
         self.0.get(doc.index()).and_then(|rules| rules[at])
     }
 
+    /// Whether `rule` is on for the doc `doc`.
     pub fn on(&self, rule: RuleId, doc: DocId) -> bool {
         self.severity(rule, doc).is_some()
     }

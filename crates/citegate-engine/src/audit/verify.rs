@@ -104,6 +104,8 @@ pub struct Focus {
     pub only: Option<HashSet<CiteRef>>,
     /// Docs checked whole.
     pub whole: HashSet<DocId>,
+    /// The implied pins the citations the fixes wrote keep: read where the audit checked them,
+    /// not blamed again.
     pub kept: HashMap<CiteRef, Implied>,
 }
 

@@ -23,16 +23,20 @@ use crate::resolve::{CodeRepo, FileAt};
 /// A link's anchor and the anchors of the page it points into.
 #[derive(Debug, Clone)]
 pub struct AnchorFacts<'d> {
+    /// The doc the link is in.
     pub doc: DocId,
+    /// The link whose anchor is looked for.
     pub link: &'d AnchorLink,
     /// The page as reports name it (repo-relative; the linking doc's own name for `#section`).
     pub page: String,
     /// The commit a permalink's page was read at.
     pub commit: Option<Oid>,
+    /// How the page's generator names its headings' anchors.
     pub slugger: Slugger,
     /// Whose anchors they are, as messages say it: the generator's for Markdown, else the
     /// markup's (`HTML`, `reStructuredText`, `AsciiDoc`).
     pub naming: &'static str,
+    /// The anchors the page defines.
     pub anchors: Arc<PageAnchors>,
 }
 

@@ -9,12 +9,18 @@ use crate::resolve::FileAt;
 #[derive(Debug, Clone)]
 pub enum FileFacts {
     /// A text file with this many lines.
-    Text { line_count: usize },
+    Text {
+        /// How many lines the file has.
+        line_count: usize,
+    },
     /// Nothing by that name; the closest existing paths, and the path the citation names when read
     /// from the repository root instead of the doc's folder, when that one exists.
     Missing {
+        /// The closest paths that exist at the revision.
         suggestions: Vec<String>,
+        /// The path read from the repository root instead of the doc's folder, when it exists.
         from_root: Option<String>,
+        /// The one file elsewhere with the cited file's name, when there is exactly one.
         same_name: Option<SameName>,
     },
     /// A directory, submodule, symbolic link, binary or oversized blob.
@@ -25,6 +31,7 @@ pub enum FileFacts {
 /// (`storage.go:33-36` written for `cmd/bd/storage.go`), and what the cited lines are there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SameName {
+    /// The file's repo-relative path.
     pub path: String,
     /// Its line count, when it is text.
     pub line_count: Option<usize>,
@@ -62,10 +69,13 @@ pub struct Held {
 /// Everything known about one citation at one revision.
 #[derive(Debug, Clone)]
 pub struct CiteFacts {
+    /// The citation the facts are about.
     pub cite: CiteRef,
     /// The revision it was read at, and where that revision came from.
     pub commit: Oid,
+    /// Where `commit` came from: the citation's own pin, its doc's, an implied one, or the target.
     pub pin: PinSource,
+    /// What the cited path names at `commit`.
     pub file: FileFacts,
     /// Set when the citation has a non-empty quote and the file is text within range.
     pub quote: Option<QuoteFacts>,

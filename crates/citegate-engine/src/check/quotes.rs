@@ -61,7 +61,7 @@ fn occurrences<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = (usiz
 /// `QuoteFacts::elsewhere`: (index into `facts`, the file), searched at the revision the citation
 /// was read at, among files of the same extension. `wanted` says whose quotes are searched for
 /// (the rule that reports them is on for the doc). It only reads `facts`: the audit runs it
-/// while the stale comparison runs, and writes what it found with [`fill_elsewhere`].
+/// while the stale comparison runs, and writes what it found with `fill_elsewhere`.
 pub fn elsewhere(
     repo: &CodeRepo,
     docs: &[AuditedDoc],

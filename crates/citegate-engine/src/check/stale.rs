@@ -20,9 +20,13 @@ use crate::resolve::{CodeRepo, FileAt};
 /// its facts: never copied).
 #[derive(Debug, Clone, Copy)]
 pub struct StaleItem<'a> {
+    /// The citation compared.
     pub cite: CiteRef,
+    /// Where its revision came from: a fix re-pins only a citation's own pin.
     pub pin: PinSource,
+    /// The revision it held at.
     pub from: Oid,
+    /// What it held there: the content searched for at the target.
     pub held: &'a Held,
 }
 
@@ -34,29 +38,46 @@ pub enum StaleVerdict {
     /// re-pinned).
     Holds,
     /// `stale-moved`: found once elsewhere in the same file.
-    Moved { to: LineRange },
+    Moved {
+        /// Where the content is at the target.
+        to: LineRange,
+    },
     /// `stale-renamed`: the file was renamed; the content is there (at `to`, when a range).
-    Renamed { path: String, to: Option<LineRange> },
+    Renamed {
+        /// The file's path at the target.
+        path: String,
+        /// Where the content is in it; `None` when no range is written (a whole file, a section).
+        to: Option<LineRange>,
+    },
     /// `stale-changed`: the content no longer occurs (in the renamed file, when there is one).
     Changed {
+        /// The path the file was renamed to, when it was.
         renamed_to: Option<String>,
         /// The span's unified diff from the citation's revision to the target.
         diff: Option<String>,
     },
     /// `stale-deleted`: the file is gone and was not renamed.
-    Deleted { path: String },
+    Deleted {
+        /// The cited path, gone at the target.
+        path: String,
+    },
     /// `stale-ambiguous`: the content occurs several times at the target.
-    Ambiguous { path: String, found: Vec<LineRange> },
+    Ambiguous {
+        /// The file the content was searched for in (the renamed one, when it was renamed).
+        path: String,
+        /// Every place the content occurs.
+        found: Vec<LineRange>,
+    },
 }
 
-/// What the object database says about one path for [`classify`]: which items' revisions have
+/// What the object database says about one path for `classify`: which items' revisions have
 /// the target's blob (nothing moved), and the target's file when any did not.
 pub struct PathRead {
     same: Vec<bool>,
     now: Option<Result<FileAt, git2::Error>>,
 }
 
-/// Read what [`classify`] compares (blob IDs first: the target's file is read only when one of
+/// Read what `classify` compares (blob IDs first: the target's file is read only when one of
 /// the items' blobs differs from it).
 pub fn read(
     repo: &CodeRepo,

@@ -23,8 +23,11 @@ pub(crate) fn language_for(path: &str) -> Option<Language> {
 /// A named definition and its 1-based first and last lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {
+    /// Its name: the last identifier of what it is named by (`name` of `a::b::name`).
     pub name: String,
+    /// Its first line (1-based).
     pub start: usize,
+    /// Its last line, inclusive.
     pub end: usize,
 }
 

@@ -7,8 +7,11 @@ use crate::json_spans::{Node, Value as NodeValue};
 
 /// A JSON value as the contract reads it: a located tree or a `serde_json::Value`.
 pub trait Json: Sized {
+    /// The value of the member `key`, when this is an object that has one.
     fn field(&self, key: &str) -> Option<&Self>;
+    /// The string, when this is a string.
     fn text(&self) -> Option<&str>;
+    /// The items, when this is an array.
     fn items(&self) -> Option<&[Self]>;
     /// `null` or `false`: as absent as a missing key.
     fn falsy(&self) -> bool;

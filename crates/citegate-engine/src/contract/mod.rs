@@ -28,14 +28,23 @@ pub const PIN_KEYS: [&str; 3] = ["revision", "rev", "commit"];
 /// Why a retrieval payload cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PayloadError {
+    /// The payload is neither a list nor an object.
     #[error("expected a list of chunks")]
     NotAList,
+    /// An object without a list under `retrieved` or `chunks`.
     #[error("expected a list of chunks, or `retrieved: [...]`")]
     NoListInObject,
+    /// The chunk at this index (from 0) lacks a `path` or a `start_line`.
     #[error("chunk {0}: needs `path` and `start_line`")]
     Incomplete(usize),
+    /// A chunk's `path` is not a path inside the repository (absolute, or escaping it).
     #[error("chunk {index}: `{path}` is no path in the repository")]
-    NotInRepository { index: usize, path: String },
+    NotInRepository {
+        /// The chunk's index (from 0).
+        index: usize,
+        /// The path as written.
+        path: String,
+    },
 }
 
 /// A retrieval payload: a list of `{path, start_line, end_line}` (also `startLine`/`endLine`,

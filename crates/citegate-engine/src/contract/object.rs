@@ -16,8 +16,11 @@ pub(crate) const END_KEYS: [&str; 2] = ["endLine", "end_line"];
 
 /// Where a citation object writes its path and lines (each as written: a number, a string…).
 pub struct Fields<'j, J> {
+    /// The path field (`path`, else `file`).
     pub path: Option<&'j J>,
+    /// The first line's field (`startLine`, else `start_line`).
     pub start: Option<&'j J>,
+    /// The last line's field (`endLine`, else `end_line`).
     pub end: Option<&'j J>,
 }
 

@@ -17,6 +17,7 @@ pub enum RefusalReason {
 }
 
 impl RefusalReason {
+    /// Every reason, in the order the contract lists them.
     pub const ALL: [RefusalReason; 3] = [
         RefusalReason::NoSpanInRetrieval,
         RefusalReason::Ambiguous,
@@ -32,6 +33,7 @@ impl RefusalReason {
         }
     }
 
+    /// The reason the contract writes as `id`; `None` when it is none of the three.
     pub fn from_id(id: &str) -> Option<RefusalReason> {
         RefusalReason::ALL.into_iter().find(|r| r.as_str() == id)
     }
@@ -54,6 +56,7 @@ pub enum KeptAs {
 }
 
 impl KeptAs {
+    /// The key the old text is kept under (`stale`, `rejected`).
     pub fn key(self) -> &'static str {
         match self {
             KeptAs::Stale => "stale",

@@ -15,6 +15,8 @@ pub enum Contract {
 }
 
 impl Contract {
+    /// The contract an answer is written in: `{summary, claims}` without `citations` is seed 001's,
+    /// anything else seed 000's.
     pub fn of(answer: &Value) -> Contract {
         match answer.get("claims").is_some() && answer.get("citations").is_none() {
             true => Contract::Claims,

@@ -22,7 +22,10 @@ pub enum Slugger {
     MdBook,
     /// MkDocs' `toc` extension (Python-Markdown): `slugify` (ASCII) or `slugify_unicode`;
     /// repeats suffixed `_1`, `_2`.
-    MkDocs { unicode: bool },
+    MkDocs {
+        /// `slugify_unicode`: letters beyond ASCII are kept.
+        unicode: bool,
+    },
 }
 
 impl Slugger {
@@ -63,7 +66,9 @@ impl Slugger {
 /// A heading of a page: its text and the id the generator gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Heading {
+    /// The heading's text, as the slug is computed from it.
     pub text: String,
+    /// The anchor the generator gives it.
     pub id: String,
 }
 

@@ -17,14 +17,17 @@ use crate::paths::resolve_path;
 /// A bare citation found in a piece of text; spans are relative to that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BareCitation {
+    /// The path as written.
     pub path: String,
     /// `None`: the line spec was written but cannot be a line number (`a.rs:99999999999999999999`).
     pub lines: Option<LineRange>,
     /// The whole citation (path and lines) for the first of a comma list, the range alone after.
     pub span: Span,
+    /// Where the line spec is written.
     pub lines_span: Span,
     /// Where the path is written; `None` for the ranges after the first of a comma list.
     pub path_span: Option<Span>,
+    /// How the line spec is written, so a fix rewrites it the same way.
     pub style: LineStyle,
     /// The file name has no extension: a citation only if the path exists (decided at the target).
     pub tentative: bool,

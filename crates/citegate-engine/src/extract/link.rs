@@ -16,6 +16,7 @@ use crate::paths::{percent_decode, resolve_path};
 /// A Markdown link as the Markdown extractor saw it.
 #[derive(Debug, Clone, Copy)]
 pub struct Link<'a> {
+    /// The link's destination, as the parser gives it.
     pub dest: &'a str,
     /// The link text with Markdown escapes removed.
     pub text: &'a str,

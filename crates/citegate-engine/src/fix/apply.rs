@@ -13,6 +13,7 @@ use crate::model::{
 pub struct DocFix {
     /// Index into [`Report::docs`].
     pub doc: DocId,
+    /// The doc's whole text with the edits made.
     pub after: String,
     /// How many citations change.
     pub applied: usize,
@@ -24,7 +25,9 @@ pub struct DocFix {
 /// they touch holds a citation that stays failing (by doc).
 #[derive(Debug, Default)]
 pub struct Plan {
+    /// The docs that change, each with its new text.
     pub docs: Vec<DocFix>,
+    /// The edits held back, by doc.
     pub blocked: Vec<(DocId, Blocked)>,
 }
 
@@ -32,7 +35,9 @@ pub struct Plan {
 /// paragraph's).
 #[derive(Debug, Clone)]
 pub struct Blocked {
+    /// The edit held back.
     pub edit: Edit,
+    /// The fix it belongs to; `None`: a doc pin's own edit, or a rewritten paragraph's.
     pub fix: Option<Fix>,
 }
 
@@ -56,7 +61,9 @@ fn move_items(m: &PinMove) -> impl Iterator<Item = Item<'_>> {
 /// outside the audit (`regenerate`'s relocation), which moves its own citation only.
 #[derive(Debug, Clone)]
 pub enum First {
+    /// A rewritten paragraph's edit.
     Edit(Edit),
+    /// A fix made outside the audit (`regenerate`'s relocation).
     Fix(Fix),
 }
 

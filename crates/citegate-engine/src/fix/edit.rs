@@ -12,6 +12,7 @@ use crate::model::{
 pub struct Relocation {
     /// The new path, when the file was renamed.
     pub path: Option<String>,
+    /// The new line range; `None`: the lines stay as cited.
     pub lines: Option<LineRange>,
     /// The revision the new location holds at (a citation with its own pin is re-pinned).
     pub rev: Option<Oid>,

@@ -13,8 +13,11 @@ use crate::registry::RuleId;
 
 /// One doc's new text and how many lines got a comment.
 pub struct Suppressing {
+    /// The doc that gets the comments.
     pub doc: DocId,
+    /// The doc's whole text with the comments added.
     pub after: String,
+    /// How many lines got a comment.
     pub lines: usize,
 }
 

@@ -27,6 +27,7 @@ pub struct Violation {
     /// The citation, as `path:start-end`, when the violation is about one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub citation: Option<String>,
+    /// What is wrong, as the finding says it.
     pub message: String,
 }
 
@@ -83,7 +84,9 @@ impl<'a> Retrieval<'a> {
 /// turns off is off here too, so `audit`, `fix`, `regenerate` and `gate` give one verdict), built
 /// once and asked for every answer.
 pub struct Gate<'r> {
+    /// The repository answers are checked against.
     pub repo: &'r CodeRepo,
+    /// The commit answers are checked at.
     pub target: Oid,
     settings: Settings,
     ctx: ExtractContext,
@@ -141,7 +144,7 @@ impl<'r> Gate<'r> {
         self.check_each(each.collect())
     }
 
-    /// [`Gate::check_texts`] with each answer's own retrieval (`regenerate` gates every
+    /// `Gate::check_texts` with each answer's own retrieval (`regenerate` gates every
     /// candidate of a run at once, each against its own answer's payload): the answers are read
     /// in parallel and checked in one audit, so each cited blob is read and line-indexed once
     /// for all of them. One list of violations per answer, in order.

@@ -15,6 +15,7 @@ use crate::registry::RuleId;
 /// serialises.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
+    /// Whether the answer passed: no violation.
     pub passed: bool,
     /// Why it failed (empty when it passed).
     pub violations: Vec<Violation>,
@@ -94,7 +95,9 @@ impl Verdict {
 
 /// What the gate made of one input: the text to print and whether the answer passed.
 pub struct Gated {
+    /// What to print: the answer as given when it passed, else its refusal.
     pub output: String,
+    /// Whether the answer passed.
     pub passed: bool,
 }
 

@@ -26,6 +26,7 @@ const SNIPPET_CHARS: usize = 80;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
+    /// The file format's version: [`VERSION`].
     pub version: u32,
     /// Sorted by doc, rule and fingerprint.
     pub findings: Vec<Entry>,
@@ -35,7 +36,9 @@ pub struct Baseline {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
+    /// The doc the finding is in, by its name in reports.
     pub doc: String,
+    /// The rule that made it.
     pub rule: RuleId,
     /// The finding's fingerprint (16 hex digits).
     pub fingerprint: String,
@@ -60,8 +63,11 @@ fn is_one(n: &usize) -> bool {
 /// and what. A malformed baseline fails the run: ignoring it would fail every finding it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineError {
+    /// The 1-based line of the file where it cannot be read; 0 when the whole file.
     pub line: usize,
+    /// The 1-based column on that line; 0 when the whole file.
     pub column: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 

@@ -8,7 +8,9 @@ use super::span::Span;
 /// extraction and are reported as `invented-lines` instead of being lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineRange {
+    /// The first cited line (as written: may be 0 or negative).
     pub start: i64,
+    /// The last cited line, inclusive (as written: may be before `start`).
     pub end: i64,
 }
 
@@ -18,6 +20,7 @@ fn is_number(s: &str) -> bool {
 }
 
 impl LineRange {
+    /// The lines `start` to `end`, as written: nothing is checked.
     pub fn new(start: i64, end: i64) -> Self {
         LineRange { start, end }
     }
@@ -49,18 +52,22 @@ impl LineRange {
         Some(LineRange::new(start, end))
     }
 
+    /// The one line `line`.
     pub fn single(line: i64) -> Self {
         LineRange::new(line, line)
     }
 
+    /// How many lines it covers; 0 or less when the end is before the start.
     pub fn len(&self) -> i64 {
         self.end - self.start + 1
     }
 
+    /// Whether it covers no line (its end is before its start).
     pub fn is_empty(&self) -> bool {
         self.len() <= 0
     }
 
+    /// Whether `other` lies wholly inside this range.
     pub fn contains(&self, other: &LineRange) -> bool {
         self.start <= other.start && other.end <= self.end
     }
@@ -102,7 +109,10 @@ pub enum LineStyle {
     /// `10..20` (AsciiDoc's `lines=`).
     Dots,
     /// Two JSON number fields; the span runs from the first written to the last.
-    JsonFields { start_first: bool },
+    JsonFields {
+        /// The start field is written before the end field.
+        start_first: bool,
+    },
 }
 
 impl LineStyle {
@@ -155,7 +165,12 @@ pub enum PathStyle {
     Repo,
     /// A Markdown link target: relative to the doc's folder (`base`), or to the root when it
     /// starts with `/`; percent-encoded.
-    Link { base: Option<String>, rooted: bool },
+    Link {
+        /// The doc's folder, repo-relative; `None`: the repository root.
+        base: Option<String>,
+        /// The target starts with `/`: it is relative to the root, not to `base`.
+        rooted: bool,
+    },
     /// Inside a forge URL: percent-encoded.
     Url,
     /// Inside a JSON string.
@@ -163,7 +178,12 @@ pub enum PathStyle {
     /// An include directive's path, not encoded: relative to `base` (the doc's folder, a snippets
     /// `base_path`, Sphinx's source root), written after a `/` when `rooted` (Sphinx's paths
     /// from its source root).
-    Include { base: String, rooted: bool },
+    Include {
+        /// The folder the path is relative to, repo-relative.
+        base: String,
+        /// The path is written after a `/`.
+        rooted: bool,
+    },
 }
 
 impl PathStyle {
@@ -322,7 +342,9 @@ pub enum Markers {
     /// Sphinx: from the first line holding a text (`:start-at:`, or after it: `:start-after:`)
     /// to the next holding another (`:end-at:`, or before it: `:end-before:`).
     Text {
+        /// The text that opens the section; `None`: it starts at the file's first line.
         start: Option<TextMark>,
+        /// The text that closes it; `None`: it runs to the file's end.
         end: Option<TextMark>,
     },
     /// Sphinx's `:pyobject: Class.method`: the lines of a Python class or function (its
@@ -333,6 +355,7 @@ pub enum Markers {
 /// One of Sphinx's `literalinclude` text markers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextMark {
+    /// The text looked for in the file's lines.
     pub text: String,
     /// `:start-at:` and `:end-at:` include the marker's line; `-after`/`-before` do not.
     pub at: bool,
@@ -377,7 +400,12 @@ pub enum CitedPath {
     /// A clean repo-relative POSIX path (`src/a.rs`).
     Repo(String),
     /// Never resolved or read: absolute, escapes the root, control characters.
-    Unsafe { raw: String, reason: String },
+    Unsafe {
+        /// The path as written.
+        raw: String,
+        /// Why it is never read, as `unsafe-path` says it (`absolute paths are never read`).
+        reason: String,
+    },
     /// The citation names no path at all (an exporter bug, e.g. `blob/SHA/110-111`).
     Missing,
 }
@@ -385,7 +413,9 @@ pub enum CitedPath {
 /// A quote the citation claims is in its span: a fence body or a JSON `quote` field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quote {
+    /// The quoted text, as written (a fence's body, a JSON string's value).
     pub text: String,
+    /// Where the quote is in the doc.
     pub span: Span,
 }
 
@@ -401,11 +431,13 @@ pub struct Foreign {
 /// One citation found in a doc.
 #[derive(Debug, Clone)]
 pub struct Citation {
+    /// The syntax it was written in: decides how a fix rewrites it.
     pub syntax: Syntax,
     /// The citation's own text in the doc (what the human report underlines).
     pub span: Span,
     /// The path as written, before normalisation (for messages).
     pub raw_path: String,
+    /// The path after decoding and normalisation: what is resolved.
     pub path: CitedPath,
     /// `None` cites the whole file (unless `bad_lines` says lines were written but unreadable).
     pub lines: Option<LineRange>,
@@ -435,6 +467,7 @@ pub struct Citation {
     pub path_span: Option<(Span, PathStyle)>,
     /// Where the citation's own pin is written (a permalink's revision).
     pub pin_span: Option<Span>,
+    /// The code the citation says is in its span (a fence's body, a JSON `quote`).
     pub quote: Option<Quote>,
     /// A revision written in the citation itself (a permalink's SHA, branch or tag).
     pub pin: Option<String>,
@@ -448,6 +481,8 @@ pub struct Citation {
 }
 
 impl Citation {
+    /// A citation written in `syntax` at `span`, citing `path` (written as `raw_path`): the whole
+    /// file, unpinned, until the extractor sets more.
     pub fn new(syntax: Syntax, span: Span, raw_path: &str, path: CitedPath) -> Citation {
         Citation {
             syntax,
@@ -500,18 +535,29 @@ impl Citation {
 pub enum LiteralKind {
     /// A bare or qualified identifier, optionally called: supported when `name` (its last segment)
     /// occurs as an identifier in the span, or names the function/type enclosing the span.
-    Identifier { name: String },
+    Identifier {
+        /// The identifier's last segment (`len` of `Vec::len`).
+        name: String,
+    },
     /// A call with arguments (`align_offset(addr)`): supported when `name(` occurs in the span
     /// (a definition or a call) or `name` encloses it; the arguments are the writer's shorthand.
-    Call { name: String },
+    Call {
+        /// The called name, without its arguments.
+        name: String,
+    },
     /// An expression or value: must occur as normalised text in the span.
-    Expression { normalized: String },
+    Expression {
+        /// The literal's text, normalised as the span's text is before it is searched.
+        normalized: String,
+    },
 }
 
 /// A literal written in inline code in a claim, checked by `unsupported-literal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Literal {
+    /// The code between the backticks.
     pub text: String,
+    /// Where it is in the doc (in a JSON answer, the string that holds it).
     pub span: Span,
     /// How it is checked; `None`: not checked (a path, a URL, an option, a shell command…).
     pub kind: Option<LiteralKind>,
@@ -521,8 +567,11 @@ pub struct Literal {
 /// supported by at least one of its citations' spans.
 #[derive(Debug, Clone, Default)]
 pub struct Claim {
+    /// The claim's text in the doc (a JSON claim's object, an answer's whole object).
     pub span: Span,
+    /// The code literals written in it, each to be found in one of its citations' spans.
     pub literals: Vec<Literal>,
+    /// The citations that support it.
     pub citations: Vec<CiteId>,
 }
 

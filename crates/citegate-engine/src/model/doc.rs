@@ -7,6 +7,7 @@ use super::span::LineIndex;
 /// What kind of doc a file is, decided by its extension and, for JSON, by its shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DocKind {
+    /// Markdown (`.md`, `.mdx`, `.markdown`, Cursor's `.mdc`).
     Markdown,
     /// One answer object or an array of answers.
     Json,
@@ -19,6 +20,7 @@ pub enum DocKind {
 }
 
 impl DocKind {
+    /// The kind a file's extension says it is; `None` when it is no doc (`.txt`, `.rs`).
     pub fn from_path(path: &std::path::Path) -> Option<DocKind> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             // `.mdc`: Cursor's rule files, Markdown under a front matter.
@@ -42,8 +44,11 @@ pub struct Doc {
     /// The doc's folder relative to the repository root, when the doc is inside it (Markdown links
     /// resolve from here).
     pub repo_dir: Option<String>,
+    /// What kind of doc it is: decides how it is extracted.
     pub kind: DocKind,
+    /// The doc's whole text, as read.
     pub text: String,
+    /// Where each line of `text` starts: byte offsets to lines and columns.
     pub lines: LineIndex,
     /// The file's stat data taken right after `text` was read from it; `None` for a text from an
     /// editor, a rewritten one, or where stat data cannot be had.
@@ -56,15 +61,23 @@ pub struct Doc {
 pub struct FileStat {
     /// Seconds (as the index keeps them, in 32 bits) and nanoseconds.
     pub mtime: (u32, u32),
+    /// The last status change, as `mtime`.
     pub ctime: (u32, u32),
+    /// The file's size in bytes.
     pub size: u64,
+    /// The file's inode number.
     pub ino: u64,
+    /// The user ID of the file's owner.
     pub uid: u32,
+    /// The group ID of the file's owner.
     pub gid: u32,
+    /// The file's type and permission bits.
     pub mode: u32,
 }
 
 impl FileStat {
+    /// The stat data of a file's metadata; `None` when a time cannot be recorded as the index
+    /// records it.
     #[cfg(unix)]
     pub fn of(meta: &std::fs::Metadata) -> Option<FileStat> {
         use std::os::unix::fs::MetadataExt;
@@ -88,6 +101,8 @@ impl FileStat {
 }
 
 impl Doc {
+    /// The doc read from `fs_path` with its `text`, named `name` in reports, its line index built
+    /// and no stat data.
     pub fn new(
         fs_path: PathBuf,
         name: String,

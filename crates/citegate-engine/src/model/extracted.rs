@@ -12,7 +12,9 @@ use crate::registry::RuleId;
 /// A retrieved chunk: a path and the lines a retriever returned (a JSON answer's `retrieved`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Retrieved {
+    /// The chunk's file, as the answer's `retrieved` names it.
     pub path: String,
+    /// The lines of the file the retriever returned.
     pub lines: LineRange,
 }
 
@@ -31,10 +33,14 @@ pub enum Refuse {
 /// One JSON answer: the pin and retrieval payload its citations share.
 #[derive(Debug, Clone, Default)]
 pub struct Answer {
+    /// The whole answer object in the doc.
     pub span: Span,
     /// The answer's `revision`, and where its value is written (inside the quotes).
     pub pin: Option<String>,
+    /// Where the `revision`'s value is written (inside its quotes): what a pin move rewrites.
     pub pin_span: Option<Span>,
+    /// The chunks its `retrieved` lists; `None` when it has none, empty when the list cannot be
+    /// read (then nothing counts as retrieved).
     pub retrieved: Option<Vec<Retrieved>>,
     /// The answer refuses: a valid `refuse` with nothing cited, or only open questions
     /// (`answer::refuses`).
@@ -55,7 +61,9 @@ pub struct Answer {
 pub struct AnswerUnit {
     /// The claim's index in the answer's `claims`; `None`: the answer itself.
     pub claim_at: Option<u32>,
+    /// The claim it stands for: its literals and the citations read from its objects.
     pub claim: ClaimId,
+    /// Its citation objects, in the order written.
     pub objects: Vec<AnswerObject>,
 }
 
@@ -69,6 +77,7 @@ impl AnswerUnit {
 /// One citation object of an answer (or a claim that carries its own path and lines).
 #[derive(Debug, Clone)]
 pub struct AnswerObject {
+    /// Where the object is in the answer.
     pub at: ObjectAt,
     /// The citation read from it; `None` when it gives none (no path, no line range).
     pub cite: Option<CiteId>,
@@ -100,17 +109,24 @@ impl AnswerObject {
 /// binary or oversized file. Located where the parser stopped.
 #[derive(Debug, Clone)]
 pub struct DocProblem {
+    /// The rule its finding is reported under (`malformed-doc`).
     pub rule: RuleId,
+    /// Where the parser stopped, or the part of the doc that could not be read.
     pub span: Span,
+    /// What is wrong, as the finding's message says it.
     pub message: String,
+    /// What to do about it, when there is more to say.
     pub help: Option<String>,
 }
 
 /// Why a JSON citation object (or claim) gives no usable citation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unusable {
+    /// It is not a JSON object (a string, a number, a list).
     NotAnObject,
+    /// It has no `path` string.
     NoPath,
+    /// It has no start line (`startLine`/`start_line`).
     NoLines,
     /// A claim whose `citations` list is empty.
     CitesNothing,
@@ -121,20 +137,25 @@ pub enum Unusable {
 /// A JSON citation object or claim that gives no usable citation.
 #[derive(Debug, Clone)]
 pub struct UnusableCitation {
+    /// The object (or claim) in the doc.
     pub span: Span,
     /// What the object is, as users call it ("citation", "claim", "claim citation").
     pub what: &'static str,
+    /// Why it gives no usable citation.
     pub why: Unusable,
     /// The answer and claim it is in, and the citation read from it anyway (an object without
     /// its `quote` is still checked for what it cites).
     pub answer: AnswerId,
+    /// The claim it belongs to (for a `{summary, citations}` answer, the summary).
     pub claim: ClaimId,
+    /// The citation read from it anyway; `None` when it gives none.
     pub cite: Option<CiteId>,
 }
 
 /// A `[n] path (52%)` entry of a `Sources:` list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourceEntry {
+    /// The `n` of `[n]`: what markers cite it by.
     pub number: u32,
     /// The whole entry line.
     pub line_span: Span,
@@ -145,7 +166,9 @@ pub struct SourceEntry {
 /// A numbered marker `[n]` in prose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
+    /// The `n` of `[n]`: the source entry it cites.
     pub number: u32,
+    /// The marker in the prose, brackets included.
     pub span: Span,
     /// The list it refers to: the next one after it in its section.
     pub list: usize,
@@ -154,22 +177,30 @@ pub struct Marker {
 /// A doc's numbered markers and its `Sources:` list entries.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
+    /// Every `[n] path` entry of the doc's `Sources:` lists, in doc order.
     pub entries: Vec<SourceEntry>,
+    /// Every numbered marker in the doc's prose, in doc order.
     pub markers: Vec<Marker>,
 }
 
 /// Everything extracted from one doc.
 #[derive(Debug, Clone, Default)]
 pub struct Extracted {
+    /// Every citation of the doc, in the order extraction found them.
     pub citations: IndexVec<CiteId, Citation>,
+    /// The claims (sentences, list items, JSON claims) that hold citations or code literals.
     pub claims: IndexVec<ClaimId, super::citation::Claim>,
+    /// The JSON answers of the doc (none for Markdown).
     pub answers: IndexVec<AnswerId, Answer>,
     /// A whole-doc pin from front matter (`citegate: {rev: REV}`), and where its value is written.
     pub doc_pin: Option<String>,
+    /// Where the front matter's pin value is written: what a pin move rewrites.
     pub doc_pin_span: Option<Span>,
+    /// What kept parts of the doc from being read, each a `malformed-doc` finding.
     pub problems: Vec<DocProblem>,
     /// JSON citation objects and claims that give no usable citation.
     pub unusable: Vec<UnusableCitation>,
+    /// The doc's numbered markers and `Sources:` lists.
     pub sources: Sources,
     /// The doc is valid JSON but not an answer (package.json…): skipped, counted in the summary.
     pub skipped: bool,
@@ -207,7 +238,12 @@ pub enum AnchorPage {
     Relative(String),
     /// A permalink into this repository (`…/blob/REV/docs/x.md#section`): the page at `rev`, as
     /// GitHub renders it.
-    Permalink { rev: String, path: String },
+    Permalink {
+        /// The revision the permalink is pinned to, as written.
+        rev: String,
+        /// The page's repo-relative path.
+        path: String,
+    },
 }
 
 /// A suppression comment in a doc: the rules it names, the doc lines it covers, and why.
@@ -276,6 +312,7 @@ impl Extracted {
         self.unusable.shrink_to_fit();
     }
 
+    /// Record a problem that kept part of the doc from being read, reported as `rule` at `span`.
     pub fn problem(&mut self, rule: RuleId, span: Span, message: impl Into<String>) {
         self.problems.push(DocProblem {
             rule,
@@ -289,15 +326,19 @@ impl Extracted {
 /// A doc with what was extracted from it.
 #[derive(Debug)]
 pub struct AuditedDoc {
+    /// The doc as read.
     pub doc: Doc,
+    /// What was extracted from its text.
     pub extracted: Extracted,
 }
 
 impl AuditedDoc {
+    /// The doc with what was extracted from it.
     pub fn new(doc: Doc, extracted: Extracted) -> Self {
         AuditedDoc { doc, extracted }
     }
 
+    /// The doc's citation `index`.
     pub fn citation(&self, index: CiteId) -> &Citation {
         &self.extracted.citations[index]
     }
@@ -325,7 +366,9 @@ pub const MAX_CITATIONS_PER_DOC: usize = 100_000;
 /// A citation, by the doc it is in and its index there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CiteRef {
+    /// The doc the citation is in.
     pub doc: DocId,
+    /// The citation's index in its doc's citations.
     pub index: CiteId,
 }
 
@@ -352,6 +395,7 @@ impl IndexMut<DocId> for Vec<AuditedDoc> {
 
 /// A run's docs with their IDs: `docs.enumerated()` for `docs.iter().enumerate()`.
 pub trait DocList {
+    /// Each doc with its ID, in order.
     fn enumerated(&self) -> impl Iterator<Item = (DocId, &AuditedDoc)>;
 }
 

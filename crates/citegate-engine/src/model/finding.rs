@@ -22,12 +22,16 @@ pub enum Applicability {
 /// One replacement in a doc: the bytes `[byte_start, byte_end)` become `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Edit {
+    /// The text written in their place.
     pub replacement: String,
+    /// The first byte replaced (an offset into the doc's text).
     pub byte_start: usize,
+    /// The byte after the last one replaced; equal to `byte_start` for an insertion.
     pub byte_end: usize,
 }
 
 impl Edit {
+    /// Replace the doc's bytes `span` with `replacement`.
     pub fn new(span: Span, replacement: impl Into<String>) -> Edit {
         Edit {
             replacement: replacement.into(),
@@ -54,8 +58,11 @@ impl Edit {
 pub struct Fix {
     /// The corrected citation.
     pub path: String,
+    /// The first line it will cite; 0 for a whole file.
     pub start_line: i64,
+    /// The last line it will cite, inclusive; 0 for a whole file.
     pub end_line: i64,
+    /// The replacement that writes it in the doc.
     pub edit: Edit,
     /// Decided where the fix is built, not by the rule that carries it.
     pub applicability: Applicability,
@@ -118,21 +125,32 @@ impl From<FixWire> for Fix {
     }
 }
 
+/// One rule's verdict on a citation, a claim or a doc: where it is in the doc, what it says,
+/// the evidence, and a fix when the cited content was found again.
 #[derive(Debug, Clone)]
 pub struct Finding {
+    /// The rule that made it.
     pub rule: RuleId,
+    /// How much it matters: the rule's default, unless the configuration changed it or the rule
+    /// found this case only worth a note.
     pub severity: Severity,
+    /// The doc it is in.
     pub doc: DocId,
+    /// What it points at in the doc (a citation's own text, a claim, a problem's place).
     pub span: Span,
     /// The cited path (repo-relative) and lines, when the finding is about a citation.
     pub path: Option<String>,
+    /// The cited line range, when the citation has one.
     pub lines: Option<LineRange>,
     /// The commit the citation was resolved at (written as its full SHA).
     pub revision: Option<git2::Oid>,
+    /// What is wrong, in one sentence.
     pub message: String,
+    /// What to do about it, when there is more to say than the fix.
     pub help: Option<String>,
     /// The lines actually at the revision, shown under the diagnostic.
     pub evidence: Option<String>,
+    /// The content-verified fix, when the cited content was found again.
     pub fix: Option<Fix>,
     /// Its fix is held back: the edit touches a doc line holding a citation that stays failing
     /// and was checked at the line's implied pin; editing the line would hide that citation
@@ -163,9 +181,17 @@ pub enum Suppressed {
     /// Its fingerprint is in the baseline file (`.citegate-baseline.json`).
     Baseline,
     /// A `citegate-ignore` or `citegate-disable` comment in the doc, with the reason it gives.
-    Inline { reason: String },
+    Inline {
+        /// The reason the comment gives after its colon.
+        reason: String,
+    },
     /// A waiver in `.citegate.yaml` until `until` (a date, `YYYY-MM-DD`), with its reason.
-    Waiver { until: String, reason: String },
+    Waiver {
+        /// The last day it holds (`YYYY-MM-DD`).
+        until: String,
+        /// Why the findings are waived, as the waiver says.
+        reason: String,
+    },
 }
 
 impl Suppressed {
@@ -192,10 +218,15 @@ impl Suppressed {
 /// and the doc text it covers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Position {
+    /// The 1-based line of the doc where `span` starts.
     pub line: usize,
+    /// The 1-based column (in characters) where `span` starts.
     pub column: usize,
+    /// The 1-based line where `span` ends.
     pub end_line: usize,
+    /// The 1-based column (in characters) where `span` ends, exclusive.
     pub end_column: usize,
+    /// The doc text `span` covers.
     pub snippet: String,
     /// What identifies the finding across runs while lines shift (SARIF `partialFingerprints`,
     /// new and fixed findings between sweeps): see [`fingerprint`].
@@ -260,6 +291,8 @@ fn words(s: &str) -> String {
 }
 
 impl Finding {
+    /// A finding of `rule` at `span` of `doc`, with the rule's default severity and nothing else
+    /// set.
     pub fn new(rule: RuleId, doc: DocId, span: Span, message: impl Into<String>) -> Self {
         Finding {
             rule,
@@ -294,6 +327,7 @@ impl Finding {
             .filter(|x| x.applicability == Applicability::Safe)
     }
 
+    /// The same finding, with `help` saying what to do.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self

@@ -74,6 +74,7 @@ pub struct IndexVec<I, T> {
 }
 
 impl<I: Idx, T> IndexVec<I, T> {
+    /// An empty list.
     pub fn new() -> Self {
         Self::from(Vec::new())
     }

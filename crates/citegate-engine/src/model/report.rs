@@ -40,14 +40,19 @@ pub struct RenamesSkipped {
 /// Counts for the report's summary.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
+    /// The docs audited (JSON files that are not answers aside).
     pub docs: usize,
     /// JSON files that are not answers (package.json…).
     pub skipped: usize,
+    /// The citations found in the docs.
     pub citations: usize,
     /// Approximate line references in prose ("around line 80"): not citations.
     pub approximate: usize,
+    /// Counted findings by rule ID (suppressed ones aside).
     pub by_rule: BTreeMap<&'static str, usize>,
+    /// Counted findings by family (`invented`, `unsupported`…).
     pub by_family: BTreeMap<&'static str, usize>,
+    /// Counted findings by severity (`error`, `warning`, `note`).
     pub by_severity: BTreeMap<&'static str, usize>,
     /// Findings that do not count, by how (`baselined`, `suppressed`, `waived`).
     pub suppressed: BTreeMap<&'static str, usize>,
@@ -58,20 +63,28 @@ pub struct Summary {
 /// Why reports cannot be merged: each names the reports (by their labels) and what differs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MergeError {
+    /// No report was given.
     #[error("no report to merge")]
     Nothing,
     /// Two reports of different runs: what differs (revisions, repositories, settings, shard
     /// counts) and the two values.
     #[error("{first} and {other} are of different {what}: {a} and {b}")]
     Differ {
+        /// The label of the first report.
         first: String,
+        /// The label of the report that differs from it.
         other: String,
+        /// What differs, in words (`revisions`, `shard counts`…).
         what: &'static str,
+        /// The first report's value.
         a: String,
+        /// The other report's value.
         b: String,
     },
+    /// Two reports (by label) are the same shard: its index and the shard count.
     #[error("{0} and {1} are the same shard {2}/{3}")]
     SameShard(String, String, u32, u32),
+    /// Two reports (by label) both audited the doc named last.
     #[error("{0} and {1} both audited {2}: shards hold disjoint docs")]
     SameDoc(String, String, String),
 }
@@ -129,6 +142,7 @@ fn check_shards(reports: &[(String, Report)]) -> Result<(), MergeError> {
 /// together with every citation under it: all of it in one write, or nothing.
 #[derive(Debug, Clone)]
 pub struct PinMove {
+    /// The doc whose pin moves.
     pub doc: DocId,
     /// The answer whose `revision` moves; `None`: the doc's front matter.
     pub answer: Option<super::ids::AnswerId>,
@@ -143,6 +157,7 @@ pub struct PinMove {
 }
 
 impl PinMove {
+    /// Whether a citation keeps the pin where it is.
     pub fn blocked(&self) -> bool {
         !self.blocked_by.is_empty()
     }
@@ -158,7 +173,9 @@ impl PinMove {
 pub struct Report {
     /// Full SHA of the target.
     pub revision: String,
+    /// Every audited doc with what was extracted from it, as [`DocId`]s index them.
     pub docs: Vec<AuditedDoc>,
+    /// The findings that count, sorted by doc name, place, rule and message.
     pub findings: Vec<Finding>,
     /// Findings that do not count (each with its [`super::Suppressed`]), sorted as `findings`:
     /// no surface fails on them; SARIF, the JSON report and the language server show them as
@@ -183,6 +200,7 @@ pub struct Report {
     pub web_url: Option<String>,
     /// The audited repository's Git folder.
     pub git_dir: PathBuf,
+    /// The counts: docs, citations, findings by rule, family and severity.
     pub summary: Summary,
     /// With `--shard I/N`: (I, N).
     pub shard: Option<(u32, u32)>,
@@ -247,6 +265,7 @@ impl Report {
             .filter(move |f| f.doc == doc)
     }
 
+    /// Whether any finding that counts is an error.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
     }

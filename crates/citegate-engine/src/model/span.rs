@@ -3,19 +3,24 @@
 /// A byte range `[start, end)` in a doc's text. Spans travel untouched from extraction to the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Span {
+    /// The offset of its first byte in the doc's text.
     pub start: usize,
+    /// The offset just past its last byte.
     pub end: usize,
 }
 
 impl Span {
+    /// The bytes `[start, end)`.
     pub fn new(start: usize, end: usize) -> Self {
         Span { start, end }
     }
 
+    /// How many bytes it covers (0 when `end` is before `start`).
     pub fn len(&self) -> usize {
         self.end.saturating_sub(self.start)
     }
 
+    /// Whether it covers no byte.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -50,6 +55,7 @@ pub struct LineIndex {
 const CHECKPOINT: usize = 4096;
 
 impl LineIndex {
+    /// The line starts of `text` (and the column checkpoints of its long lines).
     pub fn new(text: &str) -> Self {
         // Source lines are short: one memchr pass over the bytes beats a char searcher per line.
         let mut starts = Vec::with_capacity(text.len() / 32 + 1);

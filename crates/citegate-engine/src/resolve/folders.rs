@@ -32,6 +32,7 @@ pub struct Entries {
 /// One entry of a folder, borrowed from it.
 #[derive(Debug, Clone, Copy)]
 pub struct Entry<'a> {
+    /// The entry's name, as the tree holds it (bytes, not always UTF-8).
     pub name: &'a [u8],
     id: &'a [u8],
     /// The mode as the tree object holds it.
@@ -39,6 +40,7 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    /// The entry's object ID.
     pub fn id(&self) -> Oid {
         Oid::from_bytes(self.id).expect("20 bytes, checked when parsed")
     }
@@ -113,10 +115,12 @@ impl Entries {
         })
     }
 
+    /// How many entries the folder has.
     pub fn len(&self) -> usize {
         self.slots.len()
     }
 
+    /// Whether the folder has no entry.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }

@@ -16,6 +16,7 @@ pub struct PathIndex {
 }
 
 impl PathIndex {
+    /// The index of `paths` (sorted here).
     pub fn new(mut paths: Vec<String>) -> PathIndex {
         // A tree lists its files in path order already: this checks it, in one pass.
         paths.sort();

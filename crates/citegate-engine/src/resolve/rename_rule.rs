@@ -43,7 +43,9 @@ const IDENTICAL_ALTERNATIVES: usize = 100;
 /// A deleted or an added file of a diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Side {
+    /// The file's repo-relative path.
     pub path: String,
+    /// The file's blob on its side of the diff.
     pub blob: Oid,
     /// The file mode (`0o100644`, `0o100755`, `0o120000`, …).
     pub mode: u32,
@@ -66,7 +68,9 @@ pub(crate) struct Sides {
 /// skipped at the limit.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Found {
+    /// Each rename, as (index in `sources`, index in `targets`).
     pub pairs: Vec<(usize, usize)>,
+    /// Set when the inexact pass was skipped at the rename limit.
     pub skipped: Option<RenamesSkipped>,
 }
 

@@ -26,6 +26,7 @@ pub struct CodeRepo {
     opened_from: Option<Shadow>,
     /// The work tree, when there is one.
     pub workdir: Option<PathBuf>,
+    /// The clone is shallow: its history stops at the commits `cut` holds.
     pub shallow: bool,
     /// The commits past which this clone has no true history: a shallow clone's boundary
     /// (`shallow`) and grafted commits (`info/grafts`). What blame attributes to one of them may
@@ -272,12 +273,17 @@ enum Looked {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RevError {
     /// No object by that name; in a shallow clone it may exist but not have been fetched.
-    NotFound { shallow: bool },
+    NotFound {
+        /// The clone is shallow: the commit may exist and not have been fetched.
+        shallow: bool,
+    },
     /// The name resolves to something that is not a commit (a blob, a tree).
     NotACommit,
 }
 
 impl RevError {
+    /// What to say of the revision `rev` that did not resolve: the message, and what to do about
+    /// it when there is something to do.
     pub fn describe(&self, rev: &str) -> (String, Option<String>) {
         match self {
             RevError::NotFound { shallow: true } => (
@@ -297,10 +303,13 @@ impl RevError {
 /// or corrupt. Blame never guesses past one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectError {
+    /// The object's ID.
     pub id: Oid,
     /// `commit`, `tree` or `blob`.
     pub kind: &'static str,
+    /// It is not in the object database (a partial clone); otherwise it is there but unreadable.
     pub missing: bool,
+    /// libgit2's message.
     pub message: String,
 }
 
@@ -318,6 +327,7 @@ impl std::fmt::Display for ObjectError {
 impl std::error::Error for ObjectError {}
 
 impl ObjectError {
+    /// The error of reading object `id` of `kind` (`commit`, `tree`, `blob`), from libgit2's.
     pub fn new(id: Oid, kind: &'static str, e: &git2::Error) -> Self {
         ObjectError {
             id,
@@ -328,7 +338,7 @@ impl ObjectError {
     }
 }
 
-/// What a path names at a commit, before its blob is read (see [`CodeRepo::entry_at`]).
+/// What a path names at a commit, before its blob is read (see `CodeRepo::entry_at`).
 #[derive(Debug, Clone)]
 pub enum Entry {
     /// A regular file: its blob.
@@ -340,14 +350,21 @@ pub enum Entry {
 /// What a path names at a commit.
 #[derive(Debug, Clone)]
 pub enum FileAt {
+    /// A text file: its content.
     Text(Arc<str>),
+    /// Nothing by that name.
     Missing,
+    /// A directory.
     Directory,
+    /// A submodule.
     Submodule,
     /// A path inside a submodule (the one named here): its files are another repository's.
     InSubmodule(String),
+    /// A symbolic link.
     Symlink,
+    /// A blob that is not text: a NUL in its first 8000 bytes, or not UTF-8.
     Binary,
+    /// A blob past [`MAX_BLOB_BYTES`], never read: its size in bytes.
     TooLarge(usize),
 }
 
@@ -752,7 +769,7 @@ impl CodeRepo {
         regular.map(|(path, id, _)| (path, id)).collect()
     }
 
-    /// [`Self::paths_at`] from any thread: a handle is opened only when they are not known yet,
+    /// `Self::paths_at` from any thread: a handle is opened only when they are not known yet,
     /// and dropped after. (A lent handle, kept for the run with its caches, added 3-4 MB to the
     /// wiki corpus's peak and saved no measurable time on the versioned-docs corpus.)
     pub fn paths(&self, commit: Oid) -> Arc<PathIndex> {
@@ -781,13 +798,13 @@ impl CodeRepo {
     }
 
     /// Where `path` (a file at `from`, gone at `to`) is at `to` when it was renamed, as
-    /// `git log --follow` finds it; `None` when it was deleted (see [`Follower::renamed`]).
+    /// `git log --follow` finds it; `None` when it was deleted (see `Follower::renamed`).
     pub fn renamed(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
         self.renames.renamed(repo, from, to, path)
     }
 
     /// Whether following a file stopped short at git's rename limit in some commit (see
-    /// [`Follower::renames_skipped`]).
+    /// `Follower::renames_skipped`).
     pub fn renames_skipped(&self) -> Option<crate::model::RenamesSkipped> {
         self.renames.renames_skipped()
     }

@@ -21,6 +21,7 @@ pub struct Entry {
     /// Not flattened: serde buffers a flattened struct's numbers, which serde_json's exact
     /// numbers (`arbitrary_precision`) cannot pass through, and the index would never load.
     pub chunk: Chunk,
+    /// The chunk's tokens, joined by spaces.
     pub terms: String,
 }
 
@@ -61,7 +62,7 @@ pub fn path(git_dir: &Path, tree: Oid) -> PathBuf {
 pub(crate) const MAX_BYTES: u64 = 256 << 20;
 
 /// The index of `tree`, when one is on disk and every entry passes `valid` (its path is a file of
-/// the tree, its lines a range). Only a regular file, up to [`MAX_BYTES`], is read, never through a
+/// the tree, its lines a range). Only a regular file, up to `MAX_BYTES`, is read, never through a
 /// symbolic link (a FIFO put in its place would hang the read), and only past its header line;
 /// on any doubt the index is rebuilt.
 pub fn load(git_dir: &Path, tree: Oid, valid: impl Fn(&Chunk) -> bool) -> Result<Vec<Entry>, Miss> {

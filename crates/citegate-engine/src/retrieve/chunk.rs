@@ -15,9 +15,13 @@ pub(crate) const MAX_UNIT: usize = 150;
 /// inside), when there is one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
+    /// The file's repo-relative path.
     pub path: String,
+    /// The chunk's first line (1-based).
     pub start: usize,
+    /// The chunk's last line, inclusive.
     pub end: usize,
+    /// The name of the definition or heading it is (or is inside), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
     /// A chunk of a doc (a Markdown page, an answer file), not of code: never retrieved unless

@@ -25,6 +25,7 @@ pub(crate) const SYMBOL_BOOST: f32 = 1.5;
 /// What to look for: words, and what the old citation knew.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
+    /// The words to look for: a question, or the text of the answer being re-grounded.
     pub text: String,
     /// Paths cited before (a chunk of one of them ranks higher).
     pub paths: Vec<String>,
@@ -57,6 +58,7 @@ impl Query {
 pub struct Hit {
     /// Index into [`Index::chunks`].
     pub chunk: usize,
+    /// Its BM25 score, boosted when its path or symbol is one the query names.
     pub score: f32,
 }
 
@@ -64,7 +66,9 @@ pub struct Hit {
 pub struct Index {
     /// The commit it was asked for, and its tree (what the index is keyed by).
     pub commit: Oid,
+    /// The tree of `commit`.
     pub tree: Oid,
+    /// The tree's chunks, as [`Hit::chunk`] indexes them.
     pub chunks: Vec<Chunk>,
     /// The chunks' BM25 index, over their tokens as cached (written out with spaces).
     bm25: bm25::Bm25,

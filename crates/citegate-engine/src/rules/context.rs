@@ -11,12 +11,17 @@ use crate::registry::RuleId;
 
 /// A citation being judged, with what a finding about it needs.
 pub struct Subject<'a> {
+    /// The doc the citation is in.
     pub doc: DocId,
     /// The citation's index in its doc.
     pub index: CiteId,
+    /// The doc's text, which a fix rewrites.
     pub doc_text: &'a str,
+    /// The citation judged.
     pub citation: &'a Citation,
+    /// The commit it was judged at; `None` when its pin names no commit.
     pub revision: Option<Oid>,
+    /// Where its revision came from.
     pub pin: PinSource,
 }
 

@@ -1,7 +1,7 @@
 //! The rules: one file each, holding the decision (a `check` over the facts that extraction and
 //! [`crate::check`] gathered) and the finding's message and fix. The dispatch below, one method per
 //! stage, is the one written statement of which rule runs when and of the precedence between
-//! them. The stale family is decided by one classifier ([`crate::check::stale::classify`]); each
+//! them. The stale family is decided by one classifier (`crate::check::stale::classify`); each
 //! `stale-*` file turns its verdict into a finding. Catalogue entries (family, default severity,
 //! summary, fix safety, explanation, examples) live in `rules/ID.yaml`, see [`crate::registry`].
 //! One rule runs after all of these: `unused-suppression`, decided by the audit's suppression
@@ -59,6 +59,7 @@ pub struct Rules<'a> {
 }
 
 impl Rules<'_> {
+    /// Whether `rule` is on for the doc `doc`.
     pub fn on(&self, rule: RuleId, doc: DocId) -> bool {
         (self.enabled)(rule, doc)
     }

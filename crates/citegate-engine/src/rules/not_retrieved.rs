@@ -11,6 +11,8 @@ use crate::model::Retrieved;
 use crate::model::Surface;
 use crate::registry::RuleId;
 
+/// The `not-retrieved` finding on the citation of `path` (lines `range`), when no chunk of
+/// `retrieved` holds its span (a whole-file citation is never held).
 pub fn check(
     subject: &Subject<'_>,
     path: &str,

@@ -24,6 +24,7 @@ pub enum Trouble {
     NoReason,
 }
 
+/// The `unused-suppression` finding on the comment `s`, saying what is wrong with it.
 pub fn check(doc: DocId, s: &InlineSuppression, trouble: &Trouble) -> Finding {
     let (first, last) = s.lines;
     let lines = match first == last {
