@@ -31,8 +31,10 @@
 //! The engine never prints. Errors are types with their cause as `source` ([`error::chain`]
 //! prints them whole).
 //!
-//! **The API is not stable yet.** It is public for citegate's own crates (the reports, the
-//! servers, the command line, the libraries' entry points) and changes with them; what citegate
+//! **The API is a deliberate surface, not yet a stable one.** What no other crate of the
+//! workspace uses is `pub(crate)`; every public item is documented (`missing_docs` is denied, and
+//! CI builds these docs with warnings as errors); `scripts/semver.sh` compares it with the last
+//! release once there is one. Before 1.0 it changes with citegate's own crates; what citegate
 //! promises is its command line, its JSON report (version 1), its configuration file and the
 //! protocols it serves.
 #![warn(clippy::print_stdout, clippy::print_stderr, unreachable_pub)]
