@@ -17,17 +17,21 @@ use crate::registry::{RuleId, Severity};
 /// The file looked for at the repository root.
 pub const FILE_NAME: &str = ".citegate.yaml";
 
+// The variants are documented in plain comments: a doc comment of its own would turn the JSON
+// Schema's `enum` of four strings into a `oneOf` of four descriptions, and this doc comment is
+// the schema's description; the published schema (`citegate config-schema`) stays as it is.
 /// A rule's level: a severity, or `off`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
-    /// Its findings are errors (failing a run by default).
+    // Its findings are errors (failing a run by default).
     Error,
-    /// Its findings are warnings (failing a run with `--fail-on warning`).
+    // Its findings are warnings (failing a run with `--fail-on warning`).
     Warning,
-    /// Its findings are notes (never failing a run).
+    // Its findings are notes (never failing a run).
     Note,
-    /// The rule is not run: it reports nothing.
+    // The rule is not run: it reports nothing.
     Off,
 }
 
