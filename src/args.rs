@@ -420,6 +420,8 @@ impl Selection {
             shard: self.shard,
             baseline: self.baseline,
             progress: audit::ProgressSink::default(),
+            // Only `fix --repin` offers them (see `AuditOptions::repins`).
+            repins: false,
         }
     }
 }

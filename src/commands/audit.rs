@@ -25,7 +25,7 @@ pub fn audit_command(args: AuditArgs) -> ExitCode {
     if args.review_head.is_some() && !wants_review {
         return failed("--review-head places a github-review: it needs --format github-review");
     }
-    let (session, report) = match audit_in_session(args.selection, args.quiet) {
+    let (session, report) = match audit_in_session(args.selection, args.quiet, false) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -20,7 +20,7 @@ pub fn baseline_command(mut args: BaselineArgs) -> ExitCode {
     if fresh {
         args.selection.baseline = None;
     }
-    let (session, report) = match audit_in_session(args.selection, true) {
+    let (session, report) = match audit_in_session(args.selection, true, false) {
         Ok(r) => r,
         Err(code) => return code,
     };

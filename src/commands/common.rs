@@ -52,9 +52,11 @@ pub fn run_audit(selection: Selection, quiet: bool) -> Result<Report, ExitCode> 
 pub fn audit_in_session(
     selection: Selection,
     quiet: bool,
+    repins: bool,
 ) -> Result<(citegate::audit::Session, Report), ExitCode> {
     let mut options = selection.options();
     options.progress = progress_bar(quiet);
+    options.repins = repins;
     let session = citegate::audit::Session::open(&options).map_err(|e| audit_failed(&e))?;
     let report = citegate::audit::run_in(&session, &options).map_err(|e| audit_failed(&e))?;
     warn_renames_skipped(&report);

@@ -97,6 +97,7 @@ fn run_example(rule: RuleId) -> Result<Shown, String> {
         paths: vec![root.join(&doc)],
         repo: Some(root.to_path_buf()),
         jobs: Some(1),
+        repins: false,
         ..AuditOptions::default()
     })
     .map_err(|e| chain(&e))?;

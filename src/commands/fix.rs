@@ -9,7 +9,7 @@ use citegate::fix;
 use super::common::*;
 
 pub fn fix_command(args: FixArgs) -> ExitCode {
-    let (session, report) = match audit_in_session(args.selection, false) {
+    let (session, report) = match audit_in_session(args.selection, false, args.repin) {
         Ok(r) => r,
         Err(code) => return code,
     };

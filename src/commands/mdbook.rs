@@ -100,6 +100,7 @@ pub fn mdbook_command(args: MdbookArgs) -> ExitCode {
     let options = AuditOptions {
         paths: vec![src.clone()],
         repo: Some(src),
+        repins: false,
         ..AuditOptions::default()
     };
     // Why an audit cannot run is said as `citegate audit` says it (a configuration error with

@@ -129,6 +129,30 @@ fn repin_moves_unchanged_citations_to_the_target_only_when_asked() {
 }
 
 #[test]
+fn re_pins_are_made_only_for_a_run_that_offers_them() {
+    let fixture = citegate::testing::Fixture::build(SPEC).unwrap();
+    let v1 = fixture.substitute("{{short:v1}}").unwrap();
+    let md = format!("See [s](https://github.com/acme/f/blob/{v1}/src/same.rs#L1).\n");
+    std::fs::create_dir_all(fixture.path().join("docs")).unwrap();
+    std::fs::write(fixture.path().join("docs/a.md"), &md).unwrap();
+    let audit = |repins| {
+        let opts = citegate::audit::AuditOptions {
+            repins,
+            ..Default::default()
+        };
+        fixture.audit(&["docs"], opts).unwrap()
+    };
+    // The language server's default: the re-pin is made (and re-checked).
+    let offered = audit(true);
+    assert_eq!(offered.repins.len(), 1, "{:?}", offered.repins);
+    // `audit` and the libraries offer none: none made, the same report.
+    let plain = audit(false);
+    assert!(plain.repins.is_empty());
+    let json = citegate::report::json::render;
+    assert_eq!(json(&plain), json(&offered));
+}
+
+#[test]
 fn an_unpinned_citation_whose_code_shifted_is_moved_by_fix() {
     let spec = "@@@ commit v1 code and doc\n@@@ file src/a.rs\nfn keep() {\n    let ttl = 30;\n}\n\
                 @@@ file docs/a.md\nThe TTL lives in src/a.rs:2.\n\

@@ -204,8 +204,10 @@ impl Repo {
     /// Open the repository holding `path` at `target` (else the configuration's target, else
     /// `HEAD`), reading its `.citegate.yaml`.
     pub fn open(path: &Path, target: Option<&str>) -> Result<Repo, Error> {
-        let session = on_pool(|| Session::at(path, target, None))?
+        let mut session = on_pool(|| Session::at(path, target, None))?
             .map_err(|e| Error::run(citegate_engine::error::chain(&e)))?;
+        // The libraries offer no re-pins: none is made (see `AuditOptions::repins`).
+        session.settings.repins = false;
         let base = session.repo.workdir.as_deref().and_then(|w| below(w, path));
         Ok(Repo {
             session,

@@ -128,6 +128,8 @@ fn workspace_diagnostics(state: &State) -> WorkspaceDiagnosticReport {
         let opts = AuditOptions {
             paths: vec![root.clone()],
             repo: Some(root.clone()),
+            // Diagnostics only: the re-pin actions come from the open docs' own check.
+            repins: false,
             ..AuditOptions::default()
         };
         let report = match audit::run(&opts) {

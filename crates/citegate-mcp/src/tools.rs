@@ -215,9 +215,11 @@ pub(super) fn check_docs(root: &Path, p: CheckDocs) -> Result<String, String> {
                 .iter()
                 .map(|d| inside(d).map(|d| root.join(d)))
                 .collect::<Result<Vec<PathBuf>, String>>()?;
+            // The tools offer no re-pins: none is made (see `AuditOptions::repins`).
             let opts = AuditOptions {
                 paths,
                 repo: Some(root.to_path_buf()),
+                repins: false,
                 ..AuditOptions::default()
             };
             audit::run(&opts).map_err(|e| citegate_engine::error::chain(&e))?

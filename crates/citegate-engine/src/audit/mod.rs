@@ -323,15 +323,14 @@ fn check_unverified(
     history::recheck_at_target(repo, target, &docs, &mut facts, &needs);
     // The search for lost quotes (help-only, reading files no citation names) runs while the
     // stale comparison does: neither reads what the other writes.
-    let mut stale_findings = Vec::new();
-    let (found, (repins, pin_moves)) = rayon::join(
+    let (found, (mut stale_findings, repins, pin_moves)) = rayon::join(
         || match settings.quote_hints {
             true => quotes::elsewhere(repo, &docs, &facts, |f| {
                 levels.on(RuleId::UnsupportedQuote, f.cite.doc)
             }),
             false => Vec::new(),
         },
-        || stale_stage(repo, target, &docs, &facts, &rules, &mut stale_findings),
+        || stale_stage(repo, target, &docs, &facts, &rules, settings.repins),
     );
     quotes::fill_elsewhere(&mut facts, found);
     // The rules at the blob, in parallel; findings keep the facts' order (they are sorted later).
@@ -375,16 +374,18 @@ impl Needs for LiteralsOn<'_> {
 }
 
 /// Compare what held at an older revision with the target (in parallel by path); the `stale-*`
-/// rules report the verdicts. Returns the opt-in re-pins of citations whose own older pin still
-/// holds at the target, and the moves of doc pins with their citations.
+/// rules report the verdicts. Returns their findings, the opt-in re-pins of citations whose own
+/// older pin still holds at the target (when `make_repins`), and the moves of doc pins
+/// with their citations.
 fn stale_stage(
     repo: &CodeRepo,
     target: Oid,
     docs: &[AuditedDoc],
     facts: &[CiteFacts],
     rules: &Rules<'_>,
-    findings: &mut Vec<Finding>,
-) -> (Vec<(DocId, Fix)>, Vec<PinMove>) {
+    make_repins: bool,
+) -> (Vec<Finding>, Vec<(DocId, Fix)>, Vec<PinMove>) {
+    let mut findings = Vec::new();
     let mut by_path: BTreeMap<&str, Vec<StaleItem>> = BTreeMap::new();
     for f in facts.iter().filter(|f| f.commit != target) {
         let Some(held) = &f.held else { continue };
@@ -419,7 +420,9 @@ fn stale_stage(
     for (item, verdict) in &verdicts {
         let s = Subject::at(docs, item.cite, item.from, item.pin);
         if *verdict == StaleVerdict::Holds {
-            repins.extend(repin(&s, target).map(|fix| (s.doc, fix)));
+            if make_repins {
+                repins.extend(repin(&s, target).map(|fix| (s.doc, fix)));
+            }
             continue;
         }
         let answer = s
@@ -429,12 +432,12 @@ fn stale_stage(
         let pin_move = pin_moves
             .iter()
             .find(|m| m.doc == s.doc && m.answer == answer);
-        rules.on_stale(&s, target, verdict, pin_move, findings);
+        rules.on_stale(&s, target, verdict, pin_move, &mut findings);
     }
     repins.sort_by(|(a, x), (b, y)| {
         (&docs[*a].doc.name, x.edit.byte_start).cmp(&(&docs[*b].doc.name, y.edit.byte_start))
     });
-    (repins, pin_moves)
+    (findings, repins, pin_moves)
 }
 
 /// A citation whose own pin is older than the target but whose content is unchanged at the same

@@ -38,6 +38,12 @@ pub struct AuditOptions {
     pub baseline: Option<PathBuf>,
     /// Where the run reports its stages (a bar on a terminal; nothing by default).
     pub progress: ProgressSink,
+    /// Make the opt-in re-pins ([`crate::model::Report::repins`]: citations whose own older pin
+    /// still holds at the target, moved to it by `fix --repin` and the language server's re-pin
+    /// actions). Each is re-checked before it is offered, which is most of the fix re-check on
+    /// docs with many pinned citations: a run that offers none (`audit`, `sweep`, the gate, the
+    /// libraries) leaves them out. On by default.
+    pub repins: bool,
 }
 
 impl Default for AuditOptions {
@@ -56,6 +62,7 @@ impl Default for AuditOptions {
             shard: None,
             baseline: None,
             progress: ProgressSink::default(),
+            repins: true,
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct Settings {
     /// Search the other files of the tree for a quote found nowhere in its own file, to name
     /// where it is in the help. Help only: no verdict depends on it (the gate turns it off).
     pub quote_hints: bool,
+    /// Make the opt-in re-pins (see [`AuditOptions::repins`]).
+    pub repins: bool,
     /// `--repo-url`'s identity (`github.com/o/r`): its permalinks cite this repository too.
     pub repo_url_id: Option<String>,
     /// Where the run reports its stages.
@@ -54,6 +56,7 @@ impl Default for Settings {
             max_span_lines: DEFAULT_MAX_SPAN_LINES,
             history: true,
             quote_hints: true,
+            repins: true,
             repo_url_id: None,
             progress: ProgressSink::default(),
             surface: Surface::default(),
@@ -80,6 +83,7 @@ impl Settings {
                 .unwrap_or(DEFAULT_MAX_SPAN_LINES),
             history: opts.history,
             quote_hints: true,
+            repins: opts.repins,
             repo_url_id: opts.repo_url.as_deref().and_then(crate::forge::repo_id),
             progress: opts.progress.clone(),
             surface: Surface::default(),

@@ -156,9 +156,11 @@ pub fn fixes(repo: &CodeRepo, settings: &Settings, report: &mut Report, recheck:
     if pending.is_empty() {
         return;
     }
-    // The next run's settings, silent, without the help-only search for lost quotes.
+    // The next run's settings, silent, without the help-only search for lost quotes and the
+    // re-pins (a re-check judges the citations written, and offers nothing of its own).
     let quiet = Settings {
         quote_hints: false,
+        repins: false,
         progress: Default::default(),
         ..settings.clone()
     };

@@ -100,6 +100,7 @@ impl<'r> Gate<'r> {
         let settings = Settings {
             history: false,
             quote_hints: false,
+            repins: false,
             progress: Default::default(),
             ..settings.clone()
         };
