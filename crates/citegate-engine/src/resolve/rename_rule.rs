@@ -19,7 +19,7 @@
 //! added file shares with the deleted one, over the larger file's size. A file whose size differs
 //! by more than half from the other's is not scored at all. Only regular files are scored.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use git2::{Oid, Repository};
 
@@ -100,8 +100,8 @@ pub fn find(
         targets: by_path(targets),
         used: vec![false; sources.len()],
         taken: vec![false; targets.len()],
-        sizes: HashMap::new(),
-        spans: HashMap::new(),
+        sizes: HashMap::default(),
+        spans: HashMap::default(),
         found: Found::default(),
         all: (sources, targets),
     };
@@ -161,7 +161,7 @@ impl<'a> Matcher<'a> {
     /// Pass 1: the same blob.
     fn exact(&mut self) {
         let (sources, targets) = self.all;
-        let mut by_blob: HashMap<Oid, Vec<usize>> = HashMap::new();
+        let mut by_blob: HashMap<Oid, Vec<usize>> = HashMap::default();
         for &s in &self.sources {
             by_blob.entry(sources[s].blob).or_default().push(s);
         }
@@ -194,7 +194,7 @@ impl<'a> Matcher<'a> {
     fn same_name(&mut self) -> Result<(), git2::Error> {
         let (sources, targets) = self.all;
         let unique = |files: &'a [Side], order: &[usize], free: &[bool]| {
-            let mut names: HashMap<&'a str, Option<usize>> = HashMap::new();
+            let mut names: HashMap<&'a str, Option<usize>> = HashMap::default();
             for &i in order.iter().filter(|&&i| free[i]) {
                 names
                     .entry(file_name(&files[i].path))
@@ -316,7 +316,9 @@ impl Spans {
     fn of(bytes: &[u8]) -> Spans {
         // git's test for a binary file: a NUL in its first 8,000 bytes.
         let text = !bytes[..bytes.len().min(8000)].contains(&0);
-        let mut counts: HashMap<u32, u64> = HashMap::new();
+        // Each chunk's hash and size, then summed per hash once sorted (no hash table: a file
+        // has about as many chunks as lines, most of them distinct).
+        let mut chunks: Vec<(u32, u64)> = Vec::with_capacity(bytes.len() / 32 + 1);
         let (mut n, mut acc1, mut acc2) = (0u64, 0u32, 0u32);
         for (i, &c) in bytes.iter().enumerate() {
             if text && c == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
@@ -330,18 +332,22 @@ impl Spans {
             if n < 64 && c != b'\n' {
                 continue;
             }
-            let hash = acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE;
-            *counts.entry(hash).or_default() += n;
+            chunks.push((acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE, n));
             (n, acc1, acc2) = (0, 0, 0);
         }
         if n > 0 {
             // The last line, without its line end: a chunk too (as git 2.47 counts it).
-            let hash = acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE;
-            *counts.entry(hash).or_default() += n;
+            chunks.push((acc1.wrapping_add(acc2.wrapping_mul(0x61)) % HASHBASE, n));
         }
-        let mut counts: Vec<(u32, u64)> = counts.into_iter().collect();
-        counts.sort_unstable();
-        Spans { counts }
+        chunks.sort_unstable_by_key(|c| c.0);
+        chunks.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
+        Spans { counts: chunks }
     }
 
     /// The bytes of `self` found again in `to`: per chunk hash, the smaller of the two counts.
