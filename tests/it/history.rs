@@ -234,16 +234,79 @@ fn c() {}
     let folders = Folders::default();
     let limit = citegate::resolve::rename_rule::GIT_RENAME_LIMIT;
     assert!(
-        renames_between(&git, &folders, tree("v1"), tree("add"), limit)
+        renames_between((&git, None), &folders, tree("v1"), tree("add"), limit)
             .unwrap()
             .0
             .is_empty()
     );
-    let (moved, _) = renames_between(&git, &folders, tree("add"), tree("move"), limit).unwrap();
+    let (moved, _) =
+        renames_between((&git, None), &folders, tree("add"), tree("move"), limit).unwrap();
     assert_eq!(
         moved.get("src/deep/a.rs").map(String::as_str),
         Some("lib/a.rs")
     );
+}
+
+/// A commit that renames more files than one thread reads alone: the blobs its scores need are
+/// read on both threads, through lent handles, and the renames are the same as read on one.
+#[test]
+fn a_large_commits_renames_are_the_same_read_on_every_core() {
+    use citegate::resolve::folders::Folders;
+    use citegate::resolve::renames::renames_between;
+    let files = 120;
+    let body = |i: usize, edited: bool| -> String {
+        let mut lines: Vec<String> = (0..8)
+            .map(|l| format!("const F{i}_{l}: u32 = {l};"))
+            .collect();
+        if edited {
+            lines[i % 8] = format!("const F{i}_EDITED: u32 = {i};");
+        }
+        lines.join("\n") + "\n"
+    };
+    let mut spec = String::from("@@@ commit v1 code\n");
+    for i in 0..files {
+        spec += &format!("@@@ file src/f{i}.rs\n{}", body(i, false));
+    }
+    spec += "@@@ commit move every file renamed, one line of each edited\n";
+    for i in 0..files {
+        spec += &format!(
+            "@@@ delete src/f{i}.rs\n@@@ file lib/g{i}.rs\n{}",
+            body(i, true)
+        );
+    }
+    let fx = Fixture::build(&spec).unwrap();
+    let git = Repository::open(fx.path()).unwrap();
+    let tree = |label: &str| git.find_commit(fx.labels[label]).unwrap().tree_id();
+    let (before, after) = (tree("v1"), tree("move"));
+    let limit = citegate::resolve::rename_rule::GIT_RENAME_LIMIT;
+    let alone = renames_between((&git, None), &Folders::default(), before, after, limit).unwrap();
+    let lent = std::sync::atomic::AtomicUsize::new(0);
+    let lend = |f: &mut dyn FnMut(&Repository)| {
+        lent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f(&Repository::open(fx.path()).unwrap())
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let shared = pool.install(|| {
+        let git = Repository::open(fx.path()).unwrap();
+        renames_between(
+            (&git, Some(&lend)),
+            &Folders::default(),
+            before,
+            after,
+            limit,
+        )
+        .unwrap()
+    });
+    assert!(lent.into_inner() > 1, "the blobs were read on lent handles");
+    assert_eq!(alone.0.len(), files);
+    assert_eq!(
+        alone.0.get("src/f7.rs").map(String::as_str),
+        Some("lib/g7.rs")
+    );
+    assert_eq!(alone, shared);
 }
 
 /// Peak resident memory (KiB) of `citegate ARGS` run in `dir`, its output sent to `out`: the

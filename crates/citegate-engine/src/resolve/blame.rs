@@ -450,6 +450,7 @@ impl Walk<'_> {
         };
         let found = rename_rule::find(
             self.git,
+            None,
             deleted,
             std::slice::from_ref(doc),
             GIT_RENAME_LIMIT,

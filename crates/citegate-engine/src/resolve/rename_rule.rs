@@ -20,8 +20,8 @@
 //! by more than half from the other's is not scored at all. Only regular files are scored.
 
 use foldhash::HashMap;
-
 use git2::{Oid, Repository};
+use rayon::prelude::*;
 
 use crate::model::RenamesSkipped;
 
@@ -39,6 +39,13 @@ const MIN_BASENAME_SCORE: u64 = MIN_SCORE + (MAX_SCORE - MIN_SCORE) / 2;
 const CANDIDATES: usize = 4;
 /// How many files with the very same blob git looks at for one added file.
 const IDENTICAL_ALTERNATIVES: usize = 100;
+
+/// Lends a handle on the same repository to work on another thread (`CodeRepo::with_handle`), so
+/// that the blobs of a large matrix are read on every core.
+pub type Lend<'a> = &'a (dyn Fn(&mut dyn FnMut(&Repository)) + Sync);
+
+/// Fewer blobs than this to read for a matrix are read on the asking thread.
+const PARALLEL_READS: usize = 64;
 
 /// A deleted or an added file of a diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,15 +94,18 @@ pub(crate) fn configured_limit(git: &Repository) -> i64 {
 }
 
 /// Pair the deleted files `sources` with the added files `targets` as git does (see the module
-/// doc), reading blobs from `git` only where a score is needed.
+/// doc), reading blobs from `git` only where a score is needed (a large matrix's on every core,
+/// through handles `lend` lends, when it is given).
 pub fn find(
     git: &Repository,
+    lend: Option<Lend<'_>>,
     sources: &[Side],
     targets: &[Side],
     limit: i64,
 ) -> Result<Found, git2::Error> {
     let mut m = Matcher {
         git,
+        lend,
         sources: by_path(sources),
         targets: by_path(targets),
         used: vec![false; sources.len()],
@@ -140,6 +150,7 @@ type Candidate = (u64, bool, usize, usize);
 
 struct Matcher<'a> {
     git: &'a Repository,
+    lend: Option<Lend<'a>>,
     all: (&'a [Side], &'a [Side]),
     sources: Vec<usize>,
     targets: Vec<usize>,
@@ -223,32 +234,24 @@ impl<'a> Matcher<'a> {
         Ok(())
     }
 
-    /// Pass 4: the best candidates first.
+    /// Pass 4: the best candidates first. Every pair is scored: the blobs those scores need are
+    /// read first, then each added file's candidates are found on every core.
     fn inexact(&mut self) -> Result<(), git2::Error> {
-        let (sources, targets) = self.all;
-        let mut ranked: Vec<Candidate> = Vec::new();
-        for &t in &self.targets.clone() {
-            if self.taken[t] {
-                continue;
-            }
-            let mut best: Vec<Candidate> = Vec::with_capacity(CANDIDATES + 1);
-            for &s in &self.sources.clone() {
-                if self.used[s] {
-                    continue;
-                }
-                let named = file_name(&sources[s].path) == file_name(&targets[t].path);
-                let c = (self.score(s, t, MIN_SCORE)?, named, s, t);
-                // Kept only when strictly better than the worst kept: the first of equals stays.
-                if best.len() < CANDIDATES {
-                    best.push(c);
-                } else if let Some(worst) = (0..CANDIDATES).min_by_key(|&i| rank(&best[i])) {
-                    if rank(&c) > rank(&best[worst]) {
-                        best[worst] = c;
-                    }
-                }
-            }
-            ranked.extend(best);
-        }
+        let free = |order: &[usize], done: &[bool]| -> Vec<usize> {
+            order.iter().copied().filter(|&i| !done[i]).collect()
+        };
+        let (sources, targets) = (
+            free(&self.sources, &self.used),
+            free(&self.targets, &self.taken),
+        );
+        self.read_scored(&sources, &targets)?;
+        let scores = self.scores();
+        let best_of = |&t: &usize| scores.best(t, &sources);
+        let rows: Vec<Vec<Candidate>> = match targets.len() * sources.len() >= PARALLEL_READS {
+            true => targets.par_iter().map(best_of).collect(),
+            false => targets.iter().map(best_of).collect(),
+        };
+        let mut ranked: Vec<Candidate> = rows.into_iter().flatten().collect();
         // Stable: equal candidates stay in the order of the added, then the deleted, files.
         ranked.sort_by_key(|c| std::cmp::Reverse(rank(c)));
         for (score, _, s, t) in ranked {
@@ -262,22 +265,84 @@ impl<'a> Matcher<'a> {
         Ok(())
     }
 
+    /// Read the blobs that scoring every pair of `sources` × `targets` needs (each size read in
+    /// the order the pairs are scored in, as [`Matcher::score`] reads them).
+    fn read_scored(&mut self, sources: &[usize], targets: &[usize]) -> Result<(), git2::Error> {
+        let (mut source_needed, mut target_needed) =
+            (vec![false; sources.len()], vec![false; targets.len()]);
+        for (j, &t) in targets.iter().enumerate() {
+            for (i, &s) in sources.iter().enumerate() {
+                if self.needs_read(s, t, MIN_SCORE)? {
+                    (source_needed[i], target_needed[j]) = (true, true);
+                }
+            }
+        }
+        let (all_sources, all_targets) = self.all;
+        let needed = (sources.iter().zip(&source_needed))
+            .map(|(&s, &n)| (all_sources[s].blob, n))
+            .chain((targets.iter().zip(&target_needed)).map(|(&t, &n)| (all_targets[t].blob, n)));
+        let mut blobs: Vec<Oid> = Vec::new();
+        let mut seen: foldhash::HashSet<Oid> = foldhash::HashSet::default();
+        for (blob, n) in needed {
+            if n && !self.spans.contains_key(&blob) && seen.insert(blob) {
+                blobs.push(blob);
+            }
+        }
+        self.read_all(blobs)
+    }
+
+    /// Read the chunks of `blobs`: through lent handles on every core when there are many.
+    fn read_all(&mut self, blobs: Vec<Oid>) -> Result<(), git2::Error> {
+        let threads = rayon::current_num_threads();
+        let lend = match self.lend {
+            Some(lend) if threads > 1 && blobs.len() >= PARALLEL_READS => lend,
+            _ => return blobs.into_iter().try_for_each(|b| self.read(b)),
+        };
+        let per_job = blobs.len().div_ceil(threads * 2);
+        let read: Vec<Result<Vec<(Oid, Spans)>, git2::Error>> = (blobs.par_chunks(per_job))
+            .map(|chunk| {
+                let mut out = Err(git2::Error::from_str("no handle was lent"));
+                lend(&mut |git| {
+                    out = (chunk.iter())
+                        .map(|&b| Ok((b, Spans::of(git.find_blob(b)?.content()))))
+                        .collect();
+                });
+                out
+            })
+            .collect();
+        for chunk in read {
+            self.spans.extend(chunk?);
+        }
+        Ok(())
+    }
+
     /// git's similarity of the deleted file `s` and the added file `t` (0 when their sizes alone
     /// rule out `minimum`, or either is not a regular file).
     fn score(&mut self, s: usize, t: usize, minimum: u64) -> Result<u64, git2::Error> {
+        if self.needs_read(s, t, minimum)? {
+            self.read(self.all.0[s].blob)?;
+            self.read(self.all.1[t].blob)?;
+        }
+        Ok(self.scores().score(s, t, minimum))
+    }
+
+    /// Whether scoring `s` against `t` reads their blobs: both regular files whose sizes do not
+    /// rule out `minimum` alone.
+    fn needs_read(&mut self, s: usize, t: usize, minimum: u64) -> Result<bool, git2::Error> {
         let (source, target) = (&self.all.0[s], &self.all.1[t]);
         if !source.regular() || !target.regular() {
-            return Ok(0);
+            return Ok(false);
         }
         let (a, b) = (self.size(source.blob)?, self.size(target.blob)?);
-        let (max, base) = (a.max(b), a.min(b));
-        if max * (MAX_SCORE - minimum) < (max - base) * MAX_SCORE {
-            return Ok(0);
+        Ok(close_enough(a, b, minimum))
+    }
+
+    fn scores(&self) -> Scores<'_> {
+        Scores {
+            all: self.all,
+            sizes: &self.sizes,
+            spans: &self.spans,
         }
-        let (a, b) = (source.blob, target.blob);
-        self.read(a)?;
-        self.read(b)?;
-        Ok(self.spans[&a].copied_to(&self.spans[&b]) * MAX_SCORE / max.max(1))
     }
 
     fn size(&mut self, blob: Oid) -> Result<u64, git2::Error> {
@@ -301,6 +366,55 @@ impl<'a> Matcher<'a> {
 /// How a candidate ranks: by score, then by a same file name.
 fn rank(c: &Candidate) -> (u64, bool) {
     (c.0, c.1)
+}
+
+/// Whether sizes `a` and `b` leave a score of `minimum` possible: git scores no pair whose larger
+/// file is bigger by more than `minimum` allows.
+fn close_enough(a: u64, b: u64, minimum: u64) -> bool {
+    let (max, base) = (a.max(b), a.min(b));
+    max * (MAX_SCORE - minimum) >= (max - base) * MAX_SCORE
+}
+
+/// Scores from sizes and chunks already read, shared by the threads of a matrix.
+struct Scores<'m> {
+    all: (&'m [Side], &'m [Side]),
+    sizes: &'m HashMap<Oid, u64>,
+    spans: &'m HashMap<Oid, Spans>,
+}
+
+impl Scores<'_> {
+    /// [`Matcher::score`], from what was read for it.
+    fn score(&self, s: usize, t: usize, minimum: u64) -> u64 {
+        let (source, target) = (&self.all.0[s], &self.all.1[t]);
+        if !source.regular() || !target.regular() {
+            return 0;
+        }
+        let (a, b) = (self.sizes[&source.blob], self.sizes[&target.blob]);
+        if !close_enough(a, b, minimum) {
+            return 0;
+        }
+        let copied = self.spans[&source.blob].copied_to(&self.spans[&target.blob]);
+        copied * MAX_SCORE / a.max(b).max(1)
+    }
+
+    /// The added file `t`'s best candidates among `sources`, in the order git keeps them.
+    fn best(&self, t: usize, sources: &[usize]) -> Vec<Candidate> {
+        let (all_sources, targets) = self.all;
+        let mut best: Vec<Candidate> = Vec::with_capacity(CANDIDATES + 1);
+        for &s in sources {
+            let named = file_name(&all_sources[s].path) == file_name(&targets[t].path);
+            let c = (self.score(s, t, MIN_SCORE), named, s, t);
+            // Kept only when strictly better than the worst kept: the first of equals stays.
+            if best.len() < CANDIDATES {
+                best.push(c);
+            } else if let Some(worst) = (0..CANDIDATES).min_by_key(|&i| rank(&best[i])) {
+                if rank(&c) > rank(&best[worst]) {
+                    best[worst] = c;
+                }
+            }
+        }
+        best
+    }
 }
 
 /// A file's chunks, as git counts them: bytes per chunk hash, sorted by hash.

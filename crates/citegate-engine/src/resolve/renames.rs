@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use git2::{ObjectType, Oid, Repository, Sort};
 
 use super::folders::{git_order, Entry, Folder, Folders};
-use super::rename_rule::{self, Side, Sides};
+use super::rename_rule::{self, Lend, Side, Sides};
 use crate::model::RenamesSkipped;
 
 /// The renames of one diff: old path → new path.
@@ -214,10 +214,12 @@ impl Follower {
     /// Where `path` (a file at `from`, gone at `to`) is at `to`: its name there when the file was
     /// renamed (through any number of renames, on any branch merged on the way), `None` when it
     /// was deleted. When `to` is not a descendant of `from` (a target older than the pin), the two
-    /// trees' own diff says.
+    /// trees' own diff says. `lend` lends handles for reading a large commit's blobs on every
+    /// core.
     pub(crate) fn renamed(
         &self,
         repo: &Repository,
+        lend: Option<Lend<'_>>,
         from: Oid,
         to: Oid,
         path: &str,
@@ -226,7 +228,7 @@ impl Follower {
         if let Some(r) = self.answers.lock().expect("renames lock").get(&key) {
             return r.clone();
         }
-        let found = self.follow(repo, from, to, path);
+        let found = self.follow(repo, lend, from, to, path);
         self.answers
             .lock()
             .expect("renames lock")
@@ -238,11 +240,18 @@ impl Follower {
     /// parents' (a name that is a file there is kept, one that is not is looked for among that
     /// commit's renames). Whether a name is a file at a commit is read from its column, shared
     /// by every walk that asks.
-    fn follow(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
+    fn follow(
+        &self,
+        repo: &Repository,
+        lend: Option<Lend<'_>>,
+        from: Oid,
+        to: Oid,
+        path: &str,
+    ) -> Option<String> {
         let graph = self.graph(repo, to);
         let range = self.range(repo, &graph, from, to);
         if range.commits.is_empty() {
-            return self.rename_in_commit(repo, &graph, from, to, path);
+            return self.rename_in_commit((repo, lend), &graph, from, to, path);
         }
         let mut known = Names::new(range.first);
         let file = known.id(self, repo, &graph, path);
@@ -270,10 +279,14 @@ impl Follower {
                 for &name in before {
                     let next = match known.is_file(name, at) {
                         true => Some(name),
-                        false => {
-                            (self.rename_in_commit(repo, &graph, id, commit, known.name(name)))
-                                .map(|new| known.id(self, repo, &graph, &new))
-                        }
+                        false => (self.rename_in_commit(
+                            (repo, lend),
+                            &graph,
+                            id,
+                            commit,
+                            known.name(name),
+                        ))
+                        .map(|new| known.id(self, repo, &graph, &new)),
                     };
                     match next {
                         Some(next) if !here.contains(&next) => here.push(next),
@@ -313,7 +326,7 @@ impl Follower {
     /// once per pair of commits.
     fn rename_in_commit(
         &self,
-        repo: &Repository,
+        (repo, lend): (&Repository, Option<Lend<'_>>),
         graph: &Graph,
         parent: Oid,
         commit: Oid,
@@ -333,7 +346,7 @@ impl Follower {
                     .limit
                     .get_or_init(|| rename_rule::configured_limit(repo));
                 let found = trees
-                    .and_then(|(a, b)| renames_between(repo, &self.folders, a, b, limit))
+                    .and_then(|(a, b)| renames_between((repo, lend), &self.folders, a, b, limit))
                     .unwrap_or_default();
                 if let Some(skip) = found.1 {
                     self.skipped_in(commit, skip);
@@ -671,9 +684,9 @@ fn walk_grafted(repo: &Repository, to: Oid) -> (Commits, Vec<Oid>) {
 /// Every rename git's rename detection finds between two trees, as `git diff --find-renames`
 /// pairs them under the rename limit `limit` ([`super::rename_rule`]): old path → new path, and
 /// whether the limit stopped the inexact pass. Folders are read through `folders` (and kept
-/// there).
+/// there); a large matrix's blobs through handles `lend` lends too, when it is given.
 pub fn renames_between(
-    repo: &Repository,
+    (repo, lend): (&Repository, Option<Lend<'_>>),
     folders: &Folders,
     a: Oid,
     b: Oid,
@@ -684,7 +697,7 @@ pub fn renames_between(
     let Some(sides) = deleted_and_added(repo, folders, a, b)? else {
         return Ok((Renames::new(), None));
     };
-    let found = rename_rule::find(repo, &sides.deleted, &sides.added, limit)?;
+    let found = rename_rule::find(repo, lend, &sides.deleted, &sides.added, limit)?;
     Ok((named(&sides, &found), found.skipped))
 }
 
@@ -951,8 +964,14 @@ mod tests {
         let by_commit: Vec<bool> = commits[1..].iter().map(|c| *early.at(at(*c))).collect();
         assert_eq!(by_commit, expected);
         // Deleted at the fourth commit: written again later, it is not the same file.
-        assert_eq!(follower.renamed(&git, commits[2], to, "src/f.rs"), None);
-        assert_eq!(follower.renamed(&git, commits[4], to, "src/f.rs"), None);
+        assert_eq!(
+            follower.renamed(&git, None, commits[2], to, "src/f.rs"),
+            None
+        );
+        assert_eq!(
+            follower.renamed(&git, None, commits[4], to, "src/f.rs"),
+            None
+        );
     }
 
     /// The renames of the two trees' whole diff, as libgit2 finds them without a path list.
@@ -960,12 +979,12 @@ mod tests {
         let (a, b) = (git.find_tree(a).unwrap(), git.find_tree(b).unwrap());
         let diff = git.diff_tree_to_tree(Some(&a), Some(&b), None).unwrap();
         let sides = sides_of(&diff);
-        let found = rename_rule::find(git, &sides.deleted, &sides.added, 0).unwrap();
+        let found = rename_rule::find(git, None, &sides.deleted, &sides.added, 0).unwrap();
         named(&sides, &found)
     }
 
     fn between(git: &Repository, a: Oid, b: Oid) -> Renames {
-        renames_between(git, &Folders::default(), a, b, 0)
+        renames_between((git, None), &Folders::default(), a, b, 0)
             .unwrap()
             .0
     }
@@ -1214,10 +1233,15 @@ mod tests {
         let to = main[3];
         let follower = Follower::default();
         assert_eq!(
-            follower.renamed(&git, branch, to, "src/f.rs").as_deref(),
+            follower
+                .renamed(&git, None, branch, to, "src/f.rs")
+                .as_deref(),
             Some("src/g.rs")
         );
-        assert_eq!(follower.renamed(&git, branch, to, "src/gone.rs"), None);
+        assert_eq!(
+            follower.renamed(&git, None, branch, to, "src/gone.rs"),
+            None
+        );
         // The range is the target's commits the pin does not descend from, as a revision walk
         // of the target hiding the pin lists them.
         let graph = follower.graph(&git, to);

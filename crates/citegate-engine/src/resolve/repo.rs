@@ -800,7 +800,8 @@ impl CodeRepo {
     /// Where `path` (a file at `from`, gone at `to`) is at `to` when it was renamed, as
     /// `git log --follow` finds it; `None` when it was deleted (see `Follower::renamed`).
     pub fn renamed(&self, repo: &Repository, from: Oid, to: Oid, path: &str) -> Option<String> {
-        self.renames.renamed(repo, from, to, path)
+        let lend = |f: &mut dyn FnMut(&Repository)| self.with_handle(|git| f(git));
+        self.renames.renamed(repo, Some(&lend), from, to, path)
     }
 
     /// Whether following a file stopped short at git's rename limit in some commit (see
