@@ -45,6 +45,12 @@ OUT = TARGET / "bench"
 
 def run(cmd, cwd=None, stdin=None, ok=(0, 1)):
     """Wall time and peak RSS (KiB) of one command; its output is discarded."""
+    wall, usage = run_usage(cmd, cwd, stdin, ok)
+    return wall, usage.ru_maxrss
+
+
+def run_usage(cmd, cwd=None, stdin=None, ok=(0, 1)):
+    """Wall time and resource usage (`os.wait4`'s) of one command; its output is discarded."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE if stdin else None,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -57,7 +63,7 @@ def run(cmd, cwd=None, stdin=None, ok=(0, 1)):
     err = proc.stderr.read().decode(errors="replace")
     if code not in ok:
         sys.exit(f"bench: {' '.join(map(str, cmd))} exited {code}: {err}")
-    return wall, usage.ru_maxrss
+    return wall, usage
 
 
 def best(cmd, cwd, repeat, ok=(0, 1)):
