@@ -8,7 +8,8 @@
 //! also writes `DIR.citations.tsv` (revision, path, start, end, quote) for the naive baseline and
 //! the floor. `--shape wiki [--docs 2400] [--answer-files 1500]`: a wiki plus an answer cache
 //! (issue 38): Markdown pages in every syntax of `CITATIONS.md`, about 5 KB and 17 citations each,
-//! and JSON/JSONL answer files with `retrieved` chunks. `--shape moved [--answers 2400]`: one-citation
+//! and JSON/JSONL answer files with `retrieved` chunks; with `--real`, over the history of DIR, an
+//! existing clone (`corpus/real.rs`). `--shape moved [--answers 2400]`: one-citation
 //! answers pinned at a first commit whose functions all moved down two lines at HEAD (`regenerate`
 //! re-grounds every one). `--shape versioned [--commits 3000] [--docs 550]`: a Docusaurus site
 //! (`docs/`, `versioned_docs/version-X.Y/`) of permalinks into 40 tags, release branches named
@@ -25,6 +26,8 @@ use std::rc::Rc;
 
 use git2::{IndexEntry, IndexTime, Oid, Repository, Signature, Time};
 
+#[path = "corpus/real.rs"]
+mod real;
 #[path = "corpus/versioned.rs"]
 mod versioned;
 
@@ -44,6 +47,8 @@ struct Args {
     wiki: bool,
     docs: usize,
     answer_files: usize,
+    /// With `wiki`: DIR is an existing clone, and the docs cite its own history (`corpus/real.rs`).
+    real: bool,
     /// `moved`: `--answers` one-citation answers pinned at the first commit, whose cited functions
     /// all moved down two lines at HEAD (every answer is re-grounded by `regenerate`).
     moved: bool,
@@ -69,6 +74,7 @@ fn parse_args() -> Result<Args, String> {
         wiki: false,
         docs: 2_400,
         answer_files: 1_500,
+        real: false,
         moved: false,
         answers: 2_400,
         versioned: false,
@@ -90,6 +96,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--seed" => args.seed = num("--seed")? as u64,
             "--history-docs" => args.history_docs = true,
+            "--real" => args.real = true,
             "--docs" => {
                 args.docs = num("--docs")?;
                 args.docs_given = true;
@@ -780,6 +787,33 @@ fn write_wiki_answers(
     }
 }
 
+/// The wiki pages and answer files of the `wiki` shape, written to the index of `w` against the
+/// last commit of `history`: their citation rows and how many citations they hold. About 11
+/// citations in a page's running text (plus its closing sources and front matter), 3 answers of
+/// 2 citations per answer file.
+fn write_wiki(
+    w: &mut Writer<'_>,
+    args: &Args,
+    rng: &mut fastrand::Rng,
+    history: &[(Oid, Snapshot)],
+) -> Result<(String, usize), git2::Error> {
+    let head = history.last().expect("history").0;
+    let (mut rows, mut written) = (String::new(), 0);
+    for d in 0..args.docs {
+        let doc = write_wiki_doc(d, 8 + d % 7, args, rng, head, history);
+        w.put(&doc.path, &doc.text)?;
+        rows.push_str(&doc.rows(head));
+        written += doc.citations;
+    }
+    for f in 0..args.answer_files {
+        let doc = write_wiki_answers(f, 3, args, rng, head, history);
+        w.put(&doc.path, &doc.text)?;
+        rows.push_str(&doc.rows(head));
+        written += doc.citations;
+    }
+    Ok((rows, written))
+}
+
 fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let dir = Path::new(&args.dir);
     if dir.exists() {
@@ -831,20 +865,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut rows = String::new();
     let mut written = 0;
     if args.wiki {
-        // About 11 citations in a page's running text (plus its closing sources and front
-        // matter), 3 answers of 2 citations per answer file.
-        for d in 0..args.docs {
-            let doc = write_wiki_doc(d, 8 + d % 7, &args, &mut rng, head, &history);
-            w.put(&doc.path, &doc.text)?;
-            rows.push_str(&doc.rows(head));
-            written += doc.citations;
-        }
-        for f in 0..args.answer_files {
-            let doc = write_wiki_answers(f, 3, &args, &mut rng, head, &history);
-            w.put(&doc.path, &doc.text)?;
-            rows.push_str(&doc.rows(head));
-            written += doc.citations;
-        }
+        (rows, written) = write_wiki(&mut w, &args, &mut rng, &history)?;
     } else if !args.history_docs {
         for d in 0..docs {
             let n = PER_DOC.min(args.citations - written);
@@ -969,6 +990,8 @@ fn main() -> ExitCode {
     let run = |args: Args| match (args.moved, args.versioned) {
         (true, _) => run_moved(args),
         (_, true) => versioned::run(args),
+        _ if args.real && args.wiki => real::run(args),
+        _ if args.real => Err("--real goes with --shape wiki".into()),
         _ => run(args),
     };
     match parse_args().map_err(Into::into).and_then(run) {
