@@ -44,7 +44,8 @@ const IDENTICAL_ALTERNATIVES: usize = 100;
 /// that the blobs of a large matrix are read on every core.
 pub type Lend<'a> = &'a (dyn Fn(&mut dyn FnMut(&Repository)) + Sync);
 
-/// Fewer blobs than this to read for a matrix are read on the asking thread.
+/// A matrix with fewer blobs than this to read, or fewer pairs to score, is done on the asking
+/// thread.
 const PARALLEL_READS: usize = 64;
 
 /// A deleted or an added file of a diff.
